@@ -1,0 +1,188 @@
+package dev.felix.offload.log.format;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+/**
+ * Encodes and decodes records.
+ *
+ * <pre>
+ *  offset      size  field
+ *   0          4     payload_len       low 29 bits: payload bytes, at most MAX_PAYLOAD_BYTES (64 MiB)
+ *                                      bit 31 batch-open, bit 30 batch-continue,
+ *                                      bit 29 generation-start; at most one may be set
+ *   4          8     offset            logical offset; +1 per record within a segment
+ *  12          8     timestamp_micros  publish time
+ *  20          4     header_crc        CRC-32 over bytes 0..20
+ *  24          4     checksum          CRC-32 over bytes 0..24, then the tag, then the payload
+ *  28          20    tag               only with bit 31: producer_id u64, sequence u64, len u32
+ *  28 or 48    n     payload           opaque bytes
+ * </pre>
+ *
+ * <p>The header CRC is checked before any other header field is used, so a length is only acted on
+ * once it is known to be intact; the length limit is checked before anything is allocated. The step
+ * to the next record, {@code 28 + (20 if batch-open) + n}, comes from the header alone.
+ */
+public final class RecordCodec {
+
+    /** The largest payload a record may carry: 64 MiB. */
+    public static final int MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
+
+    public static final int PAYLOAD_LEN_OFFSET = 0;
+    public static final int PAYLOAD_LEN_LENGTH = 4;
+    public static final int OFFSET_OFFSET = PAYLOAD_LEN_OFFSET + PAYLOAD_LEN_LENGTH;
+    public static final int OFFSET_LENGTH = 8;
+    public static final int TIMESTAMP_OFFSET = OFFSET_OFFSET + OFFSET_LENGTH;
+    public static final int TIMESTAMP_LENGTH = 8;
+    public static final int HEADER_CRC_OFFSET = TIMESTAMP_OFFSET + TIMESTAMP_LENGTH;
+    public static final int HEADER_CRC_LENGTH = 4;
+    public static final int CHECKSUM_OFFSET = HEADER_CRC_OFFSET + HEADER_CRC_LENGTH;
+    public static final int CHECKSUM_LENGTH = 4;
+    /** A record header without tag; also where the tag (or the payload) starts. */
+    public static final int HEADER_LENGTH = CHECKSUM_OFFSET + CHECKSUM_LENGTH;
+    public static final int TAG_OFFSET = HEADER_LENGTH;
+    /** The longest header: with a batch tag. */
+    public static final int MAX_HEADER_LENGTH = TAG_OFFSET + BatchTag.LENGTH;
+
+    /** The three kind bits of {@code payload_len}. */
+    public static final int KIND_BITS_MASK = 0xE000_0000;
+    /** The length bits of {@code payload_len}. */
+    public static final int LENGTH_MASK = ~KIND_BITS_MASK;
+
+    private RecordCodec() {
+    }
+
+    /** Bytes a record of this kind and payload length takes in a segment. */
+    public static int encodedLength(RecordKind kind, int payloadLength) {
+        return HEADER_LENGTH + (kind.hasTag() ? BatchTag.LENGTH : 0) + payloadLength;
+    }
+
+    /** The record's bytes, exactly as stored in a segment. */
+    public static byte[] encode(Record record) {
+        ByteBuffer buf = ByteBuffer.allocate(record.encodedLength());
+        encodeInto(record, buf);
+        return buf.array();
+    }
+
+    /** Writes the record's bytes at {@code buf}'s position and advances it. */
+    public static void encodeInto(Record record, ByteBuffer buf) {
+        int start = buf.position();
+        byte[] payload = record.payload();
+        buf.putInt(start + PAYLOAD_LEN_OFFSET, payload.length | record.kind().bit());
+        buf.putLong(start + OFFSET_OFFSET, record.offset());
+        buf.putLong(start + TIMESTAMP_OFFSET, record.timestampMicros());
+        buf.putInt(start + HEADER_CRC_OFFSET, Crc32s.of(buf, start, HEADER_CRC_OFFSET));
+        buf.position(start + HEADER_LENGTH);
+        BatchTag tag = record.tag();
+        if (tag != null) {
+            buf.putLong(tag.producerId()).putLong(tag.sequence()).putInt((int) tag.recordCount());
+        }
+        buf.put(payload);
+        int end = buf.position();
+        CRC32 crc = new CRC32();
+        crc.update(buf.duplicate().position(start).limit(start + CHECKSUM_OFFSET));
+        crc.update(buf.duplicate().position(start + HEADER_LENGTH).limit(end));
+        buf.putInt(start + CHECKSUM_OFFSET, (int) crc.getValue());
+    }
+
+    /**
+     * Decodes and checks a record header from the bytes at {@code bytes}' position: at least
+     * {@link #HEADER_LENGTH}, plus the tag's 20 when they are there. Checks, in order: the header
+     * CRC (RecordHeaderChecksum), the kind bits (RecordFlags: two or more set, or a kind the segment
+     * version cannot hold, or a generation-start whose payload is not 8 bytes), the length limit
+     * (RecordTooLarge), and for a batch-open record that the
+     * tag's bytes were given (Truncated). It does not check the offset or the record checksum.
+     *
+     * <p>A mark in a v2 segment, or a generation-start record in a v2 or v3 segment, is reported as
+     * {@code RecordFlags}: the bits are flag bits this segment version cannot carry, and the header CRC
+     * proves they were written that way, so this is not a torn write and is never repaired. (A build of
+     * the older version would have read the bits as a length past the limit; this reader knows better.)
+     *
+     * @param bytes          the header bytes (not consumed)
+     * @param position       the record's byte position in the segment, for the result and errors
+     * @param segmentVersion the version of the segment the record lives in
+     * @param site           names the file; errors are reported at {@code position}
+     */
+    public static RecordHeader decodeHeader(ByteBuffer bytes, long position, int segmentVersion,
+                                            CorruptionSite site) throws CorruptionException {
+        CorruptionSite at = site.at(position);
+        int p = bytes.position();
+        int available = bytes.remaining();
+        if (available < HEADER_LENGTH) {
+            throw CorruptionException.truncated(at, "record header", HEADER_LENGTH, available);
+        }
+        int storedHeaderCrc = bytes.getInt(p + HEADER_CRC_OFFSET);
+        int computedHeaderCrc = Crc32s.of(bytes, p, HEADER_CRC_OFFSET);
+        if (storedHeaderCrc != computedHeaderCrc) {
+            throw CorruptionException.checksum(CorruptionKind.RECORD_HEADER_CHECKSUM, at, "record header",
+                    storedHeaderCrc, computedHeaderCrc);
+        }
+        int lenField = bytes.getInt(p + PAYLOAD_LEN_OFFSET);
+        RecordKind kind = kindOf(lenField, at);
+        if (kind.minimumSegmentVersion() > segmentVersion) {
+            throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at, "a " + kind.label()
+                    + " record needs a segment of version " + kind.minimumSegmentVersion()
+                    + " or later; this segment is version " + segmentVersion);
+        }
+        int payloadLength = lenField & LENGTH_MASK;
+        if (payloadLength > MAX_PAYLOAD_BYTES) {
+            throw CorruptionException.of(CorruptionKind.RECORD_TOO_LARGE, at, "payload_len " + payloadLength
+                    + " is over the limit of " + MAX_PAYLOAD_BYTES);
+        }
+        if (kind == RecordKind.GENERATION_START && payloadLength != Long.BYTES) {
+            // Verified by the header CRC, so written this way: not a torn write, and not a valid record.
+            throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at,
+                    "generation-start record with a payload of " + payloadLength + " bytes, expected 8");
+        }
+        BatchTag tag = null;
+        if (kind.hasTag()) {
+            if (available < MAX_HEADER_LENGTH) {
+                throw CorruptionException.truncated(at, "batch-open record", (long) MAX_HEADER_LENGTH + payloadLength,
+                        available);
+            }
+            int t = p + TAG_OFFSET;
+            tag = new BatchTag(bytes.getLong(t + BatchTag.PRODUCER_ID_OFFSET), bytes.getLong(t + BatchTag.SEQUENCE_OFFSET),
+                    Integer.toUnsignedLong(bytes.getInt(t + BatchTag.RECORD_COUNT_OFFSET)));
+        }
+        return new RecordHeader(position, kind, bytes.getLong(p + OFFSET_OFFSET), bytes.getLong(p + TIMESTAMP_OFFSET),
+                payloadLength, bytes.getInt(p + CHECKSUM_OFFSET), tag);
+    }
+
+    private static RecordKind kindOf(int lenField, CorruptionSite at) throws CorruptionException {
+        int bits = lenField & KIND_BITS_MASK;
+        if (bits == 0) {
+            return RecordKind.PLAIN;
+        }
+        for (RecordKind kind : RecordKind.values()) {
+            if (kind.bit() == bits) {
+                return kind;
+            }
+        }
+        throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at,
+                String.format("payload_len 0x%08x sets more than one kind bit", lenField));
+    }
+
+    /**
+     * Verifies the record checksum and builds the record. {@code record} holds the whole record
+     * (header, tag, payload) from its position to its limit, exactly {@code header.totalLength()} bytes.
+     */
+    public static Record decodeBody(RecordHeader header, ByteBuffer record, CorruptionSite site)
+            throws CorruptionException {
+        int p = record.position();
+        if (record.remaining() != header.totalLength()) {
+            throw new IllegalArgumentException("expected " + header.totalLength() + " record bytes, got "
+                    + record.remaining());
+        }
+        CRC32 crc = new CRC32();
+        crc.update(record.duplicate().position(p).limit(p + CHECKSUM_OFFSET));
+        crc.update(record.duplicate().position(p + HEADER_LENGTH).limit(p + header.totalLength()));
+        int computed = (int) crc.getValue();
+        if (computed != header.storedChecksum()) {
+            throw CorruptionException.checksum(CorruptionKind.RECORD_CHECKSUM, site.at(header.position()), "record "
+                    + header.offset(), header.storedChecksum(), computed);
+        }
+        byte[] payload = new byte[header.payloadLength()];
+        record.get(p + header.headerLength(), payload);
+        return Record.of(header.offset(), header.timestampMicros(), header.kind(), header.tag(), payload);
+    }
+}

@@ -1,0 +1,98 @@
+package dev.felix.offload.log.format;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The outcome of scanning one segment to its end or to its first damage: what is valid, and the
+ * corruption that stopped the scan, if any. A scan never throws {@link CorruptionException}; it
+ * records it here for {@code RecoveryRules} to judge.
+ *
+ * @param header          the segment header, or null when the header itself is damaged
+ * @param fileSize        the file's size in bytes
+ * @param validEnd        byte position just past the last valid record (32 for a valid but empty
+ *                        segment, 0 when the header is damaged)
+ * @param recordCount     valid records before any damage
+ * @param nextOffset      one past the last valid record, or the base offset when there is none
+ *                        (0 when the header is damaged)
+ * @param oldestTimestamp timestamp_micros of the first valid record, or -1
+ * @param newestTimestamp timestamp_micros of the last valid record, or -1
+ * @param failure         the corruption that ended the scan, or null when it reached a clean end
+ */
+public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, long recordCount, long nextOffset,
+                          long oldestTimestamp, long newestTimestamp, CorruptionException failure) {
+
+    /**
+     * Scans {@code file} from its header to its end.
+     *
+     * @param verifyRecords true to read every record and verify its checksum (recovery, fsck, offload);
+     *                      false to check headers only (index rebuild)
+     */
+    public static SegmentScan of(Path file, String shard, long segmentId, boolean verifyRecords) throws IOException {
+        SegmentScanner scanner;
+        try {
+            scanner = SegmentScanner.open(file, shard, segmentId, verifyRecords);
+        } catch (CorruptionException e) {
+            long size = java.nio.file.Files.size(file);
+            return new SegmentScan(null, size, 0, 0, 0, -1, -1, e);
+        }
+        try (scanner) {
+            long oldest = -1;
+            long newest = -1;
+            CorruptionException failure = null;
+            try {
+                while (true) {
+                    long ts;
+                    if (verifyRecords) {
+                        Record r = scanner.nextRecord();
+                        if (r == null) {
+                            break;
+                        }
+                        ts = r.timestampMicros();
+                    } else {
+                        RecordHeader h = scanner.nextHeader();
+                        if (h == null) {
+                            break;
+                        }
+                        ts = h.timestampMicros();
+                    }
+                    if (scanner.recordCount() == 1) {
+                        oldest = ts;
+                    }
+                    newest = ts;
+                }
+            } catch (CorruptionException e) {
+                failure = e;
+            }
+            return new SegmentScan(scanner.header(), scanner.fileSize(), scanner.position(), scanner.recordCount(),
+                    scanner.nextOffset(), oldest, newest, failure);
+        }
+    }
+
+    public boolean isClean() {
+        return failure == null;
+    }
+
+    public Optional<CorruptionException> failureIfAny() {
+        return Optional.ofNullable(failure);
+    }
+
+    /** True when the header decoded; records may still be damaged. */
+    public boolean headerValid() {
+        return header != null;
+    }
+
+    /** The base offset from the header; only when {@link #headerValid()}. */
+    public long baseOffset() {
+        if (header == null) {
+            throw new IllegalStateException("segment header is damaged: " + failure.getMessage());
+        }
+        return header.baseOffset();
+    }
+
+    /** Bytes past {@link #validEnd()}: what a tail repair would cut off. */
+    public long bytesAfterValid() {
+        return fileSize - validEnd;
+    }
+}

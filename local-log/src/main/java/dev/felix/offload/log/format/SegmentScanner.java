@@ -1,0 +1,215 @@
+package dev.felix.offload.log.format;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Walks a segment file record by record, checking everything the format promises.
+ *
+ * <p>{@link #open} reads and checks the 32-byte header. Then either:
+ * <ul>
+ *   <li>{@link #nextHeader()} steps from header to header ({@code position + 28}, {@code + 20} when a
+ *       batch opens, {@code + payload_len}) without reading payloads: what an index rebuild or a
+ *       position lookup needs. Record checksums are not verified in this mode.</li>
+ *   <li>{@link #nextRecord()} reads each record whole and verifies its checksum.</li>
+ * </ul>
+ * Both check, for every record: enough bytes for a header ({@code Truncated}), the header CRC before
+ * any other field is used ({@code RecordHeaderChecksum}), the kind bits against the segment version
+ * ({@code RecordFlags}), the length limit before any allocation ({@code RecordTooLarge}), offsets
+ * contiguous from the header's base offset ({@code OffsetOutOfOrder}), and that the file holds the
+ * whole record ({@code Truncated}, measured against the file size, so no bytes are read for it).
+ *
+ * <p>On a {@link CorruptionException} the scanner stays at the damaged record: {@link #position()}
+ * is the end of the last valid record, which is where a repair would truncate. Scanning further
+ * after an exception is not allowed.
+ *
+ * <p>The file size is taken once at open; bytes appended later are not seen.
+ */
+public final class SegmentScanner implements Closeable {
+
+    /** Read-ahead when only headers are wanted: small, since payloads are skipped. */
+    static final int HEADER_WINDOW = 4 * 1024;
+    /** Read-ahead when whole records are read. */
+    static final int RECORD_WINDOW = 256 * 1024;
+
+    private final FileChannel channel;
+    private final CorruptionSite site;
+    private final long fileSize;
+    private final SegmentHeader header;
+    private final ByteBuffer window;
+    private long windowStart;
+    private int windowLength;
+
+    private long position = SegmentHeader.LENGTH;
+    private long nextOffset;
+    private long recordCount;
+    private boolean failed;
+
+    private SegmentScanner(FileChannel channel, CorruptionSite site, int windowSize) throws IOException, CorruptionException {
+        this.channel = channel;
+        this.site = site;
+        this.fileSize = channel.size();
+        this.window = ByteBuffer.allocate(windowSize);
+        ByteBuffer head = ByteBuffer.allocate((int) Math.min(SegmentHeader.LENGTH, fileSize));
+        readFully(0, head);
+        this.header = SegmentHeader.decode(head.flip(), site);
+        this.nextOffset = header.baseOffset();
+    }
+
+    /**
+     * Opens a segment and checks its header.
+     *
+     * @param file            the segment file
+     * @param shard           the shard directory name, for error sites
+     * @param segmentId       the segment id, for error sites ({@link CorruptionSite#UNKNOWN_SEGMENT} if none)
+     * @param verifyRecords   true to read whole records ({@link #nextRecord()}), false to step over headers
+     */
+    public static SegmentScanner open(Path file, String shard, long segmentId, boolean verifyRecords)
+            throws IOException, CorruptionException {
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+        try {
+            return new SegmentScanner(channel, new CorruptionSite(shard, segmentId, 0),
+                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW);
+        } catch (IOException | CorruptionException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    public SegmentHeader header() {
+        return header;
+    }
+
+    /** The file size when the scanner opened. */
+    public long fileSize() {
+        return fileSize;
+    }
+
+    /** Byte position just past the last record returned: the valid length of the segment so far. */
+    public long position() {
+        return position;
+    }
+
+    /** The offset the next record must carry: one past the last record returned, or the base offset. */
+    public long nextOffset() {
+        return nextOffset;
+    }
+
+    /** Records returned so far. */
+    public long recordCount() {
+        return recordCount;
+    }
+
+    /** The file this scanner reads, as an error site at byte 0. */
+    public CorruptionSite site() {
+        return site;
+    }
+
+    /**
+     * The next record's header, checked as the class comment says, without reading its payload; null
+     * at a clean end of file.
+     */
+    public RecordHeader nextHeader() throws IOException, CorruptionException {
+        RecordHeader h = peekHeader();
+        if (h != null) {
+            advance(h);
+        }
+        return h;
+    }
+
+    /** The next record, read whole and checksum-verified; null at a clean end of file. */
+    public Record nextRecord() throws IOException, CorruptionException {
+        RecordHeader h = peekHeader();
+        if (h == null) {
+            return null;
+        }
+        ByteBuffer bytes = read(h.position(), h.totalLength());
+        Record record;
+        try {
+            record = RecordCodec.decodeBody(h, bytes, site);
+        } catch (CorruptionException e) {
+            failed = true;
+            throw e;
+        }
+        advance(h);
+        return record;
+    }
+
+    private void advance(RecordHeader h) {
+        position = h.end();
+        nextOffset = h.offset() + 1;
+        recordCount++;
+    }
+
+    private RecordHeader peekHeader() throws IOException, CorruptionException {
+        if (failed) {
+            throw new IllegalStateException("scanner stopped at corruption; position " + position);
+        }
+        try {
+            long available = fileSize - position;
+            if (available == 0) {
+                return null;
+            }
+            CorruptionSite at = site.at(position);
+            if (available < RecordCodec.HEADER_LENGTH) {
+                throw CorruptionException.truncated(at, "record header", RecordCodec.HEADER_LENGTH, available);
+            }
+            int headerBytes = (int) Math.min(available, RecordCodec.MAX_HEADER_LENGTH);
+            RecordHeader h = RecordCodec.decodeHeader(read(position, headerBytes), position, header.version(), site);
+            if (h.offset() != nextOffset) {
+                throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, at, "record offset " + h.offset()
+                        + ", expected " + nextOffset + (recordCount == 0 ? " (the segment's base offset)" : ""));
+            }
+            if (available < h.totalLength()) {
+                throw CorruptionException.truncated(at, "record " + h.offset(), h.totalLength(), available);
+            }
+            return h;
+        } catch (CorruptionException e) {
+            failed = true;
+            throw e;
+        }
+    }
+
+    /**
+     * {@code length} bytes from {@code from}, which the caller has checked lie within the file. The
+     * result is a view valid until the next read.
+     */
+    private ByteBuffer read(long from, int length) throws IOException {
+        if (from >= windowStart && from + length <= windowStart + windowLength) {
+            int rel = (int) (from - windowStart);
+            return window.slice(rel, length);
+        }
+        if (length > window.capacity()) {
+            // Bounded by the caller: length <= MAX_HEADER_LENGTH + MAX_PAYLOAD_BYTES.
+            ByteBuffer big = ByteBuffer.allocate(length);
+            readFully(from, big);
+            return big.flip();
+        }
+        window.clear().limit((int) Math.min(window.capacity(), fileSize - from));
+        readFully(from, window);
+        windowStart = from;
+        windowLength = window.position();
+        return window.slice(0, length);
+    }
+
+    private void readFully(long from, ByteBuffer dst) throws IOException {
+        long at = from;
+        while (dst.hasRemaining()) {
+            int n = channel.read(dst, at);
+            if (n < 0) {
+                throw new EOFException("segment shrank while being read at byte " + at + " (" + site + ")");
+            }
+            at += n;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}
