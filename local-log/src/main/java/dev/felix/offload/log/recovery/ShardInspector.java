@@ -1,0 +1,129 @@
+package dev.felix.offload.log.recovery;
+
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.CorruptionKind;
+import dev.felix.offload.log.format.CorruptionSite;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.log.format.SegmentScan;
+import dev.felix.offload.log.recovery.ShardInspection.Action;
+import dev.felix.offload.log.recovery.ShardInspection.SegmentPlan;
+import dev.felix.offload.log.recovery.ShardInspection.Verdict;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one place where corruption in a shard directory is caught and judged. It scans every segment
+ * in full (record checksums verified), checks that consecutive segments are contiguous, checks each
+ * index, and applies {@link RecoveryRules} to decide what recovery would do. It only reads.
+ */
+public final class ShardInspector {
+
+    /** Position reported for a non-contiguous segment: its header's base_offset field. */
+    static final long BASE_OFFSET_POSITION = SegmentHeader.BASE_OFFSET_OFFSET;
+
+    private ShardInspector() {
+    }
+
+    /** Inspects {@code shardDir}; I/O errors (not corruption) propagate. */
+    public static ShardInspection inspect(Path shardDir, RecoveryOptions options) throws IOException {
+        String shard = shardDir.getFileName().toString();
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        List<SegmentPlan> plans = new ArrayList<>();
+        List<Problem> problems = new ArrayList<>();
+        long records = 0;
+        long firstOffset = -1;
+        long nextOffset = -1;
+        boolean fatal = false;
+        boolean repaired = false;
+
+        for (int i = 0; i < files.size(); i++) {
+            SegmentFile file = files.get(i);
+            boolean newest = i == files.size() - 1;
+            SegmentScan scan = SegmentScan.of(file.log(), shard, file.id(), true);
+            Action action = Action.KEEP;
+            CorruptionException failure = scan.failure();
+
+            if (!scan.headerValid()) {
+                if (RecoveryRules.isBlankFirstSegment(files.size(), scan.fileSize(), headBytes(file.log(), scan.fileSize()))) {
+                    action = Action.DELETE_BLANK;
+                    problems.add(dataProblem(file, failure, true, "blank first segment: its creation failed before it "
+                            + "could hold a record; recovery deletes it and the log starts again empty"));
+                } else {
+                    action = Action.REFUSE;
+                    problems.add(dataProblem(file, failure, false, failure.detail()));
+                }
+                plans.add(new SegmentPlan(file, scan, action));
+                continue;
+            }
+
+            if (nextOffset >= 0 && scan.baseOffset() != nextOffset) {
+                CorruptionException gap = CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER,
+                        new CorruptionSite(shard, file.id(), BASE_OFFSET_POSITION), "segment base offset "
+                                + scan.baseOffset() + ", but the previous segment ends before offset " + nextOffset);
+                problems.add(dataProblem(file, gap, false, gap.detail()));
+                fatal = true;
+            }
+            if (firstOffset < 0) {
+                firstOffset = scan.baseOffset();
+            }
+
+            if (failure != null) {
+                boolean repairable = RecoveryRules.isRepairableTail(failure.kind(), newest, options);
+                action = repairable ? Action.TRUNCATE_TAIL : Action.REFUSE;
+                String message = failure.detail() + (repairable
+                        ? "; recovery truncates the segment to " + scan.validEnd() + " bytes, dropping "
+                                + scan.bytesAfterValid() + " bytes"
+                        : "");
+                problems.add(dataProblem(file, failure, repairable, message));
+            }
+            records += scan.recordCount();
+            nextOffset = scan.nextOffset();
+            checkIndex(shard, file, scan, problems);
+            plans.add(new SegmentPlan(file, scan, action));
+        }
+
+        for (SegmentPlan plan : plans) {
+            fatal |= plan.action() == Action.REFUSE;
+            repaired |= plan.action() == Action.TRUNCATE_TAIL || plan.action() == Action.DELETE_BLANK;
+        }
+        Verdict verdict = fatal ? Verdict.CORRUPT : repaired ? Verdict.REPAIRABLE : Verdict.OK;
+        return new ShardInspection(shardDir, List.copyOf(plans), List.copyOf(problems), verdict, records,
+                Math.max(firstOffset, 0), Math.max(nextOffset, 0));
+    }
+
+    private static byte[] headBytes(Path log, long size) throws IOException {
+        return size <= SegmentHeader.LENGTH ? Files.readAllBytes(log) : new byte[0];
+    }
+
+    private static Problem dataProblem(SegmentFile file, CorruptionException e, boolean repairable, String message) {
+        return new Problem(file.logName(), e.kind().specName(), file.id(), e.site().position(), repairable, false,
+                message, e);
+    }
+
+    /** Indexes are derived: every failure here is repairable by a rebuild and leaves the verdict alone. */
+    private static void checkIndex(String shard, SegmentFile file, SegmentScan scan, List<Problem> problems)
+            throws IOException {
+        String name = file.indexName();
+        try {
+            SegmentIndex index = SegmentIndex.read(file.index(), shard, file.id());
+            if (index.baseOffset() != scan.baseOffset()) {
+                problems.add(new Problem(name, "IndexBaseOffset", file.id(), SegmentIndex.BASE_OFFSET_OFFSET, true, true,
+                        "index base offset " + index.baseOffset() + ", segment base offset " + scan.baseOffset()
+                                + "; rebuilt from the segment", null));
+            }
+        } catch (NoSuchFileException e) {
+            problems.add(new Problem(name, "IndexMissing", file.id(), 0, true, true,
+                    "index file is missing; rebuilt from the segment", null));
+        } catch (CorruptionException e) {
+            problems.add(new Problem(name, e.kind().specName(), file.id(), e.site().position(), true, true,
+                    e.detail() + "; rebuilt from the segment", e));
+        }
+    }
+}
