@@ -1,0 +1,66 @@
+package dev.felix.offload.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code felix-offload} command. Exit codes are part of its contract: 0 success, 1 the data is
+ * corrupt (or a check failed), 2 a usage error (bad option, or a path that does not exist),
+ * 3 an I/O error while reading.
+ */
+@Command(name = "felix-offload",
+        mixinStandardHelpOptions = true,
+        versionProvider = FelixOffload.Version.class,
+        description = "Tiered storage for the Felix streaming broker.",
+        subcommands = {DumpCommand.class, FsckCommand.class, SampleDataCommand.class, ShardDirCommand.class,
+                CommandLine.HelpCommand.class})
+public final class FelixOffload {
+
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_CORRUPT = 1;
+    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_IO = 3;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and answers the exit code, without exiting. */
+    public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cmd = new CommandLine(new FelixOffload());
+        cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (ex instanceof UsageException) {
+                commandLine.getErr().println("felix-offload: " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            if (ex instanceof java.io.IOException) {
+                commandLine.getErr().println("felix-offload: I/O error: " + ex.getMessage());
+                return EXIT_IO;
+            }
+            throw ex;
+        });
+        return cmd;
+    }
+
+    /** A problem with what the user asked for, reported as a usage error (exit 2). */
+    static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = FelixOffload.class.getPackage().getImplementationVersion();
+            return new String[] {"felix-offload " + (v == null ? "development build" : v),
+                    "Felix Durable Segment Format v4 (reads segment versions 2-4, writes 3)"};
+        }
+    }
+}

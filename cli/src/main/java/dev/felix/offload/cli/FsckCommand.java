@@ -1,0 +1,126 @@
+package dev.felix.offload.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.recovery.Problem;
+import dev.felix.offload.log.recovery.RecoveryOptions;
+import dev.felix.offload.log.recovery.ShardInspection;
+import dev.felix.offload.log.recovery.ShardInspection.Verdict;
+import dev.felix.offload.log.recovery.ShardInspector;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code felix-offload fsck --data-dir ROOT [--json] [--repair-checksum-tail]}: a read-only check of
+ * every shard directory under a data root. It never writes. Exit 0 when every shard is ok or
+ * repairable, 1 when any is corrupt, 2 on usage errors, 3 on I/O errors.
+ */
+@Command(name = "fsck", mixinStandardHelpOptions = true,
+        description = {"Check every shard under a data root, read-only: segments in full, indexes, contiguity.",
+                "Exit 0 when every shard is ok or repairable, 1 when any is corrupt, 2 on usage errors."})
+final class FsckCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--data-dir", required = true, paramLabel = "ROOT", description = "The broker's data root.")
+    Path dataDir;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Option(names = "--repair-checksum-tail",
+            description = "Judge checksum, offset and length damage at the end of a shard's newest segment as "
+                    + "repairable, as recovery would with this opt-in. Nothing is written either way.")
+    boolean repairChecksumTail;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            throw new FelixOffload.UsageException("no data root directory at " + dataDir);
+        }
+        RecoveryOptions options = new RecoveryOptions(repairChecksumTail);
+        List<Path> shardDirs = new DataRoot(dataDir).shardDirectories();
+        List<ShardInspection> inspections = new ArrayList<>(shardDirs.size());
+        PrintWriter err = spec.commandLine().getErr();
+        boolean progress = System.console() != null && !json;
+        for (int i = 0; i < shardDirs.size(); i++) {
+            if (progress) {
+                err.printf("checking %s (%d of %d)%n", shardDirs.get(i).getFileName(), i + 1, shardDirs.size());
+                err.flush();
+            }
+            inspections.add(ShardInspector.inspect(shardDirs.get(i), options));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            writeJson(out, inspections);
+        } else {
+            writeText(out, inspections);
+        }
+        out.flush();
+        boolean corrupt = inspections.stream().anyMatch(s -> s.verdict() == Verdict.CORRUPT);
+        return corrupt ? FelixOffload.EXIT_CORRUPT : FelixOffload.EXIT_OK;
+    }
+
+    private static void writeJson(PrintWriter out, List<ShardInspection> inspections) throws IOException {
+        try (JsonGenerator g = Json.generator(out)) {
+            g.writeStartObject();
+            g.writeArrayFieldStart("shards");
+            for (ShardInspection s : inspections) {
+                g.writeStartObject();
+                g.writeStringField("dir", s.name());
+                g.writeStringField("verdict", s.verdict().label());
+                g.writeNumberField("records", s.records());
+                Json.u64(g, "first_offset", s.firstOffset());
+                Json.u64(g, "next_offset", s.nextOffset());
+                g.writeArrayFieldStart("problems");
+                for (Problem p : s.problems()) {
+                    g.writeStartObject();
+                    g.writeStringField("file", p.file());
+                    g.writeStringField("kind", p.kind());
+                    Json.u64(g, "segment", p.segmentId());
+                    g.writeNumberField("position", p.position());
+                    g.writeBooleanField("repairable", p.repairable());
+                    if (p.cause() != null) {
+                        CorruptionDetails.writeValues(g, p.cause());
+                    }
+                    g.writeStringField("message", p.message());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        out.println();
+    }
+
+    private static void writeText(PrintWriter out, List<ShardInspection> inspections) {
+        Map<Verdict, Integer> counts = new EnumMap<>(Verdict.class);
+        for (ShardInspection s : inspections) {
+            counts.merge(s.verdict(), 1, Integer::sum);
+            out.printf("%s: %s, %d records, offsets %s to %s%n", s.name(), s.verdict().label(), s.records(),
+                    Long.toUnsignedString(s.firstOffset()), Long.toUnsignedString(s.nextOffset()));
+            for (Problem p : s.problems()) {
+                out.printf("  %s: %s at byte %d, %s: %s%n", p.file(), p.kind(), p.position(),
+                        p.repairable() ? "repairable" : "NOT repairable", p.message());
+            }
+        }
+        out.printf("%d shards: %d ok, %d repairable, %d corrupt%n", inspections.size(),
+                counts.getOrDefault(Verdict.OK, 0), counts.getOrDefault(Verdict.REPAIRABLE, 0),
+                counts.getOrDefault(Verdict.CORRUPT, 0));
+    }
+}
