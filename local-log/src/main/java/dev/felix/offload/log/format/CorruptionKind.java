@@ -1,9 +1,12 @@
 package dev.felix.offload.log.format;
 
 /**
- * What a reader found wrong with segment or index bytes: exactly the kinds named in the Felix
- * Durable Segment Format v4, "Compatibility and corruption behaviour". {@link #specName()} is the
- * spelling the spec and every machine-readable output use (for example {@code RecordChecksum}).
+ * What a reader found wrong with bytes on disk. The first twelve are exactly the kinds the Felix
+ * Durable Segment Format v4 names for segments and indexes ("Compatibility and corruption
+ * behaviour"). The spec names no kinds for a shard's other files (the manifest and the side files),
+ * so the last group, prefixed {@code SideFile}, covers those; {@link #TRUNCATED} is shared by all.
+ * {@link #specName()} is the spelling every machine-readable output uses (for example
+ * {@code RecordChecksum}).
  */
 public enum CorruptionKind {
     /** The segment file does not start with {@code FLSG}. */
@@ -29,7 +32,18 @@ public enum CorruptionKind {
     /** A verified header carries a payload length over {@link RecordCodec#MAX_PAYLOAD_BYTES}. */
     RECORD_TOO_LARGE("RecordTooLarge"),
     /** Offsets are not contiguous where they must be. */
-    OFFSET_OUT_OF_ORDER("OffsetOutOfOrder");
+    OFFSET_OUT_OF_ORDER("OffsetOutOfOrder"),
+
+    // Not in the segment table: a shard's other files (offload.manifest, epochs, replica, ...).
+
+    /** A side file does not start with its magic. */
+    SIDE_FILE_MAGIC("SideFileMagic"),
+    /** A side file version this reader does not know. */
+    SIDE_FILE_VERSION("SideFileVersion"),
+    /** A side file's CRC does not match its bytes. */
+    SIDE_FILE_CHECKSUM("SideFileChecksum"),
+    /** A side file decodes but breaks a rule of its layout: a bound, an order, trailing bytes, bad UTF-8. */
+    SIDE_FILE_CONTENT("SideFileContent");
 
     private final String specName;
 
@@ -42,9 +56,15 @@ public enum CorruptionKind {
         return specName;
     }
 
+    /** True for the kinds of the spec's segment and index table. */
+    public boolean isSegmentFormatKind() {
+        return ordinal() <= OFFSET_OUT_OF_ORDER.ordinal();
+    }
+
     /** True for the kinds that carry a stored and a computed checksum. */
     public boolean isChecksum() {
-        return this == SEGMENT_HEADER_CHECKSUM || this == RECORD_HEADER_CHECKSUM || this == RECORD_CHECKSUM;
+        return this == SEGMENT_HEADER_CHECKSUM || this == RECORD_HEADER_CHECKSUM || this == RECORD_CHECKSUM
+                || this == SIDE_FILE_CHECKSUM;
     }
 
     @Override
