@@ -17,6 +17,10 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>Derived files (indexes, the producer snapshot) may skip the fsyncs with {@link Sync#NONE}: the
  * rename still keeps them whole, and one lost to a crash is rebuilt.
+ *
+ * <p>A {@link StepListener} hears of each {@link Step} as it completes. It exists so that tests of
+ * a file kept through this class can stop a replace after any step, as a crash would, and check
+ * what a reader sees then; production code passes none.
  */
 public final class DurableFiles {
 
@@ -28,24 +32,55 @@ public final class DurableFiles {
         NONE
     }
 
+    /** The steps of a replace, in the order they happen. */
+    public enum Step {
+        /** Every byte is written to the temporary (not yet necessarily on the device). */
+        TEMP_WRITTEN,
+        /** The temporary is fsynced; only with {@link Sync#FULL}. */
+        TEMP_SYNCED,
+        /** The temporary has been renamed over the target. */
+        MOVED,
+        /** The directory is fsynced, so the rename is durable; only with {@link Sync#FULL}. */
+        DIRECTORY_SYNCED
+    }
+
+    /** Hears of each step of a replace once it completed; an exception it throws ends the replace there. */
+    @FunctionalInterface
+    public interface StepListener {
+        void completed(Step step) throws IOException;
+    }
+
     /** Suffix of the temporary a replace writes first. */
     public static final String TEMP_SUFFIX = ".tmp";
+
+    private static final StepListener NO_LISTENER = step -> { };
 
     private DurableFiles() {
     }
 
     /** Replaces {@code target} with {@code content} through a temporary and an atomic move. */
     public static void replace(Path target, byte[] content, Sync sync) throws IOException {
+        replace(target, content, sync, NO_LISTENER);
+    }
+
+    /**
+     * As {@link #replace(Path, byte[], Sync)}, telling {@code listener} of each step once it completed.
+     * Whatever the listener throws is thrown from here with nothing undone: a temporary already
+     * written stays, as it would after a crash.
+     */
+    public static void replace(Path target, byte[] content, Sync sync, StepListener listener) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        Path temp = dir.resolve(target.getFileName() + TEMP_SUFFIX);
+        Path temp = tempFor(target);
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             ByteBuffer buf = ByteBuffer.wrap(content);
             while (buf.hasRemaining()) {
                 ch.write(buf);
             }
+            listener.completed(Step.TEMP_WRITTEN);
             if (sync == Sync.FULL) {
                 ch.force(true);
+                listener.completed(Step.TEMP_SYNCED);
             }
         }
         try {
@@ -55,9 +90,16 @@ public final class DurableFiles {
             throw new IOException("the filesystem of " + dir + " cannot rename atomically; refusing to replace "
                     + target + " in place", e);
         }
+        listener.completed(Step.MOVED);
         if (sync == Sync.FULL) {
             fsyncDirectory(dir);
+            listener.completed(Step.DIRECTORY_SYNCED);
         }
+    }
+
+    /** The temporary a replace of {@code target} writes first: {@code <target>.tmp} in the same directory. */
+    public static Path tempFor(Path target) {
+        return target.toAbsolutePath().getParent().resolve(target.getFileName() + TEMP_SUFFIX);
     }
 
     /**
