@@ -9,17 +9,21 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
+import java.util.List;
 
 /**
- * Writes one new segment file: the header first, fsynced before any record, then records appended in
- * offset order, with the sparse index kept in memory (an entry for the first record, then one each
- * time {@code indexSpacingBytes} of segment data have passed) and written beside it on demand.
+ * Appends to one segment: the active segment of a shard, or a segment written on its own. The header
+ * is written and fsynced before any record; records are appended in offset order; the sparse index
+ * (an entry for the first record, then one each time {@code indexSpacingBytes} of segment data have
+ * passed) is kept in memory for readers and appended to the {@code .index} file as it grows, without
+ * a flush: an index is derived, and a torn final entry is dropped on load.
  *
- * <p>It refuses what the format forbids rather than writing it: an offset that does not follow, a
- * record kind the segment version cannot hold, a payload over the limit.
+ * <p>One thread appends. {@link #size()} and {@link #nextOffset()} are published after the bytes are
+ * written, so a reader bounded by {@link #size()} only ever sees whole records.
+ *
+ * <p>It refuses what the format forbids rather than writing it: an offset that does not follow, or a
+ * record kind the segment version cannot hold.
  */
 public final class SegmentWriter implements Closeable {
 
@@ -27,72 +31,129 @@ public final class SegmentWriter implements Closeable {
     public static final int DEFAULT_INDEX_SPACING_BYTES = 4096;
 
     private final FileChannel channel;
+    private final FileChannel indexChannel;
     private final SegmentFile file;
     private final SegmentHeader header;
-    private final int indexSpacingBytes;
-    private long position = SegmentHeader.LENGTH;
-    private long nextOffset;
-    private long lastIndexedPosition = -1;
-    private long[] indexOffsets = new long[16];
-    private long[] indexPositions = new long[16];
-    private int indexCount;
+    private final GrowingIndex index;
+    private volatile long size;
+    private volatile long nextOffset;
+    private long indexFileSize;
+    private boolean closed;
 
-    private SegmentWriter(FileChannel channel, SegmentFile file, SegmentHeader header, int indexSpacingBytes) {
+    private SegmentWriter(FileChannel channel, FileChannel indexChannel, SegmentFile file, SegmentHeader header,
+                          GrowingIndex index, long size, long nextOffset) throws IOException {
         this.channel = channel;
+        this.indexChannel = indexChannel;
         this.file = file;
         this.header = header;
-        this.indexSpacingBytes = indexSpacingBytes;
-        this.nextOffset = header.baseOffset();
+        this.index = index;
+        this.size = size;
+        this.nextOffset = nextOffset;
+        this.indexFileSize = indexChannel.size();
     }
 
     /**
      * Creates {@code file.log()} (which must not exist) with {@code header}, syncing the header and the
-     * directory entry before returning.
+     * directory entry before returning, and a fresh index file beside it.
      */
     public static SegmentWriter create(SegmentFile file, SegmentHeader header, int indexSpacingBytes) throws IOException {
-        if (indexSpacingBytes <= 0) {
-            throw new IllegalArgumentException("index spacing must be positive, got " + indexSpacingBytes);
-        }
+        requirePositive(indexSpacingBytes);
         FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
             writeFully(ch, ByteBuffer.wrap(header.encode()), 0);
             ch.force(true);
             DurableFiles.fsyncDirectory(file.log().toAbsolutePath().getParent());
+            GrowingIndex index = new GrowingIndex(header.baseOffset(), indexSpacingBytes);
+            FileChannel ich = openIndex(file, index.snapshot());
+            return new SegmentWriter(ch, ich, file, header, index, SegmentHeader.LENGTH, header.baseOffset());
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
         }
-        return new SegmentWriter(ch, file, header, indexSpacingBytes);
+    }
+
+    /**
+     * Reopens an existing segment for appending after recovery: its valid records end at
+     * {@code validEnd} (the file must already have been cut there) and the next record carries
+     * {@code nextOffset}. {@code index} is the segment's index, rebuilt from its records; it replaces
+     * the index file.
+     */
+    public static SegmentWriter reopen(SegmentFile file, SegmentHeader header, long validEnd, long nextOffset,
+                                       SegmentIndex index, int indexSpacingBytes) throws IOException {
+        requirePositive(indexSpacingBytes);
+        FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE);
+        try {
+            if (ch.size() != validEnd) {
+                throw new IllegalStateException(file.log() + " is " + ch.size() + " bytes, expected " + validEnd
+                        + " after recovery");
+            }
+            FileChannel ich = openIndex(file, index);
+            return new SegmentWriter(ch, ich, file, header, GrowingIndex.of(index, indexSpacingBytes), validEnd,
+                    nextOffset);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    private static void requirePositive(int indexSpacingBytes) {
+        if (indexSpacingBytes <= 0) {
+            throw new IllegalArgumentException("index spacing must be positive, got " + indexSpacingBytes);
+        }
+    }
+
+    private static FileChannel openIndex(SegmentFile file, SegmentIndex index) throws IOException {
+        DurableFiles.replace(file.index(), index.encode(), DurableFiles.Sync.NONE);
+        return FileChannel.open(file.index(), StandardOpenOption.WRITE);
     }
 
     /** Appends a record; its offset must be the next one. Not synced: call {@link #sync()}. */
     public void append(Record record) throws IOException {
-        if (record.offset() != nextOffset) {
-            throw new IllegalArgumentException("record offset " + record.offset() + " does not follow; expected "
-                    + nextOffset);
-        }
-        if (!header.allows(record.kind())) {
-            throw new IllegalArgumentException("a " + record.kind().label() + " record needs a segment of version "
-                    + record.kind().minimumSegmentVersion() + "; " + file.logName() + " is version " + header.version());
-        }
-        byte[] bytes = RecordCodec.encode(record);
-        if (lastIndexedPosition < 0 || position - lastIndexedPosition >= indexSpacingBytes) {
-            addIndexEntry(record.offset(), position);
-        }
-        writeFully(channel, ByteBuffer.wrap(bytes), position);
-        position += bytes.length;
-        nextOffset++;
+        appendAll(List.of(record));
     }
 
-    private void addIndexEntry(long offset, long at) {
-        if (indexCount == indexOffsets.length) {
-            indexOffsets = Arrays.copyOf(indexOffsets, indexCount * 2);
-            indexPositions = Arrays.copyOf(indexPositions, indexCount * 2);
+    /**
+     * Appends records with one write; their offsets must follow on from {@link #nextOffset()}. Either
+     * every record is checked before a byte is written, or none is written.
+     */
+    public void appendAll(List<Record> records) throws IOException {
+        if (closed) {
+            throw new IllegalStateException(file.logName() + " is sealed or closed");
         }
-        indexOffsets[indexCount] = offset;
-        indexPositions[indexCount] = at;
-        indexCount++;
-        lastIndexedPosition = at;
+        long expected = nextOffset;
+        int total = 0;
+        for (Record r : records) {
+            if (r.offset() != expected) {
+                throw new IllegalArgumentException("record offset " + r.offset() + " does not follow; expected "
+                        + expected);
+            }
+            if (!header.allows(r.kind())) {
+                throw new IllegalArgumentException("a " + r.kind().label() + " record needs a segment of version "
+                        + r.kind().minimumSegmentVersion() + "; " + file.logName() + " is version " + header.version());
+            }
+            total = Math.addExact(total, r.encodedLength());
+            expected++;
+        }
+        ByteBuffer buf = ByteBuffer.allocate(total);
+        long at = size;
+        ByteBuffer newEntries = ByteBuffer.allocate(records.size() * SegmentIndex.ENTRY_LENGTH);
+        for (Record r : records) {
+            long recordPosition = at + buf.position();
+            if (index.due(recordPosition)) {
+                index.add(r.offset(), recordPosition);
+                newEntries.putLong(r.offset()).putLong(recordPosition);
+            }
+            RecordCodec.encodeInto(r, buf);
+        }
+        writeFully(channel, buf.flip(), at);
+        if (newEntries.position() > 0) {
+            newEntries.flip();
+            int n = newEntries.remaining();
+            writeFully(indexChannel, newEntries, indexFileSize);
+            indexFileSize += n;
+        }
+        nextOffset = expected;
+        size = at + total; // published last: readers bounded by size see whole records only
     }
 
     private static void writeFully(FileChannel ch, ByteBuffer buf, long at) throws IOException {
@@ -107,15 +168,37 @@ public final class SegmentWriter implements Closeable {
         channel.force(false);
     }
 
-    /** The index of the records appended so far. */
-    public SegmentIndex index() {
-        return SegmentIndex.of(header.baseOffset(), Arrays.copyOf(indexOffsets, indexCount),
-                Arrays.copyOf(indexPositions, indexCount));
+    /**
+     * Seals the segment: its data and index are flushed and it is never written again. Closes the
+     * writer.
+     */
+    public void seal() throws IOException {
+        if (closed) {
+            return;
+        }
+        channel.force(true);
+        indexChannel.force(true);
+        close();
     }
 
-    /** Writes {@link #index()} to {@code file.index()} through a temporary and a rename (it is derived: no fsync). */
+    /** The index of the records appended so far. */
+    public SegmentIndex index() {
+        return index.snapshot();
+    }
+
+    /** Looks up where to start reading for {@code offset}; safe from any thread. */
+    GrowingIndex.Hit seek(long offset) {
+        return index.seek(offset);
+    }
+
+    /**
+     * Flushes the index file. It already holds every entry (entries are appended as records are), so
+     * this only matters to a caller that wants the index on the device before sealing.
+     */
     public void writeIndex() throws IOException {
-        DurableFiles.replace(file.index(), index().encode(), DurableFiles.Sync.NONE);
+        if (!closed) {
+            indexChannel.force(true);
+        }
     }
 
     public SegmentHeader header() {
@@ -126,18 +209,29 @@ public final class SegmentWriter implements Closeable {
         return file;
     }
 
-    /** Bytes written so far, header included. */
+    /** Bytes written so far, header included; safe from any thread. */
     public long size() {
-        return position;
+        return size;
     }
 
-    /** The offset the next record must carry. */
+    /** The offset the next record must carry; safe from any thread. */
     public long nextOffset() {
         return nextOffset;
     }
 
+    /** True when no record has been appended. */
+    public boolean isEmpty() {
+        return nextOffset == header.baseOffset();
+    }
+
     @Override
     public void close() throws IOException {
-        channel.close();
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try (indexChannel) {
+            channel.close();
+        }
     }
 }

@@ -122,6 +122,18 @@ public final class SegmentIndex {
         return insertion == 0 ? -1 : positions[insertion - 1];
     }
 
+    /** The index of the last entry whose offset is at or below {@code offset}, or -1 when there is none. */
+    public int entryAtOrBelow(long offset) {
+        int i = Arrays.binarySearch(offsets, offset);
+        return i >= 0 ? i : -i - 2;
+    }
+
+    /** This index without the entries at or after {@code offset} (for a segment cut at that offset). */
+    public SegmentIndex below(long offset) {
+        int keep = offset == Long.MIN_VALUE ? 0 : entryAtOrBelow(offset - 1) + 1;
+        return new SegmentIndex(VERSION_WRITTEN, baseOffset, Arrays.copyOf(offsets, keep), Arrays.copyOf(positions, keep));
+    }
+
     /** The file's bytes, at version 3. */
     public byte[] encode() {
         ByteBuffer buf = ByteBuffer.allocate(HEADER_LENGTH + ENTRY_LENGTH * offsets.length);

@@ -28,7 +28,8 @@ import java.nio.file.StandardOpenOption;
  * is the end of the last valid record, which is where a repair would truncate. Scanning further
  * after an exception is not allowed.
  *
- * <p>The file size is taken once at open; bytes appended later are not seen.
+ * <p>The file size is taken once at open (or given as an end position); bytes appended later are not
+ * seen.
  */
 public final class SegmentScanner implements Closeable {
 
@@ -50,10 +51,11 @@ public final class SegmentScanner implements Closeable {
     private long recordCount;
     private boolean failed;
 
-    private SegmentScanner(FileChannel channel, CorruptionSite site, int windowSize) throws IOException, CorruptionException {
+    private SegmentScanner(FileChannel channel, CorruptionSite site, int windowSize, long endPosition)
+            throws IOException, CorruptionException {
         this.channel = channel;
         this.site = site;
-        this.fileSize = channel.size();
+        this.fileSize = endPosition < 0 ? channel.size() : Math.min(endPosition, channel.size());
         this.window = ByteBuffer.allocate(windowSize);
         ByteBuffer head = ByteBuffer.allocate((int) Math.min(SegmentHeader.LENGTH, fileSize));
         readFully(0, head);
@@ -71,14 +73,42 @@ public final class SegmentScanner implements Closeable {
      */
     public static SegmentScanner open(Path file, String shard, long segmentId, boolean verifyRecords)
             throws IOException, CorruptionException {
+        return open(file, shard, segmentId, verifyRecords, -1);
+    }
+
+    /**
+     * Opens a segment and checks its header, seeing only its first {@code endPosition} bytes (all of
+     * it when negative): a reader of a segment being appended to passes the size published by the
+     * writer, so it never sees a record that is not yet whole.
+     */
+    public static SegmentScanner open(Path file, String shard, long segmentId, boolean verifyRecords, long endPosition)
+            throws IOException, CorruptionException {
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
             return new SegmentScanner(channel, new CorruptionSite(shard, segmentId, 0),
-                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW);
+                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW, endPosition);
         } catch (IOException | CorruptionException | RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * Moves the scan to a record boundary known from elsewhere (an index entry): the record at
+     * {@code position} must carry {@code offset}. Only before the first record is read. An index is
+     * never trusted, so a wrong position shows up as corruption at that position; the caller then
+     * scans from the start instead.
+     */
+    public void seek(long position, long offset) {
+        if (recordCount != 0 || failed) {
+            throw new IllegalStateException("seek only before the first record");
+        }
+        if (position < SegmentHeader.LENGTH || position > fileSize) {
+            throw new IllegalArgumentException("position " + position + " outside the segment's records (32.."
+                    + fileSize + ")");
+        }
+        this.position = position;
+        this.nextOffset = offset;
     }
 
     public SegmentHeader header() {

@@ -19,9 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The one place where corruption in a shard directory is caught and judged. It scans every segment
- * in full (record checksums verified), checks that consecutive segments are contiguous, checks each
- * index, and applies {@link RecoveryRules} to decide what recovery would do. It only reads.
+ * The one place where corruption in a shard directory is caught and judged. It scans segments
+ * (record checksums verified, or for sealed segments at {@link Depth#NEWEST_SEGMENT} only their
+ * headers), checks that consecutive segments are contiguous, checks each index, and applies
+ * {@link RecoveryRules} to decide what recovery would do. It only reads.
  */
 public final class ShardInspector {
 
@@ -31,8 +32,25 @@ public final class ShardInspector {
     private ShardInspector() {
     }
 
-    /** Inspects {@code shardDir}; I/O errors (not corruption) propagate. */
+    /** How much of a shard is read. */
+    public enum Depth {
+        /** Every record of every segment, checksums verified: fsck. */
+        EVERY_SEGMENT,
+        /**
+         * Every record of the newest segment, checksums verified, and only record headers of the
+         * sealed ones: what an open needs. Sealed segments were verified when written and are
+         * verified again by every read; their headers still prove the offsets and the lengths.
+         */
+        NEWEST_SEGMENT
+    }
+
+    /** Inspects every record of {@code shardDir}; I/O errors (not corruption) propagate. */
     public static ShardInspection inspect(Path shardDir, RecoveryOptions options) throws IOException {
+        return inspect(shardDir, options, Depth.EVERY_SEGMENT);
+    }
+
+    /** Inspects {@code shardDir} to the given depth; I/O errors (not corruption) propagate. */
+    public static ShardInspection inspect(Path shardDir, RecoveryOptions options, Depth depth) throws IOException {
         String shard = shardDir.getFileName().toString();
         List<SegmentFile> files = SegmentFile.list(shardDir);
         List<SegmentPlan> plans = new ArrayList<>();
@@ -40,13 +58,14 @@ public final class ShardInspector {
         long records = 0;
         long firstOffset = -1;
         long nextOffset = -1;
+        String previousName = null;
         boolean fatal = false;
         boolean repaired = false;
 
         for (int i = 0; i < files.size(); i++) {
             SegmentFile file = files.get(i);
             boolean newest = i == files.size() - 1;
-            SegmentScan scan = SegmentScan.of(file.log(), shard, file.id(), true);
+            SegmentScan scan = SegmentScan.of(file.log(), shard, file.id(), newest || depth == Depth.EVERY_SEGMENT);
             Action action = Action.KEEP;
             CorruptionException failure = scan.failure();
 
@@ -66,7 +85,8 @@ public final class ShardInspector {
             if (nextOffset >= 0 && scan.baseOffset() != nextOffset) {
                 CorruptionException gap = CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER,
                         new CorruptionSite(shard, file.id(), BASE_OFFSET_POSITION), "segment base offset "
-                                + scan.baseOffset() + ", but the previous segment ends before offset " + nextOffset);
+                                + scan.baseOffset() + ", but the previous segment " + previousName
+                                + " ends before offset " + nextOffset + "; consecutive segments must be contiguous");
                 problems.add(dataProblem(file, gap, false, gap.detail()));
                 fatal = true;
             }
@@ -85,6 +105,7 @@ public final class ShardInspector {
             }
             records += scan.recordCount();
             nextOffset = scan.nextOffset();
+            previousName = file.logName();
             checkIndex(shard, file, scan, problems);
             plans.add(new SegmentPlan(file, scan, action));
         }

@@ -1,0 +1,692 @@
+package dev.felix.offload.log;
+
+import dev.felix.offload.log.format.BatchTag;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.Record;
+import dev.felix.offload.log.format.RecordHeader;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.log.format.SegmentScanner;
+import dev.felix.offload.log.recovery.Problem;
+import dev.felix.offload.log.recovery.ShardInspection;
+import dev.felix.offload.log.recovery.ShardInspection.Action;
+import dev.felix.offload.log.recovery.ShardInspection.SegmentPlan;
+import dev.felix.offload.log.recovery.ShardInspector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A shard directory as a log: segments in id order, each beginning where the one before ends, the
+ * newest one active (appended to), the rest sealed (never written again).
+ *
+ * <h2>Open</h2>
+ * Recovery runs through {@link ShardInspector}, the one place that judges corruption: the newest
+ * segment is scanned in full with checksums verified, sealed segments record header by record header.
+ * What the rules allow is repaired (a torn tail cut off, a blank first segment deleted; checksum
+ * damage at the tail only with the opt-in); anything else fails the open with the
+ * {@link CorruptionException} naming the shard, segment and byte. Indexes that fail to load are
+ * rebuilt. A segment's header base offset is authoritative; its file name is only an id.
+ *
+ * <h2>Concurrency</h2>
+ * One writer appends; any number of readers may read at the same time and see only whole records
+ * (the active segment's size is published after its bytes are written). Truncation, reset and
+ * segment deletion exclude readers while they run.
+ */
+public final class ShardLog implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardLog.class);
+
+    /** A sealed segment: immutable, with its index loaded or rebuilt. */
+    private record Sealed(SegmentFile file, SegmentHeader header, long nextOffset, long size, SegmentIndex index) {
+    }
+
+    /** What readers see: published whole, replaced on every structural change. */
+    private record View(List<Sealed> sealed, SegmentWriter active) {
+        long firstOffset() {
+            return sealed.isEmpty() ? active.header().baseOffset() : sealed.get(0).header().baseOffset();
+        }
+    }
+
+    private final Path dir;
+    private final String shard;
+    private final ShardLogConfig config;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
+    private final ScheduledExecutorService flusher;
+    private volatile View view;
+    private long nextSegmentId;
+    private boolean dirty;
+    private boolean closed;
+
+    private ShardLog(Path dir, ShardLogConfig config, List<Sealed> sealed, SegmentWriter active) {
+        this.dir = dir;
+        this.shard = dir.getFileName().toString();
+        this.config = config;
+        this.view = new View(List.copyOf(sealed), active);
+        this.nextSegmentId = active.file().id() + 1;
+        if (config.fsyncPolicy() instanceof FsyncPolicy.Periodic periodic) {
+            this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "shard-log-flush-" + shard);
+                t.setDaemon(true);
+                return t;
+            });
+            long nanos = periodic.interval().toNanos();
+            flusher.scheduleWithFixedDelay(this::flushIfDirty, nanos, nanos, TimeUnit.NANOSECONDS);
+        } else {
+            this.flusher = null;
+        }
+    }
+
+    /**
+     * Opens (creating when absent) the shard directory {@code dir}, recovering it first. An empty
+     * directory becomes a log whose first offset is 0; use {@link #reset} to place it elsewhere.
+     *
+     * @throws CorruptionException when the directory holds damage recovery must not repair
+     */
+    public static ShardLog open(Path dir, ShardLogConfig config) throws IOException, CorruptionException {
+        Files.createDirectories(dir);
+        ShardInspection inspection = ShardInspector.inspect(dir, config.recovery(), ShardInspector.Depth.NEWEST_SEGMENT);
+        if (inspection.verdict() == ShardInspection.Verdict.CORRUPT) {
+            for (Problem p : inspection.problems()) {
+                if (!p.repairable() && !p.index()) {
+                    throw p.cause();
+                }
+            }
+            throw new IllegalStateException("corrupt verdict without a fatal problem in " + dir);
+        }
+        String shard = dir.getFileName().toString();
+        List<SegmentPlan> plans = inspection.segments();
+        List<Sealed> sealed = new ArrayList<>();
+        for (int i = 0; i < plans.size() - 1; i++) {
+            SegmentPlan plan = plans.get(i);
+            SegmentFile file = plan.file();
+            SegmentHeader header = plan.scan().header();
+            SegmentIndex index = loadOrRebuildIndex(file, shard, header, plan.scan().validEnd(), config);
+            sealed.add(new Sealed(file, header, plan.scan().nextOffset(), plan.scan().validEnd(), index));
+        }
+        SegmentWriter active;
+        if (plans.isEmpty()) {
+            active = SegmentWriter.create(SegmentFile.in(dir, 0), SegmentHeader.v3(0, nowMicros()),
+                    config.indexSpacingBytes());
+        } else {
+            SegmentPlan newest = plans.get(plans.size() - 1);
+            active = reopenNewest(newest, shard, config);
+        }
+        return new ShardLog(dir, config, sealed, active);
+    }
+
+    private static SegmentWriter reopenNewest(SegmentPlan plan, String shard, ShardLogConfig config) throws IOException {
+        SegmentFile file = plan.file();
+        if (plan.action() == Action.DELETE_BLANK) {
+            LOG.warn("{}: deleting blank first segment {} ({} bytes): its creation failed before it held a record",
+                    shard, file.logName(), plan.scan().fileSize());
+            Files.deleteIfExists(file.index());
+            Files.delete(file.log());
+            DurableFiles.fsyncDirectory(file.log().toAbsolutePath().getParent());
+            return SegmentWriter.create(file, SegmentHeader.v3(0, nowMicros()), config.indexSpacingBytes());
+        }
+        long validEnd = plan.scan().validEnd();
+        if (plan.action() == Action.TRUNCATE_TAIL) {
+            LOG.warn("{}: {}; truncating {} from {} to {} bytes", shard, plan.scan().failure().getMessage(),
+                    file.logName(), plan.scan().fileSize(), validEnd);
+            try (FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE)) {
+                ch.truncate(validEnd);
+                ch.force(true);
+            }
+        }
+        SegmentHeader header = plan.scan().header();
+        // The active segment's index may lag or run past a cut tail: always rebuild it from the records.
+        SegmentIndex index = rebuildIndex(file, shard, validEnd, config.indexSpacingBytes());
+        return SegmentWriter.reopen(file, header, validEnd, plan.scan().nextOffset(), index, config.indexSpacingBytes());
+    }
+
+    private static SegmentIndex loadOrRebuildIndex(SegmentFile file, String shard, SegmentHeader header, long size,
+                                                   ShardLogConfig config) throws IOException {
+        try {
+            SegmentIndex index = SegmentIndex.read(file.index(), shard, file.id());
+            if (index.baseOffset() == header.baseOffset()
+                    && (index.size() == 0 || index.positionAt(index.size() - 1) < size)) {
+                return index;
+            }
+            LOG.info("{}: index {} does not match its segment; rebuilding", shard, file.indexName());
+        } catch (NoSuchFileException e) {
+            LOG.info("{}: index {} is missing; rebuilding", shard, file.indexName());
+        } catch (CorruptionException e) {
+            LOG.info("{}: index {} is unusable ({}); rebuilding", shard, file.indexName(), e.getMessage());
+        }
+        SegmentIndex rebuilt = rebuildIndex(file, shard, size, config.indexSpacingBytes());
+        DurableFiles.replace(file.index(), rebuilt.encode(), DurableFiles.Sync.NONE);
+        return rebuilt;
+    }
+
+    /** Rebuilds a segment's index from its record headers, with the writer's spacing rule. */
+    static SegmentIndex rebuildIndex(SegmentFile file, String shard, long size, int spacingBytes) throws IOException {
+        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, size)) {
+            GrowingIndex index = new GrowingIndex(scanner.header().baseOffset(), spacingBytes);
+            RecordHeader h;
+            while ((h = scanner.nextHeader()) != null) {
+                if (index.due(h.position())) {
+                    index.add(h.offset(), h.position());
+                }
+            }
+            return index.snapshot();
+        } catch (CorruptionException e) {
+            // Recovery checked these headers moments ago; failing now means the file changed under us.
+            throw new IOException("segment changed during recovery: " + e.getMessage(), e);
+        }
+    }
+
+    private static long nowMicros() {
+        return Math.multiplyExact(System.currentTimeMillis(), 1000L);
+    }
+
+    // ---------------------------------------------------------------- appends
+
+    /** Appends a plain record; answers its offset. */
+    public long append(long timestampMicros, byte[] payload) throws IOException {
+        return appendRecords(SegmentHeader.VERSION_2, first -> List.of(Record.plain(first, timestampMicros, payload)));
+    }
+
+    /**
+     * Appends an idempotent producer's batch: a batch-open record tagged with the producer, the
+     * sequence and the batch's record count, then batch-continue records. The batch is kept in one
+     * segment. Answers the first record's offset.
+     */
+    public long appendBatch(long producerId, long sequence, long timestampMicros, List<byte[]> payloads)
+            throws IOException {
+        if (payloads.isEmpty()) {
+            throw new IllegalArgumentException("a batch holds at least one record");
+        }
+        BatchTag tag = new BatchTag(producerId, sequence, payloads.size());
+        return appendRecords(SegmentHeader.VERSION_3, first -> {
+            List<Record> records = new ArrayList<>(payloads.size());
+            records.add(Record.batchOpen(first, timestampMicros, tag, payloads.get(0)));
+            for (int i = 1; i < payloads.size(); i++) {
+                records.add(Record.batchContinue(first + i, timestampMicros, payloads.get(i)));
+            }
+            return records;
+        });
+    }
+
+    /**
+     * Appends a leader's generation-start record. Refused unless generation-start is finalized; the
+     * log first rolls onto a v4 segment unless the active one already is v4.
+     */
+    public long appendGenerationStart(long generation, long timestampMicros) throws IOException {
+        if (!config.generationStartFinalized()) {
+            throw new IllegalStateException("generation-start records are not finalized for this fleet; "
+                    + "writing one would make the shard unreadable to builds before segment v4");
+        }
+        return appendRecords(SegmentHeader.VERSION_4, first -> List.of(Record.generationStart(first, timestampMicros,
+                generation)));
+    }
+
+    private interface RecordsAt {
+        List<Record> at(long firstOffset);
+    }
+
+    private long appendRecords(int requiredVersion, RecordsAt build) throws IOException {
+        writeLock.lock();
+        try {
+            ensureOpen();
+            // Built (and so size-checked) before anything is written: an oversized payload throws here.
+            List<Record> records = build.at(view.active().nextOffset());
+            long bytes = 0;
+            for (Record r : records) {
+                bytes += r.encodedLength();
+            }
+            SegmentWriter active = view.active();
+            if (active.header().version() < requiredVersion) {
+                active = roll(requiredVersion);
+            } else if (!active.isEmpty() && active.size() + bytes > config.segmentSizeBytes()) {
+                active = roll(requiredVersion);
+            }
+            if (active.nextOffset() != records.get(0).offset()) {
+                records = build.at(active.nextOffset());
+            }
+            active.appendAll(records);
+            if (config.fsyncPolicy() instanceof FsyncPolicy.OnCommit) {
+                active.sync();
+            } else {
+                dirty = true;
+            }
+            return records.get(0).offset();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Seals the active segment and starts the next at its next offset. Segments stay at v4 once the
+     * log has one; otherwise new segments are v3. An empty active segment of too old a version is
+     * replaced in place instead of being left behind empty.
+     */
+    private SegmentWriter roll(int requiredVersion) throws IOException {
+        View v = view;
+        SegmentWriter old = v.active();
+        int version = Math.max(SegmentHeader.VERSION_3,
+                Math.max(requiredVersion, old.header().version() >= SegmentHeader.VERSION_4 ? SegmentHeader.VERSION_4 : 0));
+        long base = old.nextOffset();
+        if (old.isEmpty()) {
+            structure.writeLock().lock();
+            try {
+                old.close();
+                Files.deleteIfExists(old.file().index());
+                Files.delete(old.file().log());
+                SegmentWriter fresh = SegmentWriter.create(old.file(), new SegmentHeader(version, base, nowMicros()),
+                        config.indexSpacingBytes());
+                view = new View(v.sealed(), fresh);
+                return fresh;
+            } finally {
+                structure.writeLock().unlock();
+            }
+        }
+        old.seal();
+        List<Sealed> sealed = new ArrayList<>(v.sealed());
+        sealed.add(new Sealed(old.file(), old.header(), old.nextOffset(), old.size(), old.index()));
+        SegmentWriter fresh = SegmentWriter.create(SegmentFile.in(dir, nextSegmentId++),
+                new SegmentHeader(version, base, nowMicros()), config.indexSpacingBytes());
+        view = new View(List.copyOf(sealed), fresh);
+        dirty = false;
+        return fresh;
+    }
+
+    /** Forces appended records to the device now, whatever the policy. */
+    public void flush() throws IOException {
+        writeLock.lock();
+        try {
+            ensureOpen();
+            view.active().sync();
+            dirty = false;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private void flushIfDirty() {
+        writeLock.lock();
+        try {
+            if (!closed && dirty) {
+                view.active().sync();
+                dirty = false;
+            }
+        } catch (IOException e) {
+            LOG.error("{}: periodic flush failed; retrying at the next interval", shard, e);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * Reads records from {@code offset}: at most {@code maxRecords}, and no more than {@code maxBytes}
+     * of encoded records unless the first record alone is larger (it is returned anyway, so a reader
+     * always makes progress). Reads cross segment boundaries; every checksum is verified. Below the
+     * first offset the answer is {@link ReadResult.Trimmed}.
+     *
+     * @throws CorruptionException when a record read is damaged
+     */
+    public ReadResult read(long offset, int maxRecords, long maxBytes) throws IOException, CorruptionException {
+        if (maxRecords <= 0) {
+            throw new IllegalArgumentException("maxRecords must be positive, got " + maxRecords);
+        }
+        structure.readLock().lock();
+        try {
+            ensureOpen();
+            View v = view;
+            long first = v.firstOffset();
+            if (Long.compareUnsigned(offset, first) < 0) {
+                return new ReadResult.Trimmed(first);
+            }
+            ReadBudget budget = new ReadBudget(maxRecords, maxBytes);
+            long want = offset;
+            int segments = v.sealed().size() + 1;
+            for (int i = locate(v, offset); i < segments; i++) {
+                boolean isActive = i == v.sealed().size();
+                SegmentFile file;
+                long end;
+                long hitOffset = -1;
+                long hitPosition = -1;
+                if (isActive) {
+                    SegmentWriter active = v.active();
+                    file = active.file();
+                    end = active.size(); // read once: bytes past it may be half written
+                    GrowingIndex.Hit hit = active.seek(want);
+                    if (hit != null) {
+                        hitOffset = hit.offset();
+                        hitPosition = hit.position();
+                    }
+                } else {
+                    Sealed s = v.sealed().get(i);
+                    if (Long.compareUnsigned(want, s.nextOffset()) >= 0) {
+                        continue;
+                    }
+                    file = s.file();
+                    end = s.size();
+                    int e = s.index().entryAtOrBelow(want);
+                    if (e >= 0) {
+                        hitOffset = s.index().offsetAt(e);
+                        hitPosition = s.index().positionAt(e);
+                    }
+                }
+                boolean full = readSegment(file, end, hitOffset, hitPosition, want, budget);
+                if (!budget.records.isEmpty()) {
+                    want = budget.records.get(budget.records.size() - 1).offset() + 1;
+                }
+                if (full) {
+                    break;
+                }
+            }
+            return new ReadResult.Records(budget.records, want);
+        } finally {
+            structure.readLock().unlock();
+        }
+    }
+
+    /** Index of the last segment whose base offset is at or below {@code offset} (0 when none is). */
+    private static int locate(View v, long offset) {
+        List<Sealed> sealed = v.sealed();
+        if (Long.compareUnsigned(offset, v.active().header().baseOffset()) >= 0) {
+            return sealed.size();
+        }
+        int lo = 0;
+        int hi = sealed.size() - 1;
+        int found = 0;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(sealed.get(mid).header().baseOffset(), offset) <= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /** What one read may still take, and what it took. */
+    private static final class ReadBudget {
+        final int maxRecords;
+        final long maxBytes;
+        final List<Record> records = new ArrayList<>();
+        long bytes;
+
+        ReadBudget(int maxRecords, long maxBytes) {
+            this.maxRecords = maxRecords;
+            this.maxBytes = maxBytes;
+        }
+
+        /** Takes the record unless it would break the byte limit (the first record is always taken). */
+        boolean fits(Record r) {
+            return records.isEmpty() || bytes + r.encodedLength() <= maxBytes;
+        }
+
+        void take(Record r) {
+            records.add(r);
+            bytes += r.encodedLength();
+        }
+
+        boolean full() {
+            return records.size() >= maxRecords || bytes >= maxBytes;
+        }
+    }
+
+    /** Reads one segment's records from {@code want}; answers true when a limit was reached. */
+    private boolean readSegment(SegmentFile file, long end, long hitOffset, long hitPosition, long want,
+                                ReadBudget budget) throws IOException, CorruptionException {
+        int before = budget.records.size();
+        long bytesBefore = budget.bytes;
+        try {
+            return scanSegment(file, end, hitOffset, hitPosition, want, budget);
+        } catch (CorruptionException e) {
+            boolean fromIndex = hitPosition > SegmentHeader.LENGTH;
+            if (fromIndex && e.site().position() == hitPosition) {
+                // An index is never trusted: its entry led nowhere valid, so scan from the start.
+                LOG.warn("{}: index entry for offset {} in {} points at no valid record; scanning from the start",
+                        shard, hitOffset, file.indexName());
+                budget.records.subList(before, budget.records.size()).clear();
+                budget.bytes = bytesBefore;
+                return scanSegment(file, end, -1, -1, want, budget);
+            }
+            throw e;
+        }
+    }
+
+    private boolean scanSegment(SegmentFile file, long end, long hitOffset, long hitPosition, long want,
+                                ReadBudget budget) throws IOException, CorruptionException {
+        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), true, end)) {
+            if (hitPosition >= SegmentHeader.LENGTH) {
+                scanner.seek(hitPosition, hitOffset);
+            }
+            // Skip what precedes the wanted offset by headers alone, then read whole records.
+            while (Long.compareUnsigned(scanner.nextOffset(), want) < 0) {
+                if (scanner.nextHeader() == null) {
+                    return false;
+                }
+            }
+            Record r;
+            while ((r = scanner.nextRecord()) != null) {
+                if (!budget.fits(r)) {
+                    return true;
+                }
+                budget.take(r);
+                if (budget.full()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    // ---------------------------------------------------------------- structure
+
+    /** The offset of the oldest record held (the next offset when the log is empty). */
+    public long firstOffset() {
+        return view.firstOffset();
+    }
+
+    /** One past the newest record. */
+    public long nextOffset() {
+        return view.active().nextOffset();
+    }
+
+    /** The segments, oldest first; the last is active. */
+    public List<SegmentInfo> segments() {
+        View v = view;
+        List<SegmentInfo> out = new ArrayList<>(v.sealed().size() + 1);
+        for (Sealed s : v.sealed()) {
+            out.add(new SegmentInfo(s.file(), s.header().version(), s.header().baseOffset(), s.nextOffset(), s.size(),
+                    false));
+        }
+        SegmentWriter a = v.active();
+        out.add(new SegmentInfo(a.file(), a.header().version(), a.header().baseOffset(), a.nextOffset(), a.size(), true));
+        return out;
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    /**
+     * Deletes, oldest first, every sealed segment whose records all lie below {@code offset} (log,
+     * then index). The active segment is never deleted. Answers the segments removed.
+     */
+    public List<SegmentFile> deleteSegmentsBelow(long offset) throws IOException {
+        writeLock.lock();
+        structure.writeLock().lock();
+        try {
+            ensureOpen();
+            View v = view;
+            List<Sealed> keep = new ArrayList<>(v.sealed());
+            List<SegmentFile> removed = new ArrayList<>();
+            while (!keep.isEmpty() && Long.compareUnsigned(keep.get(0).nextOffset(), offset) <= 0) {
+                Sealed s = keep.get(0);
+                Files.delete(s.file().log());
+                Files.deleteIfExists(s.file().index());
+                keep.remove(0);
+                view = new View(List.copyOf(keep), v.active());
+                removed.add(s.file());
+            }
+            if (!removed.isEmpty()) {
+                DurableFiles.fsyncDirectory(dir);
+            }
+            return removed;
+        } finally {
+            structure.writeLock().unlock();
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Removes every record at or after {@code offset}: later segments are deleted (newest first, so a
+     * crash leaves a contiguous prefix) and the segment holding the offset is cut there and becomes
+     * the active segment. At or past the end it does nothing; at or below the first offset it is
+     * {@link #reset(long)} to {@code offset}.
+     */
+    public void truncate(long offset) throws IOException {
+        writeLock.lock();
+        structure.writeLock().lock();
+        try {
+            ensureOpen();
+            View v = view;
+            if (Long.compareUnsigned(offset, v.active().nextOffset()) >= 0) {
+                return;
+            }
+            if (Long.compareUnsigned(offset, v.firstOffset()) <= 0) {
+                resetLocked(offset);
+                return;
+            }
+            int holder = locate(v, offset);
+            List<Sealed> sealed = v.sealed();
+            // Newest first: the active segment, then sealed ones above the holder.
+            SegmentWriter active = v.active();
+            active.close();
+            if (holder < sealed.size()) {
+                deleteFiles(active.file());
+                for (int i = sealed.size() - 1; i > holder; i--) {
+                    deleteFiles(sealed.get(i).file());
+                }
+                DurableFiles.fsyncDirectory(dir);
+            }
+            SegmentFile file;
+            SegmentHeader header;
+            long end;
+            if (holder < sealed.size()) {
+                Sealed s = sealed.get(holder);
+                file = s.file();
+                header = s.header();
+                end = s.size();
+            } else {
+                file = active.file();
+                header = active.header();
+                end = active.size();
+            }
+            long cut = positionOf(file, end, offset);
+            try (FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE)) {
+                ch.truncate(cut);
+                ch.force(true);
+            }
+            SegmentIndex index = rebuildIndex(file, shard, cut, config.indexSpacingBytes());
+            SegmentWriter reopened = SegmentWriter.reopen(file, header, cut, offset, index, config.indexSpacingBytes());
+            view = new View(List.copyOf(sealed.subList(0, Math.min(holder, sealed.size()))), reopened);
+        } finally {
+            structure.writeLock().unlock();
+            writeLock.unlock();
+        }
+    }
+
+    /** Byte position of the record holding {@code offset}, by record headers. */
+    private long positionOf(SegmentFile file, long end, long offset) throws IOException {
+        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, end)) {
+            RecordHeader h;
+            while ((h = scanner.nextHeader()) != null) {
+                if (h.offset() == offset) {
+                    return h.position();
+                }
+            }
+            throw new IllegalStateException("offset " + offset + " not found in " + file.logName());
+        } catch (CorruptionException e) {
+            throw new IOException("cannot truncate: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Removes every segment (newest first) and starts an empty log whose first offset is
+     * {@code baseOffset}, in a segment with a new id (ids are never reused).
+     */
+    public void reset(long baseOffset) throws IOException {
+        writeLock.lock();
+        structure.writeLock().lock();
+        try {
+            ensureOpen();
+            resetLocked(baseOffset);
+        } finally {
+            structure.writeLock().unlock();
+            writeLock.unlock();
+        }
+    }
+
+    private void resetLocked(long baseOffset) throws IOException {
+        View v = view;
+        v.active().close();
+        deleteFiles(v.active().file());
+        for (int i = v.sealed().size() - 1; i >= 0; i--) {
+            deleteFiles(v.sealed().get(i).file());
+        }
+        DurableFiles.fsyncDirectory(dir);
+        int version = v.active().header().version() >= SegmentHeader.VERSION_4 ? SegmentHeader.VERSION_4
+                : SegmentHeader.VERSION_3;
+        SegmentWriter fresh = SegmentWriter.create(SegmentFile.in(dir, nextSegmentId++),
+                new SegmentHeader(version, baseOffset, nowMicros()), config.indexSpacingBytes());
+        view = new View(List.of(), fresh);
+        dirty = false;
+    }
+
+    private static void deleteFiles(SegmentFile file) throws IOException {
+        Files.deleteIfExists(file.log());
+        Files.deleteIfExists(file.index());
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("shard log " + shard + " is closed");
+        }
+    }
+
+    /** Flushes the active segment and its index, and closes. */
+    @Override
+    public void close() throws IOException {
+        writeLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (flusher != null) {
+                flusher.shutdownNow();
+            }
+            SegmentWriter active = view.active();
+            active.sync();
+            active.writeIndex();
+            active.close();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+}
