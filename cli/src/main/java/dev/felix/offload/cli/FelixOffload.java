@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = FelixOffload.Version.class,
         description = "Tiered storage for the Felix streaming broker.",
-        subcommands = {DumpCommand.class, FsckCommand.class, SampleDataCommand.class, ShardDirCommand.class,
+        subcommands = {DumpCommand.class, FsckCommand.class, GenerateCommand.class, SampleDataCommand.class,
+                ShardDirCommand.class,
                 CommandLine.HelpCommand.class})
 public final class FelixOffload {
 
