@@ -62,8 +62,7 @@ final class GrowingIndex {
     Hit seek(long offset) {
         int n = count;
         Arrays2 a = arrays;
-        int i = Arrays.binarySearch(a.offsets, 0, n, offset);
-        int at = i >= 0 ? i : -i - 2;
+        int at = SegmentIndex.countAtOrBelow(a.offsets, n, offset) - 1;
         return at < 0 ? null : new Hit(a.offsets[at], a.positions[at]);
     }
 

@@ -105,6 +105,25 @@ public final class RecordCodec {
      */
     public static RecordHeader decodeHeader(ByteBuffer bytes, long position, int segmentVersion,
                                             CorruptionSite site) throws CorruptionException {
+        RecordHeader h = decodePrefix(bytes, position, segmentVersion, site);
+        if (!h.kind().hasTag()) {
+            return h;
+        }
+        if (bytes.remaining() < MAX_HEADER_LENGTH) {
+            throw CorruptionException.truncated(site.at(position), "batch-open record", h.totalLength(),
+                    bytes.remaining());
+        }
+        return withTag(h, bytes);
+    }
+
+    /**
+     * Like {@link #decodeHeader} but without reading a batch-open record's tag: the result's
+     * {@code tag} is null even for batch-open, so {@link RecordHeader#totalLength()} is known from the
+     * first 28 bytes. A scanner uses it to check the offset before it asks for the tag's bytes, so a
+     * wrong offset is reported as such even when the file ends inside the tag.
+     */
+    public static RecordHeader decodePrefix(ByteBuffer bytes, long position, int segmentVersion,
+                                            CorruptionSite site) throws CorruptionException {
         CorruptionSite at = site.at(position);
         int p = bytes.position();
         int available = bytes.remaining();
@@ -134,18 +153,20 @@ public final class RecordCodec {
             throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at,
                     "generation-start record with a payload of " + payloadLength + " bytes, expected 8");
         }
-        BatchTag tag = null;
-        if (kind.hasTag()) {
-            if (available < MAX_HEADER_LENGTH) {
-                throw CorruptionException.truncated(at, "batch-open record", (long) MAX_HEADER_LENGTH + payloadLength,
-                        available);
-            }
-            int t = p + TAG_OFFSET;
-            tag = new BatchTag(bytes.getLong(t + BatchTag.PRODUCER_ID_OFFSET), bytes.getLong(t + BatchTag.SEQUENCE_OFFSET),
-                    Integer.toUnsignedLong(bytes.getInt(t + BatchTag.RECORD_COUNT_OFFSET)));
-        }
         return new RecordHeader(position, kind, bytes.getLong(p + OFFSET_OFFSET), bytes.getLong(p + TIMESTAMP_OFFSET),
-                payloadLength, bytes.getInt(p + CHECKSUM_OFFSET), tag);
+                payloadLength, bytes.getInt(p + CHECKSUM_OFFSET), null);
+    }
+
+    /**
+     * Adds the batch tag to a header from {@link #decodePrefix}; {@code bytes} starts at the record and
+     * holds at least {@link #MAX_HEADER_LENGTH} bytes.
+     */
+    public static RecordHeader withTag(RecordHeader prefix, ByteBuffer bytes) {
+        int t = bytes.position() + TAG_OFFSET;
+        BatchTag tag = new BatchTag(bytes.getLong(t + BatchTag.PRODUCER_ID_OFFSET), bytes.getLong(t + BatchTag.SEQUENCE_OFFSET),
+                Integer.toUnsignedLong(bytes.getInt(t + BatchTag.RECORD_COUNT_OFFSET)));
+        return new RecordHeader(prefix.position(), prefix.kind(), prefix.offset(), prefix.timestampMicros(),
+                prefix.payloadLength(), prefix.storedChecksum(), tag);
     }
 
     private static RecordKind kindOf(int lenField, CorruptionSite at) throws CorruptionException {

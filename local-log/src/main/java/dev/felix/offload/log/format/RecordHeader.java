@@ -10,7 +10,8 @@ package dev.felix.offload.log.format;
  * @param timestampMicros the publish time
  * @param payloadLength   payload bytes (the low 29 bits of {@code payload_len}), within the limit
  * @param storedChecksum  the record checksum as stored, verified only when the record is read whole
- * @param tag             the batch tag of a batch-open record, or null
+ * @param tag             the batch tag of a batch-open record, or null (also for a batch-open header
+ *                        decoded by {@link RecordCodec#decodePrefix}, which does not read it)
  */
 public record RecordHeader(long position, RecordKind kind, long offset, long timestampMicros,
                            int payloadLength, int storedChecksum, BatchTag tag) {

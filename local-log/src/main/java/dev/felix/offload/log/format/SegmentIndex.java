@@ -81,7 +81,7 @@ public final class SegmentIndex {
             throw new IllegalArgumentException("offsets and positions differ in length");
         }
         for (int i = 1; i < offsets.length; i++) {
-            if (offsets[i] <= offsets[i - 1]) {
+            if (Long.compareUnsigned(offsets[i], offsets[i - 1]) <= 0) {
                 throw new IllegalArgumentException("index offsets must ascend strictly: " + offsets[i - 1]
                         + " then " + offsets[i]);
             }
@@ -114,24 +114,52 @@ public final class SegmentIndex {
      * below it, or -1 when the offset lies below the first entry (scan from the segment header's end).
      */
     public long seekPosition(long offset) {
-        int i = Arrays.binarySearch(offsets, offset);
-        if (i >= 0) {
-            return positions[i];
-        }
-        int insertion = -i - 1;
-        return insertion == 0 ? -1 : positions[insertion - 1];
+        int i = entryAtOrBelow(offset);
+        return i < 0 ? -1 : positions[i];
     }
 
     /** The index of the last entry whose offset is at or below {@code offset}, or -1 when there is none. */
     public int entryAtOrBelow(long offset) {
-        int i = Arrays.binarySearch(offsets, offset);
-        return i >= 0 ? i : -i - 2;
+        return countAtOrBelow(offsets, offsets.length, offset) - 1;
     }
 
     /** This index without the entries at or after {@code offset} (for a segment cut at that offset). */
     public SegmentIndex below(long offset) {
-        int keep = offset == Long.MIN_VALUE ? 0 : entryAtOrBelow(offset - 1) + 1;
+        int keep = countBelow(offsets, offsets.length, offset);
         return new SegmentIndex(VERSION_WRITTEN, baseOffset, Arrays.copyOf(offsets, keep), Arrays.copyOf(positions, keep));
+    }
+
+    /**
+     * How many of the first {@code n} entries of {@code sorted} (strictly ascending, read as unsigned
+     * 64-bit offsets, as the format defines them) are at or below {@code offset}.
+     */
+    public static int countAtOrBelow(long[] sorted, int n, long offset) {
+        int lo = 0;
+        int hi = n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(sorted[mid], offset) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** How many of the first {@code n} entries of {@code sorted} lie strictly below {@code offset} (unsigned). */
+    public static int countBelow(long[] sorted, int n, long offset) {
+        int lo = 0;
+        int hi = n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(sorted[mid], offset) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** The file's bytes, at version 3. */
@@ -181,9 +209,10 @@ public final class SegmentIndex {
             int at = p + HEADER_LENGTH + i * ENTRY_LENGTH;
             offsets[i] = bytes.getLong(at + ENTRY_OFFSET_OFFSET);
             positions[i] = bytes.getLong(at + ENTRY_POSITION_OFFSET);
-            if (i > 0 && offsets[i] <= offsets[i - 1]) {
+            if (i > 0 && Long.compareUnsigned(offsets[i], offsets[i - 1]) <= 0) {
                 throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(at - p),
-                        "index entry " + i + " has offset " + offsets[i] + ", not above " + offsets[i - 1]);
+                        "index entry " + i + " has offset " + Long.toUnsignedString(offsets[i]) + ", not above "
+                                + Long.toUnsignedString(offsets[i - 1]));
             }
         }
         return new SegmentIndex(version, base, offsets, positions);
@@ -193,7 +222,7 @@ public final class SegmentIndex {
     public static SegmentIndex read(Path file, String shard, long segmentId) throws IOException, CorruptionException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
-            CorruptionSite site = new CorruptionSite(shard, segmentId, 0);
+            CorruptionSite site = new CorruptionSite(shard, segmentId, 0, file.getFileName().toString());
             if (size > MAX_FILE_BYTES) {
                 throw CorruptionException.of(CorruptionKind.INDEX_MAGIC, site, "index file of " + size
                         + " bytes is over the limit of " + MAX_FILE_BYTES + "; not an index");

@@ -190,15 +190,19 @@ public final class SegmentScanner implements Closeable {
                 throw CorruptionException.truncated(at, "record header", RecordCodec.HEADER_LENGTH, available);
             }
             int headerBytes = (int) Math.min(available, RecordCodec.MAX_HEADER_LENGTH);
-            RecordHeader h = RecordCodec.decodeHeader(read(position, headerBytes), position, header.version(), site);
+            ByteBuffer bytes = read(position, headerBytes);
+            RecordHeader h = RecordCodec.decodePrefix(bytes, position, header.version(), site);
+            // Offset before length: a wrong offset is damage, not a torn write, wherever the file ends.
             if (h.offset() != nextOffset) {
-                throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, at, "record offset " + h.offset()
-                        + ", expected " + nextOffset + (recordCount == 0 ? " (the segment's base offset)" : ""));
+                throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, at, "record offset "
+                        + Long.toUnsignedString(h.offset()) + ", expected " + Long.toUnsignedString(nextOffset)
+                        + (recordCount == 0 ? " (the segment's base offset)" : ""));
             }
             if (available < h.totalLength()) {
-                throw CorruptionException.truncated(at, "record " + h.offset(), h.totalLength(), available);
+                throw CorruptionException.truncated(at, "record " + Long.toUnsignedString(h.offset()), h.totalLength(),
+                        available);
             }
-            return h;
+            return h.kind().hasTag() ? RecordCodec.withTag(h, bytes) : h;
         } catch (CorruptionException e) {
             failed = true;
             throw e;

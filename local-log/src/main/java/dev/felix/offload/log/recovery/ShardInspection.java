@@ -16,8 +16,10 @@ import java.util.List;
  * @param verdict     the shard as a whole
  * @param records     valid records the shard holds after the repairs recovery may make (for a
  *                    corrupt shard: the valid records before each segment's damage)
- * @param firstOffset the first segment's base offset (0 when the log starts again empty)
- * @param nextOffset  one past the last valid record, or the last segment's base offset if it has none
+ * @param firstOffset the first segment's base offset (0 when the log starts again empty, or when that
+ *                    header cannot be read)
+ * @param nextOffset  one past the last valid record of the last segment whose header can be read, or
+ *                    that segment's base offset if it has none (0 when no header can be read)
  */
 public record ShardInspection(Path dir, List<SegmentPlan> segments, List<Problem> problems, Verdict verdict,
                               long records, long firstOffset, long nextOffset) {

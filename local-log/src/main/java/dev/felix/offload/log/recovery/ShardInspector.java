@@ -56,8 +56,10 @@ public final class ShardInspector {
         List<SegmentPlan> plans = new ArrayList<>();
         List<Problem> problems = new ArrayList<>();
         long records = 0;
-        long firstOffset = -1;
-        long nextOffset = -1;
+        long firstOffset = 0;
+        long nextOffset = 0;
+        // Contiguity is only checked against a segment whose header (and so whose end) is known.
+        boolean previousKnown = false;
         String previousName = null;
         boolean fatal = false;
         boolean repaired = false;
@@ -79,18 +81,20 @@ public final class ShardInspector {
                     problems.add(dataProblem(file, failure, false, failure.detail()));
                 }
                 plans.add(new SegmentPlan(file, scan, action));
+                previousKnown = false;
                 continue;
             }
 
-            if (nextOffset >= 0 && scan.baseOffset() != nextOffset) {
+            if (previousKnown && scan.baseOffset() != nextOffset) {
                 CorruptionException gap = CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER,
                         new CorruptionSite(shard, file.id(), BASE_OFFSET_POSITION), "segment base offset "
-                                + scan.baseOffset() + ", but the previous segment " + previousName
-                                + " ends before offset " + nextOffset + "; consecutive segments must be contiguous");
+                                + Long.toUnsignedString(scan.baseOffset()) + ", but the previous segment " + previousName
+                                + " ends before offset " + Long.toUnsignedString(nextOffset)
+                                + "; consecutive segments must be contiguous");
                 problems.add(dataProblem(file, gap, false, gap.detail()));
                 fatal = true;
             }
-            if (firstOffset < 0) {
+            if (i == 0) {
                 firstOffset = scan.baseOffset();
             }
 
@@ -105,6 +109,7 @@ public final class ShardInspector {
             }
             records += scan.recordCount();
             nextOffset = scan.nextOffset();
+            previousKnown = true;
             previousName = file.logName();
             checkIndex(shard, file, scan, problems);
             plans.add(new SegmentPlan(file, scan, action));
@@ -116,7 +121,7 @@ public final class ShardInspector {
         }
         Verdict verdict = fatal ? Verdict.CORRUPT : repaired ? Verdict.REPAIRABLE : Verdict.OK;
         return new ShardInspection(shardDir, List.copyOf(plans), List.copyOf(problems), verdict, records,
-                Math.max(firstOffset, 0), Math.max(nextOffset, 0));
+                firstOffset, nextOffset);
     }
 
     private static byte[] headBytes(Path log, long size) throws IOException {
