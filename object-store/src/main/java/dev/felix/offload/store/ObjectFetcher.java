@@ -1,0 +1,38 @@
+package dev.felix.offload.store;
+
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * Reads objects.
+ *
+ * <p>Contract:
+ * <ul>
+ *   <li>A missing key gives {@link ObjectNotFoundException}, from every method.</li>
+ *   <li>{@link #readRange} returns exactly {@code range.length()} bytes; a range that does not lie
+ *       wholly within the object gives {@link InvalidRangeException} (so an empty object has no
+ *       valid range). Only the caller's range sizes the array: no length read from the network
+ *       sizes an allocation before it is checked.</li>
+ *   <li>{@link #readAll} refuses, before reading, an object larger than the given limit, with
+ *       {@link InvalidRangeException}.</li>
+ *   <li>With an expected CRC32, bytes that do not match it are never handed over: a mismatch is
+ *       retried like damage in transit, and {@link ChecksumMismatchException} reaches the caller when
+ *       it persists. {@link #download} leaves the target untouched unless it succeeds (it writes a
+ *       temporary file beside the target and moves it into place; it does not fsync).</li>
+ *   <li>A connection that breaks mid-body, or a body shorter than announced, is a transient failure
+ *       and is retried; a truncated body is never returned as the object.</li>
+ * </ul>
+ */
+public interface ObjectFetcher {
+    /** Size, ETag, user metadata and the stored CRC32 (when the store keeps one). */
+    ObjectHead head(String key) throws StoreException;
+
+    /** Exactly the bytes of {@code range}. */
+    byte[] readRange(String key, ByteRange range) throws StoreException;
+
+    /** The whole object into memory, refused when larger than {@code maxSize} bytes. */
+    byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException;
+
+    /** The whole object into {@code target}, replacing it atomically. */
+    DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException;
+}

@@ -1,0 +1,55 @@
+package dev.felix.offload.store;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * Options of one put.
+ *
+ * @param crc32 the CRC32 of the body when the caller knows it; the store sends it along (or checks
+ *     it) so a body that changed since is refused with {@link IntegrityRejectedException} where
+ *     the store declares {@link StoreCapability#CRC32_VERIFIED_ON_PUT}
+ * @param createOnly when true the put succeeds only if the key does not exist yet
+ * @param userMetadata small string pairs stored with the object; names are lower-cased, and must
+ *     be ASCII letters, digits and {@code -}; values printable ASCII
+ */
+public record PutOptions(OptionalLong crc32, boolean createOnly, Map<String, String> userMetadata) {
+    private static final PutOptions DEFAULTS = new PutOptions(OptionalLong.empty(), false, Map.of());
+
+    public PutOptions {
+        if (crc32.isPresent() && (crc32.getAsLong() < 0 || crc32.getAsLong() > 0xFFFF_FFFFL)) {
+            throw new IllegalArgumentException("crc32 must be an unsigned 32-bit value: " + crc32.getAsLong());
+        }
+        TreeMap<String, String> normalised = new TreeMap<>();
+        for (Map.Entry<String, String> e : userMetadata.entrySet()) {
+            String name = e.getKey().toLowerCase(Locale.ROOT);
+            if (name.isEmpty() || !name.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+                throw new IllegalArgumentException("user metadata name must be ASCII letters, digits or '-': '" + e.getKey() + "'");
+            }
+            String value = e.getValue();
+            if (!value.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+                throw new IllegalArgumentException("user metadata value of '" + name + "' must be printable ASCII");
+            }
+            normalised.put(name, value);
+        }
+        userMetadata = Map.copyOf(normalised);
+    }
+
+    public static PutOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public PutOptions withCrc32(long value) {
+        return new PutOptions(OptionalLong.of(value), createOnly, userMetadata);
+    }
+
+    public PutOptions withCreateOnly(boolean value) {
+        return new PutOptions(crc32, value, userMetadata);
+    }
+
+    public PutOptions withUserMetadata(Map<String, String> value) {
+        return new PutOptions(crc32, createOnly, value);
+    }
+}

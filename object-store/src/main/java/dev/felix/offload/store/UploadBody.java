@@ -1,0 +1,190 @@
+package dev.felix.offload.store;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.zip.CRC32;
+
+/**
+ * The bytes of a put: a whole file, a byte range of a file, or an array. The length is known up
+ * front and the body can be read any number of times (a retried request reads it again), so the
+ * file must not change while a put of it runs.
+ */
+public final class UploadBody {
+    private final Path file;
+    private final long offset;
+    private final long length;
+    private final byte[] bytes;
+
+    private UploadBody(Path file, long offset, long length, byte[] bytes) {
+        this.file = file;
+        this.offset = offset;
+        this.length = length;
+        this.bytes = bytes;
+    }
+
+    /** The whole file, its length taken now. */
+    public static UploadBody ofFile(Path file) throws IOException {
+        return new UploadBody(file, 0, Files.size(file), null);
+    }
+
+    /** {@code length} bytes of {@code file} starting at {@code offset}; the range must lie in the file. */
+    public static UploadBody ofFileRange(Path file, long offset, long length) throws IOException {
+        Objects.requireNonNull(file, "file");
+        long size = Files.size(file);
+        if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+            throw new IllegalArgumentException(
+                    "upload range " + offset + "+" + length + " does not lie within " + file + " (" + size + " bytes)");
+        }
+        return new UploadBody(file, offset, length, null);
+    }
+
+    /** A copy of {@code bytes}. */
+    public static UploadBody ofBytes(byte[] bytes) {
+        return new UploadBody(null, 0, bytes.length, bytes.clone());
+    }
+
+    public long length() {
+        return length;
+    }
+
+    /** The file behind this body, empty for an array body. */
+    public Optional<Path> file() {
+        return Optional.ofNullable(file);
+    }
+
+    /** Where this body starts in its file (0 for an array body). */
+    public long fileOffset() {
+        return offset;
+    }
+
+    /** A fresh stream over the whole body. */
+    public InputStream open() throws IOException {
+        return open(0, length);
+    }
+
+    /** A fresh stream over {@code count} bytes starting {@code from} bytes into the body. */
+    public InputStream open(long from, long count) throws IOException {
+        if (from < 0 || count < 0 || from > length || count > length - from) {
+            throw new IllegalArgumentException("slice " + from + "+" + count + " outside body of " + length + " bytes");
+        }
+        if (bytes != null) {
+            return new ByteArrayInputStream(bytes, (int) from, (int) count);
+        }
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+        channel.position(offset + from);
+        return new BoundedInputStream(Channels.newInputStream(channel), count);
+    }
+
+    /** The whole body as an array; only for bodies under 2 GiB. */
+    public byte[] readAll() throws IOException {
+        if (bytes != null) {
+            return bytes.clone();
+        }
+        if (length > ByteRange.MAX_LENGTH) {
+            throw new IOException("body of " + length + " bytes is too large for one array");
+        }
+        byte[] out = new byte[(int) length];
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buffer = ByteBuffer.wrap(out);
+            long position = offset;
+            while (buffer.hasRemaining()) {
+                int n = channel.read(buffer, position);
+                if (n < 0) {
+                    throw new IOException(file + " shrank while being read");
+                }
+                position += n;
+            }
+        }
+        return out;
+    }
+
+    /** CRC32 of {@code count} bytes starting {@code from} bytes into the body (reads them). */
+    public long crc32(long from, long count) throws IOException {
+        if (bytes != null) {
+            CRC32 crc = new CRC32();
+            crc.update(bytes, (int) from, (int) count);
+            return crc.getValue();
+        }
+        CRC32 crc = new CRC32();
+        byte[] buffer = new byte[64 * 1024];
+        try (InputStream in = open(from, count)) {
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                crc.update(buffer, 0, n);
+            }
+        }
+        return crc.getValue();
+    }
+
+    /** CRC32 of the whole body. */
+    public long crc32() throws IOException {
+        return crc32(0, length);
+    }
+
+    @Override
+    public String toString() {
+        return bytes != null ? "bytes[" + length + "]" : file + "@" + offset + "+" + length;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof UploadBody other && Objects.equals(file, other.file) && offset == other.offset
+                && length == other.length && Arrays.equals(bytes, other.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(file, offset, length);
+    }
+
+    /** Ends after a fixed count of bytes; reports a short file as an error instead of a short body. */
+    private static final class BoundedInputStream extends InputStream {
+        private final InputStream in;
+        private long remaining;
+
+        BoundedInputStream(InputStream in, long remaining) {
+            this.in = in;
+            this.remaining = remaining;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (remaining == 0) {
+                return -1;
+            }
+            int n = in.read(b, off, (int) Math.min(len, remaining));
+            if (n < 0) {
+                throw new IOException("file ended " + remaining + " bytes before the upload body's end");
+            }
+            remaining -= n;
+            return n;
+        }
+
+        @Override
+        public int available() throws IOException {
+            return (int) Math.min(in.available(), remaining);
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}
