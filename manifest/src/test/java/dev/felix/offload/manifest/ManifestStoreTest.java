@@ -124,7 +124,7 @@ class ManifestStoreTest {
         byte[] bytes = ManifestCodec.encode(OLD);
         bytes[40] ^= 0x10;
         Files.write(file, bytes);
-        CorruptionException e = catchThrowableOfType(() -> ManifestStore.open(shardDir), CorruptionException.class);
+        CorruptionException e = catchThrowableOfType(CorruptionException.class, () -> ManifestStore.open(shardDir));
         assertThat(e.kind()).isEqualTo(CorruptionKind.SIDE_FILE_CHECKSUM);
         assertThat(e.site()).isEqualTo(CorruptionSite.inFile(SHARD, ManifestStore.FILE_NAME, bytes.length - 4));
         assertThat(e.getMessage()).contains("shard " + SHARD, "file offload.manifest", "byte " + (bytes.length - 4));
@@ -136,7 +136,7 @@ class ManifestStoreTest {
     @Test
     void anEmptyFileIsPresentAndUndecodableNotAbsent() throws Exception {
         Files.createFile(file);
-        CorruptionException e = catchThrowableOfType(() -> ManifestStore.read(shardDir), CorruptionException.class);
+        CorruptionException e = catchThrowableOfType(CorruptionException.class, () -> ManifestStore.read(shardDir));
         assertThat(e.kind()).isEqualTo(CorruptionKind.TRUNCATED);
         assertThat(e.needed()).isEqualTo(16);
         assertThat(e.available()).isZero();
