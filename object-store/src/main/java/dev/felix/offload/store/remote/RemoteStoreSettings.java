@@ -1,0 +1,296 @@
+package dev.felix.offload.store.remote;
+
+import dev.felix.offload.store.InvalidKeyException;
+import dev.felix.offload.store.KeyRules;
+import dev.felix.offload.store.RetryPolicy;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Everything a remote (S3 or MinIO) store is configured with. Built with {@link #builder(String)};
+ * every check names the setting it is about.
+ */
+public final class RemoteStoreSettings {
+    public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
+    public static final long MAX_PART_SIZE = 5L * 1024 * 1024 * 1024;
+    private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+    private static final Pattern REGION = Pattern.compile("[a-z0-9-]{1,64}");
+    private static final Pattern STORAGE_CLASS = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
+
+    private final String bucket;
+    private final String prefix;
+    private final Optional<URI> endpoint;
+    private final String region;
+    private final boolean pathStyle;
+    private final Credentials credentials;
+    private final ChecksumMode checksumMode;
+    private final long multipartThreshold;
+    private final long partSize;
+    private final int partConcurrency;
+    private final Encryption encryption;
+    private final Optional<String> storageClass;
+    private final RetryPolicy retryPolicy;
+    private final Duration connectTimeout;
+    private final Duration attemptTimeout;
+
+    private RemoteStoreSettings(Builder b) {
+        this.bucket = b.bucket;
+        this.prefix = b.prefix;
+        this.endpoint = b.endpoint;
+        this.region = b.region;
+        this.pathStyle = b.pathStyle;
+        this.credentials = b.credentials;
+        this.checksumMode = b.checksumMode;
+        this.multipartThreshold = b.multipartThreshold;
+        this.partSize = b.partSize;
+        this.partConcurrency = b.partConcurrency;
+        this.encryption = b.encryption;
+        this.storageClass = b.storageClass;
+        this.retryPolicy = b.retryPolicy;
+        this.connectTimeout = b.connectTimeout;
+        this.attemptTimeout = b.attemptTimeout;
+    }
+
+    public static Builder builder(String bucket) {
+        return new Builder(bucket);
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder(bucket);
+        b.prefix = prefix;
+        b.endpoint = endpoint;
+        b.region = region;
+        b.pathStyle = pathStyle;
+        b.credentials = credentials;
+        b.checksumMode = checksumMode;
+        b.multipartThreshold = multipartThreshold;
+        b.partSize = partSize;
+        b.partConcurrency = partConcurrency;
+        b.encryption = encryption;
+        b.storageClass = storageClass;
+        b.retryPolicy = retryPolicy;
+        b.connectTimeout = connectTimeout;
+        b.attemptTimeout = attemptTimeout;
+        return b;
+    }
+
+    public String bucket() {
+        return bucket;
+    }
+
+    /** Prepended (with a {@code /}) to every key; empty for none. */
+    public String prefix() {
+        return prefix;
+    }
+
+    public Optional<URI> endpoint() {
+        return endpoint;
+    }
+
+    public String region() {
+        return region;
+    }
+
+    public boolean pathStyle() {
+        return pathStyle;
+    }
+
+    public Credentials credentials() {
+        return credentials;
+    }
+
+    public ChecksumMode checksumMode() {
+        return checksumMode;
+    }
+
+    /** Bodies longer than this travel as multipart uploads. */
+    public long multipartThreshold() {
+        return multipartThreshold;
+    }
+
+    public long partSize() {
+        return partSize;
+    }
+
+    /** Parts of one upload in flight at once. */
+    public int partConcurrency() {
+        return partConcurrency;
+    }
+
+    public Encryption encryption() {
+        return encryption;
+    }
+
+    public Optional<String> storageClass() {
+        return storageClass;
+    }
+
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /** The most one HTTP attempt may take, including reading its answer. */
+    public Duration attemptTimeout() {
+        return attemptTimeout;
+    }
+
+    /** The full key of {@code key} in the bucket. */
+    public String fullKey(String key) {
+        return prefix.isEmpty() ? key : prefix + "/" + key;
+    }
+
+    /** The bucket's key prefix listings are made under, with its trailing slash. */
+    public String listPrefix() {
+        return prefix.isEmpty() ? "" : prefix + "/";
+    }
+
+    /** Location without credentials, for logs. */
+    public String describe() {
+        return "bucket " + bucket + (prefix.isEmpty() ? "" : " prefix " + prefix)
+                + endpoint.map(e -> " at " + e).orElse("") + " region " + region + ", " + credentials
+                + ", checksum " + checksumMode.settingValue();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    public static final class Builder {
+        private final String bucket;
+        private String prefix = "";
+        private Optional<URI> endpoint = Optional.empty();
+        private String region = "us-east-1";
+        private boolean pathStyle;
+        private Credentials credentials = Credentials.defaultChain();
+        private ChecksumMode checksumMode = ChecksumMode.AUTO;
+        private long multipartThreshold = 64L * 1024 * 1024;
+        private long partSize = 16L * 1024 * 1024;
+        private int partConcurrency = 4;
+        private Encryption encryption = Encryption.NONE;
+        private Optional<String> storageClass = Optional.empty();
+        private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration attemptTimeout = Duration.ofMinutes(2);
+
+        private Builder(String bucket) {
+            if (bucket == null || !BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
+                throw new IllegalArgumentException("setting 'bucket' must be 3-63 lower-case letters, digits, '.' or '-', "
+                        + "starting and ending with a letter or digit: '" + bucket + "'");
+            }
+            this.bucket = bucket;
+        }
+
+        public Builder prefix(String value) {
+            String p = value == null ? "" : value;
+            while (p.endsWith("/")) {
+                p = p.substring(0, p.length() - 1);
+            }
+            if (!p.isEmpty()) {
+                try {
+                    KeyRules.check(p);
+                } catch (InvalidKeyException e) {
+                    throw new IllegalArgumentException("setting 'prefix': " + e.getMessage(), e);
+                }
+            }
+            this.prefix = p;
+            return this;
+        }
+
+        public Builder endpoint(URI value) {
+            if (value != null) {
+                String scheme = value.getScheme();
+                if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || value.getHost() == null) {
+                    throw new IllegalArgumentException("setting 'endpoint' must be an http or https URL with a host: '" + value + "'");
+                }
+                if (value.getUserInfo() != null) {
+                    throw new IllegalArgumentException("setting 'endpoint' must not carry credentials; use the environment");
+                }
+            }
+            this.endpoint = Optional.ofNullable(value);
+            return this;
+        }
+
+        public Builder region(String value) {
+            if (value == null || !REGION.matcher(value).matches()) {
+                throw new IllegalArgumentException("setting 'region' must be lower-case letters, digits and '-': '" + value + "'");
+            }
+            this.region = value;
+            return this;
+        }
+
+        public Builder pathStyle(boolean value) {
+            this.pathStyle = value;
+            return this;
+        }
+
+        public Builder credentials(Credentials value) {
+            this.credentials = Objects.requireNonNull(value, "credentials");
+            return this;
+        }
+
+        public Builder checksumMode(ChecksumMode value) {
+            this.checksumMode = Objects.requireNonNull(value, "checksum mode");
+            return this;
+        }
+
+        public Builder multipart(long threshold, long size, int concurrency) {
+            if (size < MIN_PART_SIZE || size > MAX_PART_SIZE) {
+                throw new IllegalArgumentException("setting 'part-size' must be between 5 MiB and 5 GiB: " + size);
+            }
+            if (threshold < size) {
+                throw new IllegalArgumentException("setting 'multipart-threshold' (" + threshold
+                        + ") must be at least setting 'part-size' (" + size + ")");
+            }
+            if (concurrency < 1 || concurrency > 64) {
+                throw new IllegalArgumentException("setting 'part-concurrency' must be in [1, 64]: " + concurrency);
+            }
+            this.multipartThreshold = threshold;
+            this.partSize = size;
+            this.partConcurrency = concurrency;
+            return this;
+        }
+
+        public Builder encryption(Encryption value) {
+            this.encryption = Objects.requireNonNull(value, "encryption");
+            return this;
+        }
+
+        public Builder storageClass(String value) {
+            if (value != null && !STORAGE_CLASS.matcher(value).matches()) {
+                throw new IllegalArgumentException("setting 'storage-class' must be an upper-case S3 storage class name such as "
+                        + "STANDARD or STANDARD_IA: '" + value + "'");
+            }
+            this.storageClass = Optional.ofNullable(value);
+            return this;
+        }
+
+        public Builder retryPolicy(RetryPolicy value) {
+            this.retryPolicy = Objects.requireNonNull(value, "retry policy");
+            return this;
+        }
+
+        public Builder timeouts(Duration connect, Duration attempt) {
+            if (connect.isNegative() || connect.isZero()) {
+                throw new IllegalArgumentException("setting 'connect-timeout' must be positive: " + connect);
+            }
+            if (attempt.isNegative() || attempt.isZero()) {
+                throw new IllegalArgumentException("setting 'attempt-timeout' must be positive: " + attempt);
+            }
+            this.connectTimeout = connect;
+            this.attemptTimeout = attempt;
+            return this;
+        }
+
+        public RemoteStoreSettings build() {
+            return new RemoteStoreSettings(this);
+        }
+    }
+}

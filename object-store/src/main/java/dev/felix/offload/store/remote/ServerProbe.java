@@ -1,0 +1,92 @@
+package dev.felix.offload.store.remote;
+
+import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.KeyRules;
+import dev.felix.offload.store.PreconditionFailedException;
+import dev.felix.offload.store.StoreException;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.zip.CRC32;
+
+/**
+ * Finds out once what a server does with CRC32 headers and {@code If-None-Match}, by writing a
+ * tiny probe object (under the store's prefix, in the reserved {@code .felix-probe/} folder) and
+ * deleting it again. Refusals count as "not supported"; throttling, 5xx and I/O failures (after
+ * the store's retries) and access denials are real failures and propagate.
+ */
+public final class ServerProbe {
+    /** The raw operations the probe needs, on full keys (the probe key is reserved, so it skips key checks). */
+    public interface Target {
+        void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException;
+
+        OptionalLong storedCrc32(String fullKey) throws StoreException;
+
+        void delete(String fullKey) throws StoreException;
+    }
+
+    private ServerProbe() {}
+
+    public static ServerTraits run(Target target, RemoteStoreSettings settings) throws StoreException {
+        String base = settings.fullKey(KeyRules.RESERVED_PREFIX + "probe/" + UUID.randomUUID());
+        String first = base + "-a";
+        String second = base + "-b";
+        byte[] body = "felix-offload capability probe".getBytes(StandardCharsets.US_ASCII);
+        CRC32 crc = new CRC32();
+        crc.update(body);
+        long good = crc.getValue();
+        boolean useCrc = settings.checksumMode() != ChecksumMode.WHEN_REQUIRED;
+        boolean accepted = false;
+        boolean verified = false;
+        boolean stored = false;
+        boolean createOnly;
+        try {
+            if (useCrc) {
+                try {
+                    target.put(first, body, OptionalLong.of(good), false);
+                    accepted = true;
+                } catch (StoreException e) {
+                    if (isFailure(e)) {
+                        throw e;
+                    }
+                }
+            }
+            if (!accepted) {
+                target.put(first, body, OptionalLong.empty(), false);
+            }
+            if (accepted) {
+                try {
+                    target.put(second, body, OptionalLong.of(good ^ 0x5a5a5a5aL), false);
+                } catch (IntegrityRejectedException e) {
+                    verified = true;
+                } catch (StoreException e) {
+                    if (isFailure(e)) {
+                        throw e;
+                    }
+                }
+                OptionalLong back = target.storedCrc32(first);
+                stored = back.isPresent() && back.getAsLong() == good;
+            }
+            try {
+                target.put(first, body, OptionalLong.empty(), true);
+                createOnly = false;
+            } catch (PreconditionFailedException e) {
+                createOnly = true;
+            } catch (StoreException e) {
+                if (isFailure(e)) {
+                    throw e;
+                }
+                createOnly = false;
+            }
+        } finally {
+            target.delete(first);
+            target.delete(second);
+        }
+        return new ServerTraits(accepted, verified, stored, createOnly);
+    }
+
+    private static boolean isFailure(StoreException e) {
+        return e.isRetryable() || e instanceof dev.felix.offload.store.AccessDeniedException
+                || e instanceof dev.felix.offload.store.ObjectNotFoundException;
+    }
+}

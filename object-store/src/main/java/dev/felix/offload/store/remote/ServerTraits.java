@@ -1,0 +1,29 @@
+package dev.felix.offload.store.remote;
+
+import dev.felix.offload.store.StoreCapability;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What a probe found a server to do with checksums and conditional writes.
+ *
+ * @param crc32Accepted an upload carrying a correct {@code x-amz-checksum-crc32} header succeeds
+ * @param crc32Verified an upload carrying a wrong one is refused
+ * @param crc32Stored head (with checksum mode enabled) returns the CRC32 sent
+ * @param createOnlyHonoured a put with {@code If-None-Match: *} over an existing key answers 412
+ */
+public record ServerTraits(boolean crc32Accepted, boolean crc32Verified, boolean crc32Stored, boolean createOnlyHonoured) {
+    public Set<StoreCapability> capabilities() {
+        EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.USER_METADATA);
+        if (crc32Verified) {
+            caps.add(StoreCapability.CRC32_VERIFIED_ON_PUT);
+        }
+        if (crc32Stored) {
+            caps.add(StoreCapability.CRC32_STORED);
+        }
+        if (createOnlyHonoured) {
+            caps.add(StoreCapability.CREATE_ONLY_PUT);
+        }
+        return caps;
+    }
+}

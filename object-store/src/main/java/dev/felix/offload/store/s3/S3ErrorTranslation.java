@@ -1,0 +1,99 @@
+package dev.felix.offload.store.s3;
+
+import dev.felix.offload.store.AccessDeniedException;
+import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.InvalidRangeException;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.PreconditionFailedException;
+import dev.felix.offload.store.StoreAnswer;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.ThrottledException;
+import dev.felix.offload.store.TransientStoreException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Turns an S3 answer (status and error code) into the store's exception types. Shared by the SDK
+ * and MinIO stores, which see the same S3 error codes.
+ */
+public final class S3ErrorTranslation {
+    private static final Set<String> THROTTLING = Set.of("SlowDown", "Throttling", "ThrottlingException",
+            "RequestLimitExceeded", "TooManyRequests", "TooManyRequestsException", "RequestThrottled");
+    private static final Set<String> INTEGRITY = Set.of("BadDigest", "InvalidDigest", "XAmzContentChecksumMismatch",
+            "XAmzContentSHA256Mismatch", "InvalidChecksum", "ChecksumMismatch");
+    private static final Set<String> DENIED = Set.of("AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId",
+            "InvalidToken", "ExpiredToken", "AllAccessDisabled");
+
+    private S3ErrorTranslation() {}
+
+    /**
+     * The exception for an HTTP answer.
+     *
+     * @param operation what was attempted, e.g. "put"
+     * @param key the store key (not the full bucket key), or null
+     * @param status the HTTP status
+     * @param code the S3 error code, or null (HEAD answers carry none)
+     * @param detail the server's message, or null
+     */
+    public static StoreException fromAnswer(String operation, String key, int status, String code, String detail, Throwable cause) {
+        String c = code == null ? "" : code;
+        StoreAnswer answer = new StoreAnswer(status, c);
+        String what = operation + (key == null ? "" : " of key '" + key + "'") + " failed: " + answer
+                + (detail == null || detail.isBlank() ? "" : " (" + detail + ")");
+        if (THROTTLING.contains(c) || status == 429 || (status == 503 && (c.isEmpty() || c.equals("ServiceUnavailable")))) {
+            return new ThrottledException(what, key, answer, cause);
+        }
+        if (INTEGRITY.contains(c) || (status == 400 && mentionsChecksum(c, detail))) {
+            return new IntegrityRejectedException(what, key, answer, cause);
+        }
+        if (status == 404 || c.equals("NoSuchKey") || c.equals("NoSuchBucket")) {
+            return new ObjectNotFoundException(what, key, answer, cause);
+        }
+        if (status == 416 || c.equals("InvalidRange")) {
+            return new InvalidRangeException(what, key, answer, cause);
+        }
+        if (status == 412 || c.equals("PreconditionFailed") || c.equals("ConditionalRequestConflict")) {
+            return new PreconditionFailedException(what, key, answer, cause);
+        }
+        if (status == 401 || status == 403 || DENIED.contains(c)) {
+            return new AccessDeniedException(what, key, answer, cause);
+        }
+        if (status == 408 || c.equals("RequestTimeout") || c.equals("InternalError") || (status >= 500 && status != 501)) {
+            return new TransientStoreException(what, key, answer, cause);
+        }
+        return new StoreRejectedException(what, key, answer, cause);
+    }
+
+    /** An I/O-level failure: no answer, or a broken one. */
+    public static TransientStoreException fromIo(String operation, String key, Throwable cause) {
+        return new TransientStoreException(operation + (key == null ? "" : " of key '" + key + "'") + " failed: "
+                + describe(cause), key, StoreAnswer.NONE, cause);
+    }
+
+    private static boolean mentionsChecksum(String code, String detail) {
+        String text = (code + " " + (detail == null ? "" : detail)).toLowerCase(Locale.ROOT);
+        return text.contains("checksum") || text.contains("digest") || text.contains("crc32");
+    }
+
+    static String describe(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root
+                && (root instanceof UncheckedIOException || root.getMessage() == null)) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    static boolean isIo(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

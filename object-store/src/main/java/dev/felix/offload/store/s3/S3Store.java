@@ -1,0 +1,695 @@
+package dev.felix.offload.store.s3;
+
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.CapabilityMissingException;
+import dev.felix.offload.store.ChecksumMismatchException;
+import dev.felix.offload.store.DownloadResult;
+import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.InvalidRangeException;
+import dev.felix.offload.store.KeyRules;
+import dev.felix.offload.store.ListPage;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.ObjectSummary;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.PutResult;
+import dev.felix.offload.store.RetryPolicy;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.TransientStoreException;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.remote.ChecksumMode;
+import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.DownloadTarget;
+import dev.felix.offload.store.remote.Encryption;
+import dev.felix.offload.store.remote.RemoteStoreSettings;
+import dev.felix.offload.store.remote.ServerProbe;
+import dev.felix.offload.store.remote.ServerTraits;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.exception.SdkServiceException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Error;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
+
+/**
+ * A store in an S3 bucket (or an S3-compatible server) through the AWS SDK for Java v2.
+ *
+ * <p>The SDK's own retries are off: every operation runs under the settings' {@link RetryPolicy}
+ * (backoff with full jitter, bounded in attempts and time), the same for every remote store. The
+ * SDK never streams bodies with checksum trailers (many S3-compatible servers refuse them); CRC32s
+ * travel as plain headers where {@link ChecksumMode} says so. Bodies above the multipart threshold
+ * are uploaded in parts, several at once, and the upload is aborted if any part (or the
+ * completion) fails.
+ */
+public final class S3Store implements ObjectStore {
+    private static final int DELETE_BATCH = 1000;
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final RemoteStoreSettings settings;
+    private final S3Client s3;
+    private final ExecutorService partUploads;
+    private volatile ServerTraits traits;
+
+    private S3Store(RemoteStoreSettings settings, S3Client s3) {
+        this.settings = settings;
+        this.s3 = s3;
+        this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
+            Thread t = new Thread(r, "s3-part-upload-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static S3Store open(RemoteStoreSettings settings) {
+        S3Client client = S3Client.builder()
+                .region(Region.of(settings.region()))
+                .applyMutation(b -> settings.endpoint().ifPresent(b::endpointOverride))
+                .forcePathStyle(settings.pathStyle())
+                .credentialsProvider(credentialsProvider(settings))
+                // Never aws-chunked bodies with trailers: S3Proxy, Ceph and older MinIO refuse them.
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
+                .httpClientBuilder(ApacheHttpClient.builder()
+                        .connectionTimeout(settings.connectTimeout())
+                        .socketTimeout(settings.attemptTimeout())
+                        .maxConnections(settings.partConcurrency() * 2 + 16))
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .apiCallAttemptTimeout(settings.attemptTimeout())
+                        .apiCallTimeout(settings.attemptTimeout()))
+                .build();
+        return new S3Store(settings, client);
+    }
+
+    private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
+        switch (settings.credentials().source()) {
+            case ENVIRONMENT:
+                return EnvironmentVariableCredentialsProvider.create();
+            case STATIC:
+                return StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        settings.credentials().accessKey().orElseThrow(), settings.credentials().secretKey().orElseThrow()));
+            default:
+                return DefaultCredentialsProvider.builder().build();
+        }
+    }
+
+    public RemoteStoreSettings settings() {
+        return settings;
+    }
+
+    /** What the server was found to do (probing it on first use). */
+    public ServerTraits traits() throws StoreException {
+        ServerTraits t = traits;
+        if (t == null) {
+            synchronized (this) {
+                t = traits;
+                if (t == null) {
+                    t = ServerProbe.run(new ProbeTarget(), settings);
+                    traits = t;
+                }
+            }
+        }
+        return t;
+    }
+
+    @Override
+    public Set<StoreCapability> capabilities() throws StoreException {
+        return traits().capabilities();
+    }
+
+    @Override
+    public String describe() {
+        return "S3 store, " + settings.describe();
+    }
+
+    @Override
+    public void close() {
+        partUploads.shutdownNow();
+        s3.close();
+    }
+
+    // ---- calls
+
+    @FunctionalInterface
+    private interface SdkCall<T> {
+        T run() throws StoreException, IOException;
+    }
+
+    private <T> T call(String operation, String key, SdkCall<T> call) throws StoreException {
+        return settings.retryPolicy().run(() -> once(operation, key, call));
+    }
+
+    private static <T> T once(String operation, String key, SdkCall<T> call) throws StoreException {
+        try {
+            return call.run();
+        } catch (SdkServiceException e) {
+            AwsErrorDetails details = e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a
+                    ? a.awsErrorDetails() : null;
+            throw S3ErrorTranslation.fromAnswer(operation, key, e.statusCode(),
+                    details == null ? null : details.errorCode(), details == null ? null : details.errorMessage(), e);
+        } catch (SdkClientException | IOException | UncheckedIOException e) {
+            throw S3ErrorTranslation.fromIo(operation, key, e);
+        } catch (SdkException e) {
+            throw S3ErrorTranslation.fromIo(operation, key, e);
+        }
+    }
+
+    private boolean sendCrc() throws StoreException {
+        switch (settings.checksumMode()) {
+            case ALWAYS:
+                return true;
+            case WHEN_REQUIRED:
+                return false;
+            default:
+                return traits().crc32Accepted();
+        }
+    }
+
+    private boolean askStoredCrc() throws StoreException {
+        switch (settings.checksumMode()) {
+            case ALWAYS:
+                return true;
+            case WHEN_REQUIRED:
+                return false;
+            default:
+                return traits().crc32Stored();
+        }
+    }
+
+    // ---- upload
+
+    @Override
+    public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
+        KeyRules.check(key);
+        if (options.createOnly() && !traits().createOnlyHonoured()) {
+            throw new CapabilityMissingException("create-only put of key '" + key + "' refused: the server at "
+                    + settings.endpoint().map(Object::toString).orElse("AWS") + " ignores If-None-Match", key, null, null);
+        }
+        boolean sendCrc = sendCrc();
+        if (body.length() > settings.multipartThreshold()) {
+            return multipartPut(key, body, options, sendCrc);
+        }
+        OptionalLong crc = options.crc32();
+        if (sendCrc && crc.isEmpty()) {
+            crc = OptionalLong.of(crc32(key, body, 0, body.length()));
+        }
+        OptionalLong sent = sendCrc ? crc : OptionalLong.empty();
+        PutObjectRequest request = putRequest(settings.fullKey(key), body.length(), sent, options);
+        return call("put", key, () -> {
+            PutObjectResponse response = s3.putObject(request, requestBody(body, 0, body.length()));
+            return new PutResult(key, body.length(), unquote(response.eTag()), 1);
+        });
+    }
+
+    private PutObjectRequest putRequest(String fullKey, long length, OptionalLong crc, PutOptions options) {
+        PutObjectRequest.Builder b = PutObjectRequest.builder()
+                .bucket(settings.bucket())
+                .key(fullKey)
+                .contentLength(length)
+                .contentType("application/octet-stream")
+                .metadata(options.userMetadata());
+        crc.ifPresent(c -> b.checksumCRC32(Crc32Text.toBase64(c)));
+        if (options.createOnly()) {
+            b.ifNoneMatch("*");
+        }
+        Encryption sse = settings.encryption();
+        if (sse.kind() == Encryption.Kind.S3) {
+            b.serverSideEncryption(ServerSideEncryption.AES256);
+        } else if (sse.kind() == Encryption.Kind.KMS) {
+            b.serverSideEncryption(ServerSideEncryption.AWS_KMS);
+            sse.kmsKeyId().ifPresent(b::ssekmsKeyId);
+        }
+        settings.storageClass().ifPresent(b::storageClass);
+        return b.build();
+    }
+
+    private static RequestBody requestBody(UploadBody body, long from, long count) {
+        return RequestBody.fromContentProvider(() -> {
+            try {
+                return body.open(from, count);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, count, "application/octet-stream");
+    }
+
+    private static long crc32(String key, UploadBody body, long from, long count) throws StoreException {
+        try {
+            return body.crc32(from, count);
+        } catch (IOException e) {
+            throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
+        }
+    }
+
+    private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
+        String fullKey = settings.fullKey(key);
+        if (options.crc32().isPresent()) {
+            // Parts carry their own CRC32s, so the caller's whole-body value is checked here, before any upload.
+            long actual = crc32(key, body, 0, body.length());
+            if (actual != options.crc32().getAsLong()) {
+                throw new IntegrityRejectedException(String.format("put of key '%s' refused: its bytes have CRC32 %08x, "
+                        + "the caller gave %08x", key, actual, options.crc32().getAsLong()), key, null, null);
+            }
+        }
+        CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
+                .bucket(settings.bucket()).key(fullKey).contentType("application/octet-stream")
+                .metadata(options.userMetadata());
+        if (sendCrc) {
+            create.checksumAlgorithm(ChecksumAlgorithm.CRC32);
+        }
+        Encryption sse = settings.encryption();
+        if (sse.kind() == Encryption.Kind.S3) {
+            create.serverSideEncryption(ServerSideEncryption.AES256);
+        } else if (sse.kind() == Encryption.Kind.KMS) {
+            create.serverSideEncryption(ServerSideEncryption.AWS_KMS);
+            sse.kmsKeyId().ifPresent(create::ssekmsKeyId);
+        }
+        settings.storageClass().ifPresent(create::storageClass);
+        CreateMultipartUploadRequest createRequest = create.build();
+        String uploadId = call("create multipart upload", key, () -> s3.createMultipartUpload(createRequest).uploadId());
+        long partSize = settings.partSize();
+        int partCount = (int) ((body.length() + partSize - 1) / partSize);
+        List<Future<CompletedPart>> futures = new ArrayList<>(partCount);
+        try {
+            for (int i = 0; i < partCount; i++) {
+                int partNumber = i + 1;
+                long from = i * partSize;
+                long count = Math.min(partSize, body.length() - from);
+                futures.add(partUploads.submit(() -> uploadPart(key, fullKey, uploadId, partNumber, body, from, count, sendCrc)));
+            }
+            List<CompletedPart> parts = new ArrayList<>(partCount);
+            for (Future<CompletedPart> f : futures) {
+                parts.add(awaitPart(key, f));
+            }
+            CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
+                    .bucket(settings.bucket()).key(fullKey).uploadId(uploadId)
+                    .multipartUpload(CompletedMultipartUpload.builder().parts(parts).build());
+            if (options.createOnly()) {
+                complete.ifNoneMatch("*");
+            }
+            CompleteMultipartUploadRequest completeRequest = complete.build();
+            CompleteMultipartUploadResponse done = call("complete multipart upload", key,
+                    () -> s3.completeMultipartUpload(completeRequest));
+            return new PutResult(key, body.length(), unquote(done.eTag()), partCount);
+        } catch (StoreException | RuntimeException | Error e) {
+            for (Future<CompletedPart> f : futures) {
+                f.cancel(true);
+            }
+            for (Future<CompletedPart> f : futures) {
+                try {
+                    f.get();
+                } catch (Exception ignored) {
+                    // waiting only so that no part lands after the abort
+                }
+            }
+            abort(key, fullKey, uploadId, e);
+            throw e;
+        }
+    }
+
+    private CompletedPart uploadPart(String key, String fullKey, String uploadId, int partNumber, UploadBody body,
+            long from, long count, boolean sendCrc) throws StoreException {
+        UploadPartRequest.Builder b = UploadPartRequest.builder().bucket(settings.bucket()).key(fullKey)
+                .uploadId(uploadId).partNumber(partNumber).contentLength(count);
+        String crc = null;
+        if (sendCrc) {
+            crc = Crc32Text.toBase64(crc32(key, body, from, count));
+            b.checksumCRC32(crc);
+        }
+        UploadPartRequest request = b.build();
+        UploadPartResponse response = call("upload of part " + partNumber, key,
+                () -> s3.uploadPart(request, requestBody(body, from, count)));
+        return CompletedPart.builder().partNumber(partNumber).eTag(response.eTag()).checksumCRC32(crc).build();
+    }
+
+    private static CompletedPart awaitPart(String key, Future<CompletedPart> f) throws StoreException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransientStoreException("multipart upload of key '" + key + "' interrupted", key, null, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof StoreException se) {
+                throw se;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new TransientStoreException("part upload of key '" + key + "' failed: " + cause, key, null, cause);
+        }
+    }
+
+    private void abort(String key, String fullKey, String uploadId, Throwable failure) {
+        try {
+            call("abort multipart upload", key, () -> s3.abortMultipartUpload(AbortMultipartUploadRequest.builder()
+                    .bucket(settings.bucket()).key(fullKey).uploadId(uploadId).build()));
+        } catch (ObjectNotFoundException gone) {
+            // NoSuchUpload: nothing left to abort
+        } catch (StoreException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    // ---- fetch
+
+    @Override
+    public ObjectHead head(String key) throws StoreException {
+        KeyRules.check(key);
+        HeadObjectRequest.Builder b = HeadObjectRequest.builder().bucket(settings.bucket()).key(settings.fullKey(key));
+        if (askStoredCrc()) {
+            b.checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED);
+        }
+        HeadObjectRequest request = b.build();
+        HeadObjectResponse r = call("head", key, () -> s3.headObject(request));
+        return new ObjectHead(key, r.contentLength(), unquote(r.eTag()), r.metadata(), Crc32Text.fromBase64(r.checksumCRC32()));
+    }
+
+    @Override
+    public byte[] readRange(String key, ByteRange range) throws StoreException {
+        KeyRules.check(key);
+        GetObjectRequest request = GetObjectRequest.builder().bucket(settings.bucket()).key(settings.fullKey(key))
+                .range("bytes=" + range.offset() + "-" + range.lastInclusive()).build();
+        return call("ranged get", key, () -> {
+            ResponseInputStream<GetObjectResponse> in = s3.getObject(request);
+            boolean complete = false;
+            try {
+                GetObjectResponse r = in.response();
+                checkRangeAnswer(key, range, r.contentRange(), r.contentLength());
+                byte[] out = new byte[range.length()];
+                readFully(key, in, out);
+                complete = in.read() < 0;
+                if (!complete) {
+                    throw new TransientStoreException("ranged get of key '" + key + "' returned more than the "
+                            + range.length() + " bytes asked for", key, null, null);
+                }
+                return out;
+            } finally {
+                closeStream(in, complete);
+            }
+        });
+    }
+
+    /** Checks the answer's Content-Range against the request before anything is allocated from it. */
+    static void checkRangeAnswer(String key, ByteRange range, String contentRange, Long contentLength) throws StoreException {
+        if (contentRange == null) {
+            throw new StoreRejectedException("ranged get of key '" + key + "' answered without Content-Range: the server "
+                    + "ignored the Range header", key, null, null);
+        }
+        // "bytes first-last/total"
+        String spec = contentRange.trim();
+        int space = spec.indexOf(' ');
+        int dash = spec.indexOf('-', space + 1);
+        int slash = spec.indexOf('/', dash + 1);
+        long first;
+        long last;
+        String total;
+        try {
+            first = Long.parseLong(spec.substring(space + 1, dash));
+            last = Long.parseLong(spec.substring(dash + 1, slash));
+            total = spec.substring(slash + 1);
+        } catch (RuntimeException e) {
+            throw new StoreRejectedException("ranged get of key '" + key + "' answered a malformed Content-Range '"
+                    + contentRange + "'", key, null, e);
+        }
+        if (first != range.offset()) {
+            throw new StoreRejectedException("ranged get of key '" + key + "' answered " + contentRange + " for " + range,
+                    key, null, null);
+        }
+        if (last != range.lastInclusive()) {
+            throw new InvalidRangeException(range + " of key '" + key + "' is outside the object (" + total + " bytes)",
+                    key, null, null);
+        }
+        if (contentLength != null && contentLength != range.length()) {
+            throw new StoreRejectedException("ranged get of key '" + key + "' announced " + contentLength + " bytes for "
+                    + range, key, null, null);
+        }
+    }
+
+    @Override
+    public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
+        KeyRules.check(key);
+        GetObjectRequest request = getWhole(key);
+        return call("get", key, () -> {
+            ResponseInputStream<GetObjectResponse> in = s3.getObject(request);
+            boolean complete = false;
+            try {
+                GetObjectResponse r = in.response();
+                long length = r.contentLength() == null ? -1 : r.contentLength();
+                if (length < 0) {
+                    throw new StoreRejectedException("get of key '" + key + "' answered without Content-Length", key, null, null);
+                }
+                if (length > maxSize) {
+                    throw new InvalidRangeException("key '" + key + "' holds " + length + " bytes, more than the limit of "
+                            + maxSize, key, null, null);
+                }
+                byte[] out = new byte[(int) length];
+                readFully(key, in, out);
+                complete = in.read() < 0;
+                if (!complete) {
+                    throw new TransientStoreException("get of key '" + key + "' sent more than its announced "
+                            + length + " bytes", key, null, null);
+                }
+                CRC32 crc = new CRC32();
+                crc.update(out);
+                verifyCrc(key, crc.getValue(), expectedCrc32, Crc32Text.fromBase64(r.checksumCRC32()));
+                return out;
+            } finally {
+                closeStream(in, complete);
+            }
+        });
+    }
+
+    @Override
+    public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
+        KeyRules.check(key);
+        GetObjectRequest request = getWhole(key);
+        return call("download", key, () -> {
+            ResponseInputStream<GetObjectResponse> in = s3.getObject(request);
+            boolean complete = false;
+            try (DownloadTarget out = DownloadTarget.beside(target)) {
+                GetObjectResponse r = in.response();
+                long length = out.copy(in);
+                complete = true;
+                if (r.contentLength() != null && r.contentLength() != length) {
+                    throw new TransientStoreException("download of key '" + key + "' received " + length + " of "
+                            + r.contentLength() + " bytes", key, null, null);
+                }
+                verifyCrc(key, out.crc32(), expectedCrc32, Crc32Text.fromBase64(r.checksumCRC32()));
+                out.commit();
+                return new DownloadResult(length, unquote(r.eTag()), out.crc32());
+            } finally {
+                closeStream(in, complete);
+            }
+        });
+    }
+
+    private GetObjectRequest getWhole(String key) throws StoreException {
+        GetObjectRequest.Builder b = GetObjectRequest.builder().bucket(settings.bucket()).key(settings.fullKey(key));
+        if (askStoredCrc()) {
+            b.checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED);
+        }
+        return b.build();
+    }
+
+    static void verifyCrc(String key, long actual, OptionalLong expected, OptionalLong declared) throws ChecksumMismatchException {
+        if (expected.isPresent() && expected.getAsLong() != actual) {
+            throw new ChecksumMismatchException(String.format("key '%s' received with CRC32 %08x, expected %08x",
+                    key, actual, expected.getAsLong()), key, null, null);
+        }
+        if (declared.isPresent() && declared.getAsLong() != actual) {
+            throw new ChecksumMismatchException(String.format("key '%s' received with CRC32 %08x, the store declared %08x",
+                    key, actual, declared.getAsLong()), key, null, null);
+        }
+    }
+
+    private static void readFully(String key, InputStream in, byte[] out) throws IOException, StoreException {
+        int at = 0;
+        while (at < out.length) {
+            int n = in.read(out, at, out.length - at);
+            if (n < 0) {
+                throw new TransientStoreException("body of key '" + key + "' ended after " + at + " of " + out.length
+                        + " bytes", key, null, null);
+            }
+            at += n;
+        }
+    }
+
+    /** Aborts instead of draining a body that was not read to its end. */
+    private static void closeStream(ResponseInputStream<?> in, boolean complete) {
+        if (!complete) {
+            in.abort();
+        }
+        try {
+            in.close();
+        } catch (IOException | RuntimeException ignored) {
+            // the connection is discarded either way
+        }
+    }
+
+    // ---- list
+
+    @Override
+    public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
+        String p = KeyRules.checkPrefix(prefix);
+        if (maxKeys < 1 || maxKeys > 1000) {
+            throw new IllegalArgumentException("list max-keys must be in [1, 1000]: " + maxKeys);
+        }
+        String base = settings.listPrefix();
+        ListObjectsV2Request request = ListObjectsV2Request.builder().bucket(settings.bucket()).prefix(base + p)
+                .maxKeys(maxKeys).continuationToken(continuation).build();
+        ListObjectsV2Response r = call("list", null, () -> s3.listObjectsV2(request));
+        List<ObjectSummary> entries = new ArrayList<>();
+        for (S3Object o : r.contents()) {
+            String key = o.key().substring(base.length());
+            if (!key.startsWith(KeyRules.RESERVED_PREFIX)) {
+                entries.add(new ObjectSummary(key, o.size(), unquote(o.eTag())));
+            }
+        }
+        boolean more = Boolean.TRUE.equals(r.isTruncated()) && r.nextContinuationToken() != null;
+        return new ListPage(entries, more ? Optional.of(r.nextContinuationToken()) : Optional.empty());
+    }
+
+    // ---- delete
+
+    @Override
+    public void delete(String key) throws StoreException {
+        KeyRules.check(key);
+        deleteFull(key, settings.fullKey(key));
+    }
+
+    private void deleteFull(String key, String fullKey) throws StoreException {
+        try {
+            call("delete", key, () -> s3.deleteObject(b -> b.bucket(settings.bucket()).key(fullKey)));
+        } catch (ObjectNotFoundException e) {
+            // S3 answers 204 for a missing key; some servers answer 404 NoSuchKey: both mean "gone"
+            if (!"NoSuchKey".equals(e.answer().errorCode()) && !e.answer().errorCode().isEmpty()) {
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void deleteAll(Collection<String> keys) throws StoreException {
+        List<String> all = new ArrayList<>(keys);
+        for (String key : all) {
+            KeyRules.check(key);
+        }
+        List<String> failed = new ArrayList<>();
+        StoreException first = null;
+        for (int from = 0; from < all.size(); from += DELETE_BATCH) {
+            List<String> batch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
+            List<ObjectIdentifier> ids = new ArrayList<>(batch.size());
+            for (String key : batch) {
+                ids.add(ObjectIdentifier.builder().key(settings.fullKey(key)).build());
+            }
+            DeleteObjectsResponse r;
+            try {
+                r = call("batch delete", null, () -> s3.deleteObjects(b -> b.bucket(settings.bucket())
+                        .delete(Delete.builder().objects(ids).quiet(true).build())));
+            } catch (StoreException e) {
+                failed.addAll(batch);
+                first = first == null ? e : first;
+                continue;
+            }
+            for (S3Error error : r.errors()) {
+                if ("NoSuchKey".equals(error.code())) {
+                    continue;
+                }
+                String key = error.key() != null && error.key().startsWith(settings.listPrefix())
+                        ? error.key().substring(settings.listPrefix().length()) : error.key();
+                failed.add(key);
+                if (first == null) {
+                    first = S3ErrorTranslation.fromAnswer("batch delete", key, 0, error.code(), error.message(), null);
+                }
+            }
+        }
+        if (first != null) {
+            first.addSuppressed(new StoreRejectedException(failed.size() + " of " + all.size()
+                    + " keys could not be deleted, first: " + failed.subList(0, Math.min(5, failed.size())), null, null, null));
+            throw first;
+        }
+    }
+
+    static String unquote(String etag) {
+        if (etag == null) {
+            return "";
+        }
+        return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1) : etag;
+    }
+
+    /** Raw operations for the capability probe. */
+    private final class ProbeTarget implements ServerProbe.Target {
+        @Override
+        public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException {
+            PutObjectRequest request = putRequest(fullKey, body.length, crc32, PutOptions.defaults().withCreateOnly(createOnly));
+            call("probe put", fullKey, () -> s3.putObject(request, RequestBody.fromBytes(body)));
+        }
+
+        @Override
+        public OptionalLong storedCrc32(String fullKey) throws StoreException {
+            HeadObjectResponse r = call("probe head", fullKey, () -> s3.headObject(b -> b.bucket(settings.bucket())
+                    .key(fullKey).checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)));
+            return Crc32Text.fromBase64(r.checksumCRC32());
+        }
+
+        @Override
+        public void delete(String fullKey) throws StoreException {
+            deleteFull(fullKey, fullKey);
+        }
+    }
+}

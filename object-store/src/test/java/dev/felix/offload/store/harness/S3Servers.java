@@ -1,0 +1,162 @@
+package dev.felix.offload.store.harness;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.stream.Stream;
+
+/**
+ * The real S3 servers of a test run, each a separate java process on free 127.0.0.1 ports: Adobe
+ * S3Mock and S3Proxy (provider {@code filesystem-nio2}, SigV4 checked). Both start together on
+ * first use, once per test JVM, and stop when the JVM exits (a shutdown hook). Logs and data live
+ * under {@code target/s3-servers/}.
+ *
+ * <p>The jars come from the Maven repository (copied by {@code maven-dependency-plugin}); their
+ * paths arrive as system properties {@code felix.s3mock.jar} and {@code felix.s3proxy.jar}, and
+ * the working directory as {@code felix.s3.servers.dir}. Other modules reusing this harness from
+ * the test-jar set the same properties.
+ */
+public final class S3Servers {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static CompletableFuture<S3Server> s3mock;
+    private static CompletableFuture<S3Server> s3proxy;
+
+    private S3Servers() {}
+
+    public static S3Server s3mock() {
+        startAll();
+        return join(s3mock);
+    }
+
+    public static S3Server s3proxy() {
+        startAll();
+        return join(s3proxy);
+    }
+
+    private static S3Server join(CompletableFuture<S3Server> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw new IllegalStateException("S3 server did not start: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private static synchronized void startAll() {
+        if (s3mock != null) {
+            return;
+        }
+        Path dir = Path.of(System.getProperty("felix.s3.servers.dir", "target/s3-servers")).toAbsolutePath();
+        s3mock = CompletableFuture.supplyAsync(() -> startS3Mock(dir));
+        s3proxy = CompletableFuture.supplyAsync(() -> startS3Proxy(dir));
+    }
+
+    private static Path jar(String property, Path dir, String fileName) {
+        String configured = System.getProperty(property);
+        return configured != null ? Path.of(configured) : dir.resolve(fileName);
+    }
+
+    private static List<String> jvmArgs() {
+        return List.of("-Xmx768m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
+    }
+
+    private static S3Server startS3Mock(Path dir) {
+        try {
+            Path data = freshDirectory(dir.resolve("s3mock-data"));
+            int http = ServerProcess.freePort();
+            int https = ServerProcess.freePort();
+            URI endpoint = URI.create("http://127.0.0.1:" + http);
+            ServerProcess process = ServerProcess.start("S3Mock", jar("felix.s3mock.jar", dir, "s3mock-exec.jar"), jvmArgs(),
+                    List.of("--com.adobe.testing.s3mock.http-port=" + http,
+                            "--server.port=" + https,
+                            "--server.address=127.0.0.1",
+                            "--com.adobe.testing.s3mock.store.root=" + data,
+                            "--com.adobe.testing.s3mock.store.retain-files-on-exit=true"),
+                    dir.resolve("s3mock.log"),
+                    () -> answers(endpoint.resolve("/actuator/health"), "application/json", true),
+                    START_TIMEOUT);
+            stopOnExit(process);
+            // S3Mock checks no signatures: any key pair works.
+            return new S3Server("S3Mock", endpoint, "s3mock-access", "s3mock-secret", "us-east-1");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static S3Server startS3Proxy(Path dir) {
+        try {
+            Path data = freshDirectory(dir.resolve("s3proxy-data"));
+            int port = ServerProcess.freePort();
+            URI endpoint = URI.create("http://127.0.0.1:" + port);
+            SecureRandom random = new SecureRandom();
+            String access = "felix" + HexFormat.of().formatHex(random.generateSeed(6));
+            String secret = HexFormat.of().formatHex(random.generateSeed(20));
+            Path properties = dir.resolve("s3proxy.properties");
+            Files.writeString(properties, String.join("\n",
+                    "s3proxy.endpoint=" + endpoint,
+                    "s3proxy.authorization=aws-v2-or-v4",
+                    "s3proxy.identity=" + access,
+                    "s3proxy.credential=" + secret,
+                    // without this S3Proxy answers 501 to any x-amz-checksum-* header
+                    "s3proxy.ignore-unknown-headers=true",
+                    "jclouds.provider=filesystem-nio2",
+                    "jclouds.identity=unused",
+                    "jclouds.credential=unused",
+                    "jclouds.filesystem.basedir=" + data,
+                    ""), StandardCharsets.UTF_8);
+            ServerProcess process = ServerProcess.start("S3Proxy", jar("felix.s3proxy.jar", dir, "s3proxy.jar"), jvmArgs(),
+                    List.of("--properties", properties.toString()),
+                    dir.resolve("s3proxy.log"),
+                    () -> answers(endpoint.resolve("/"), null, false),
+                    START_TIMEOUT);
+            stopOnExit(process);
+            return new S3Server("S3Proxy", endpoint, access, secret, "us-east-1");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void stopOnExit(ServerProcess process) {
+        Runtime.getRuntime().addShutdownHook(new Thread(process::stop, "stop-" + process.name()));
+    }
+
+    private static boolean answers(URI uri, String accept, boolean needUp) {
+        try {
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET();
+            if (accept != null) {
+                b.header("Accept", accept);
+            }
+            HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return !needUp || (r.statusCode() == 200 && r.body().contains("\"UP\""));
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static Path freshDirectory(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.delete(p);
+                }
+            }
+        }
+        return Files.createDirectories(dir);
+    }
+}

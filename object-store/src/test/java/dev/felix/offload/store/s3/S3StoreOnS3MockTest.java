@@ -1,0 +1,23 @@
+package dev.felix.offload.store.s3;
+
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.contract.ObjectStoreContract;
+import dev.felix.offload.store.harness.S3Server;
+import dev.felix.offload.store.harness.S3Servers;
+import java.util.EnumSet;
+import java.util.Set;
+
+/** The contract on the AWS SDK store against Adobe S3Mock (checksum mode auto). */
+class S3StoreOnS3MockTest extends ObjectStoreContract {
+    @Override
+    protected ObjectStore openStore() {
+        S3Server server = S3Servers.s3mock();
+        return S3Store.open(server.settings(server.createBucket("s3-on-s3mock")).prefix("contract").build());
+    }
+
+    @Override
+    protected Set<StoreCapability> expectedCapabilities() {
+        return EnumSet.allOf(StoreCapability.class);
+    }
+}
