@@ -49,11 +49,6 @@ public record ManifestEntry(long segmentId, long baseOffset, long lastOffset, lo
         return Long.compareUnsigned(baseOffset, offset) <= 0 && Long.compareUnsigned(offset, lastOffset) <= 0;
     }
 
-    /** How many offsets the entry covers, {@code last - base + 1} (wraps to 0 only for the whole u64 range). */
-    public long offsetCount() {
-        return lastOffset - baseOffset + 1;
-    }
-
     /** Bytes of UTF-8 in {@code s}, or -1 when it holds a lone surrogate; counted without encoding. */
     static long utf8Length(String s) {
         long bytes = 0;
