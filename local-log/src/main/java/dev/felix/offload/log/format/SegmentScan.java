@@ -19,9 +19,11 @@ import java.util.Optional;
  * @param oldestTimestamp timestamp_micros of the first valid record, or -1
  * @param newestTimestamp timestamp_micros of the last valid record, or -1
  * @param failure         the corruption that ended the scan, or null when it reached a clean end
+ * @param validBytesCrc32 CRC-32 of bytes 0 to {@code validEnd} when records were verified, else -1
  */
 public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, long recordCount, long nextOffset,
-                          long oldestTimestamp, long newestTimestamp, CorruptionException failure) {
+                          long oldestTimestamp, long newestTimestamp, CorruptionException failure,
+                          long validBytesCrc32) {
 
     /**
      * Scans {@code file} from its header to its end.
@@ -35,7 +37,7 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
             scanner = SegmentScanner.open(file, shard, segmentId, verifyRecords);
         } catch (CorruptionException e) {
             long size = java.nio.file.Files.size(file);
-            return new SegmentScan(null, size, 0, 0, 0, -1, -1, e);
+            return new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1);
         }
         try (scanner) {
             long oldest = -1;
@@ -66,7 +68,7 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
                 failure = e;
             }
             return new SegmentScan(scanner.header(), scanner.fileSize(), scanner.position(), scanner.recordCount(),
-                    scanner.nextOffset(), oldest, newest, failure);
+                    scanner.nextOffset(), oldest, newest, failure, verifyRecords ? scanner.validBytesCrc32() : -1);
         }
     }
 

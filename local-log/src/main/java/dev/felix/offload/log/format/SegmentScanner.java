@@ -46,10 +46,13 @@ public final class SegmentScanner implements Closeable {
     private long windowStart;
     private int windowLength;
 
+    private final java.util.zip.CRC32 validBytesCrc = new java.util.zip.CRC32();
     private long position = SegmentHeader.LENGTH;
     private long nextOffset;
     private long recordCount;
     private boolean failed;
+    /** False once bytes were skipped, so the running CRC no longer covers everything before position. */
+    private boolean crcValid = true;
 
     private SegmentScanner(FileChannel channel, CorruptionSite site, int windowSize, long endPosition)
             throws IOException, CorruptionException {
@@ -60,6 +63,7 @@ public final class SegmentScanner implements Closeable {
         ByteBuffer head = ByteBuffer.allocate((int) Math.min(SegmentHeader.LENGTH, fileSize));
         readFully(0, head);
         this.header = SegmentHeader.decode(head.flip(), site);
+        validBytesCrc.update(head.rewind());
         this.nextOffset = header.baseOffset();
     }
 
@@ -109,6 +113,7 @@ public final class SegmentScanner implements Closeable {
         }
         this.position = position;
         this.nextOffset = offset;
+        this.crcValid = position == SegmentHeader.LENGTH;
     }
 
     public SegmentHeader header() {
@@ -147,9 +152,23 @@ public final class SegmentScanner implements Closeable {
     public RecordHeader nextHeader() throws IOException, CorruptionException {
         RecordHeader h = peekHeader();
         if (h != null) {
+            crcValid = false; // payload bytes were not read
             advance(h);
         }
         return h;
+    }
+
+    /**
+     * CRC-32 of the bytes from the start of the file to {@link #position()}: the header and every
+     * record returned by {@link #nextRecord()}. What an upload of the segment's valid bytes must carry.
+     *
+     * @throws IllegalStateException after {@link #nextHeader()} or {@link #seek}, which skip bytes
+     */
+    public long validBytesCrc32() {
+        if (!crcValid) {
+            throw new IllegalStateException("the CRC covers whole reads from the start only");
+        }
+        return validBytesCrc.getValue();
     }
 
     /** The next record, read whole and checksum-verified; null at a clean end of file. */
@@ -161,10 +180,13 @@ public final class SegmentScanner implements Closeable {
         ByteBuffer bytes = read(h.position(), h.totalLength());
         Record record;
         try {
-            record = RecordCodec.decodeBody(h, bytes, site);
+            record = RecordCodec.decodeBody(h, bytes.duplicate(), site);
         } catch (CorruptionException e) {
             failed = true;
             throw e;
+        }
+        if (crcValid) {
+            validBytesCrc.update(bytes);
         }
         advance(h);
         return record;
