@@ -2,9 +2,7 @@ package dev.felix.offload.store.s3;
 
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.CapabilityMissingException;
-import dev.felix.offload.store.ChecksumMismatchException;
 import dev.felix.offload.store.DownloadResult;
-import dev.felix.offload.store.IntegrityRejectedException;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.KeyRules;
 import dev.felix.offload.store.ListPage;
@@ -24,11 +22,12 @@ import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Crc32Text;
 import dev.felix.offload.store.remote.DownloadTarget;
 import dev.felix.offload.store.remote.Encryption;
+import dev.felix.offload.store.remote.PartedUpload;
+import dev.felix.offload.store.remote.ResponseChecks;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.remote.ServerProbe;
 import dev.felix.offload.store.remote.ServerTraits;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,10 +36,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -245,7 +242,7 @@ public final class S3Store implements ObjectStore {
         }
         OptionalLong crc = options.crc32();
         if (sendCrc && crc.isEmpty()) {
-            crc = OptionalLong.of(crc32(key, body, 0, body.length()));
+            crc = OptionalLong.of(PartedUpload.crc32(key, body, 0, body.length()));
         }
         OptionalLong sent = sendCrc ? crc : OptionalLong.empty();
         PutObjectRequest request = putRequest(settings.fullKey(key), body.length(), sent, options);
@@ -287,122 +284,63 @@ public final class S3Store implements ObjectStore {
         }, count, "application/octet-stream");
     }
 
-    private static long crc32(String key, UploadBody body, long from, long count) throws StoreException {
-        try {
-            return body.crc32(from, count);
-        } catch (IOException e) {
-            throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
-        }
-    }
-
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
         String fullKey = settings.fullKey(key);
-        if (options.crc32().isPresent()) {
-            // Parts carry their own CRC32s, so the caller's whole-body value is checked here, before any upload.
-            long actual = crc32(key, body, 0, body.length());
-            if (actual != options.crc32().getAsLong()) {
-                throw new IntegrityRejectedException(String.format("put of key '%s' refused: its bytes have CRC32 %08x, "
-                        + "the caller gave %08x", key, actual, options.crc32().getAsLong()), key, null, null);
-            }
-        }
-        CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
-                .bucket(settings.bucket()).key(fullKey).contentType("application/octet-stream")
-                .metadata(options.userMetadata());
-        if (sendCrc) {
-            create.checksumAlgorithm(ChecksumAlgorithm.CRC32);
-        }
-        Encryption sse = settings.encryption();
-        if (sse.kind() == Encryption.Kind.S3) {
-            create.serverSideEncryption(ServerSideEncryption.AES256);
-        } else if (sse.kind() == Encryption.Kind.KMS) {
-            create.serverSideEncryption(ServerSideEncryption.AWS_KMS);
-            sse.kmsKeyId().ifPresent(create::ssekmsKeyId);
-        }
-        settings.storageClass().ifPresent(create::storageClass);
-        CreateMultipartUploadRequest createRequest = create.build();
-        String uploadId = call("create multipart upload", key, () -> s3.createMultipartUpload(createRequest).uploadId());
-        long partSize = settings.partSize();
-        int partCount = (int) ((body.length() + partSize - 1) / partSize);
-        List<Future<CompletedPart>> futures = new ArrayList<>(partCount);
-        try {
-            for (int i = 0; i < partCount; i++) {
-                int partNumber = i + 1;
-                long from = i * partSize;
-                long count = Math.min(partSize, body.length() - from);
-                futures.add(partUploads.submit(() -> uploadPart(key, fullKey, uploadId, partNumber, body, from, count, sendCrc)));
-            }
-            List<CompletedPart> parts = new ArrayList<>(partCount);
-            for (Future<CompletedPart> f : futures) {
-                parts.add(awaitPart(key, f));
-            }
-            CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
-                    .bucket(settings.bucket()).key(fullKey).uploadId(uploadId)
-                    .multipartUpload(CompletedMultipartUpload.builder().parts(parts).build());
-            if (options.createOnly()) {
-                complete.ifNoneMatch("*");
-            }
-            CompleteMultipartUploadRequest completeRequest = complete.build();
-            CompleteMultipartUploadResponse done = call("complete multipart upload", key,
-                    () -> s3.completeMultipartUpload(completeRequest));
-            return new PutResult(key, body.length(), unquote(done.eTag()), partCount);
-        } catch (StoreException | RuntimeException | Error e) {
-            for (Future<CompletedPart> f : futures) {
-                f.cancel(true);
-            }
-            for (Future<CompletedPart> f : futures) {
-                try {
-                    f.get();
-                } catch (Exception ignored) {
-                    // waiting only so that no part lands after the abort
+        return PartedUpload.run(key, body, options, sendCrc, settings, partUploads, new PartedUpload.Calls() {
+            @Override
+            public String create() throws StoreException {
+                CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
+                        .bucket(settings.bucket()).key(fullKey).contentType("application/octet-stream")
+                        .metadata(options.userMetadata());
+                if (sendCrc) {
+                    create.checksumAlgorithm(ChecksumAlgorithm.CRC32);
                 }
+                Encryption sse = settings.encryption();
+                if (sse.kind() == Encryption.Kind.S3) {
+                    create.serverSideEncryption(ServerSideEncryption.AES256);
+                } else if (sse.kind() == Encryption.Kind.KMS) {
+                    create.serverSideEncryption(ServerSideEncryption.AWS_KMS);
+                    sse.kmsKeyId().ifPresent(create::ssekmsKeyId);
+                }
+                settings.storageClass().ifPresent(create::storageClass);
+                return once("create multipart upload", key, () -> s3.createMultipartUpload(create.build()).uploadId());
             }
-            abort(key, fullKey, uploadId, e);
-            throw e;
-        }
-    }
 
-    private CompletedPart uploadPart(String key, String fullKey, String uploadId, int partNumber, UploadBody body,
-            long from, long count, boolean sendCrc) throws StoreException {
-        UploadPartRequest.Builder b = UploadPartRequest.builder().bucket(settings.bucket()).key(fullKey)
-                .uploadId(uploadId).partNumber(partNumber).contentLength(count);
-        String crc = null;
-        if (sendCrc) {
-            crc = Crc32Text.toBase64(crc32(key, body, from, count));
-            b.checksumCRC32(crc);
-        }
-        UploadPartRequest request = b.build();
-        UploadPartResponse response = call("upload of part " + partNumber, key,
-                () -> s3.uploadPart(request, requestBody(body, from, count)));
-        return CompletedPart.builder().partNumber(partNumber).eTag(response.eTag()).checksumCRC32(crc).build();
-    }
-
-    private static CompletedPart awaitPart(String key, Future<CompletedPart> f) throws StoreException {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TransientStoreException("multipart upload of key '" + key + "' interrupted", key, null, e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof StoreException se) {
-                throw se;
+            @Override
+            public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
+                    Optional<String> crc) throws StoreException {
+                UploadPartRequest.Builder b = UploadPartRequest.builder().bucket(settings.bucket()).key(fullKey)
+                        .uploadId(uploadId).partNumber(partNumber).contentLength(count);
+                crc.ifPresent(b::checksumCRC32);
+                UploadPartResponse r = once("upload of part " + partNumber, key,
+                        () -> s3.uploadPart(b.build(), requestBody(body, from, count)));
+                return new PartedUpload.PartReceipt(partNumber, r.eTag(), crc);
             }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new TransientStoreException("part upload of key '" + key + "' failed: " + cause, key, null, cause);
-        }
-    }
 
-    private void abort(String key, String fullKey, String uploadId, Throwable failure) {
-        try {
-            call("abort multipart upload", key, () -> s3.abortMultipartUpload(AbortMultipartUploadRequest.builder()
-                    .bucket(settings.bucket()).key(fullKey).uploadId(uploadId).build()));
-        } catch (ObjectNotFoundException gone) {
-            // NoSuchUpload: nothing left to abort
-        } catch (StoreException e) {
-            failure.addSuppressed(e);
-        }
+            @Override
+            public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
+                List<CompletedPart> completed = new ArrayList<>(parts.size());
+                for (PartedUpload.PartReceipt p : parts) {
+                    completed.add(CompletedPart.builder().partNumber(p.partNumber()).eTag(p.etag())
+                            .checksumCRC32(p.crc32Base64().orElse(null)).build());
+                }
+                CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
+                        .bucket(settings.bucket()).key(fullKey).uploadId(uploadId)
+                        .multipartUpload(CompletedMultipartUpload.builder().parts(completed).build());
+                if (options.createOnly()) {
+                    complete.ifNoneMatch("*");
+                }
+                CompleteMultipartUploadResponse done = once("complete multipart upload", key,
+                        () -> s3.completeMultipartUpload(complete.build()));
+                return unquote(done.eTag());
+            }
+
+            @Override
+            public void abort(String uploadId) throws StoreException {
+                once("abort multipart upload", key, () -> s3.abortMultipartUpload(AbortMultipartUploadRequest.builder()
+                        .bucket(settings.bucket()).key(fullKey).uploadId(uploadId).build()));
+            }
+        });
     }
 
     // ---- fetch
@@ -429,9 +367,9 @@ public final class S3Store implements ObjectStore {
             boolean complete = false;
             try {
                 GetObjectResponse r = in.response();
-                checkRangeAnswer(key, range, r.contentRange(), r.contentLength());
+                ResponseChecks.rangeAnswer(key, range, r.contentRange(), r.contentLength());
                 byte[] out = new byte[range.length()];
-                readFully(key, in, out);
+                ResponseChecks.readFully(key, in, out);
                 complete = in.read() < 0;
                 if (!complete) {
                     throw new TransientStoreException("ranged get of key '" + key + "' returned more than the "
@@ -442,42 +380,6 @@ public final class S3Store implements ObjectStore {
                 closeStream(in, complete);
             }
         });
-    }
-
-    /** Checks the answer's Content-Range against the request before anything is allocated from it. */
-    static void checkRangeAnswer(String key, ByteRange range, String contentRange, Long contentLength) throws StoreException {
-        if (contentRange == null) {
-            throw new StoreRejectedException("ranged get of key '" + key + "' answered without Content-Range: the server "
-                    + "ignored the Range header", key, null, null);
-        }
-        // "bytes first-last/total"
-        String spec = contentRange.trim();
-        int space = spec.indexOf(' ');
-        int dash = spec.indexOf('-', space + 1);
-        int slash = spec.indexOf('/', dash + 1);
-        long first;
-        long last;
-        String total;
-        try {
-            first = Long.parseLong(spec.substring(space + 1, dash));
-            last = Long.parseLong(spec.substring(dash + 1, slash));
-            total = spec.substring(slash + 1);
-        } catch (RuntimeException e) {
-            throw new StoreRejectedException("ranged get of key '" + key + "' answered a malformed Content-Range '"
-                    + contentRange + "'", key, null, e);
-        }
-        if (first != range.offset()) {
-            throw new StoreRejectedException("ranged get of key '" + key + "' answered " + contentRange + " for " + range,
-                    key, null, null);
-        }
-        if (last != range.lastInclusive()) {
-            throw new InvalidRangeException(range + " of key '" + key + "' is outside the object (" + total + " bytes)",
-                    key, null, null);
-        }
-        if (contentLength != null && contentLength != range.length()) {
-            throw new StoreRejectedException("ranged get of key '" + key + "' announced " + contentLength + " bytes for "
-                    + range, key, null, null);
-        }
     }
 
     @Override
@@ -498,7 +400,7 @@ public final class S3Store implements ObjectStore {
                             + maxSize, key, null, null);
                 }
                 byte[] out = new byte[(int) length];
-                readFully(key, in, out);
+                ResponseChecks.readFully(key, in, out);
                 complete = in.read() < 0;
                 if (!complete) {
                     throw new TransientStoreException("get of key '" + key + "' sent more than its announced "
@@ -506,7 +408,7 @@ public final class S3Store implements ObjectStore {
                 }
                 CRC32 crc = new CRC32();
                 crc.update(out);
-                verifyCrc(key, crc.getValue(), expectedCrc32, Crc32Text.fromBase64(r.checksumCRC32()));
+                ResponseChecks.crc(key, crc.getValue(), expectedCrc32, Crc32Text.fromBase64(r.checksumCRC32()));
                 return out;
             } finally {
                 closeStream(in, complete);
@@ -529,7 +431,7 @@ public final class S3Store implements ObjectStore {
                     throw new TransientStoreException("download of key '" + key + "' received " + length + " of "
                             + r.contentLength() + " bytes", key, null, null);
                 }
-                verifyCrc(key, out.crc32(), expectedCrc32, Crc32Text.fromBase64(r.checksumCRC32()));
+                ResponseChecks.crc(key, out.crc32(), expectedCrc32, Crc32Text.fromBase64(r.checksumCRC32()));
                 out.commit();
                 return new DownloadResult(length, unquote(r.eTag()), out.crc32());
             } finally {
@@ -544,29 +446,6 @@ public final class S3Store implements ObjectStore {
             b.checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED);
         }
         return b.build();
-    }
-
-    static void verifyCrc(String key, long actual, OptionalLong expected, OptionalLong declared) throws ChecksumMismatchException {
-        if (expected.isPresent() && expected.getAsLong() != actual) {
-            throw new ChecksumMismatchException(String.format("key '%s' received with CRC32 %08x, expected %08x",
-                    key, actual, expected.getAsLong()), key, null, null);
-        }
-        if (declared.isPresent() && declared.getAsLong() != actual) {
-            throw new ChecksumMismatchException(String.format("key '%s' received with CRC32 %08x, the store declared %08x",
-                    key, actual, declared.getAsLong()), key, null, null);
-        }
-    }
-
-    private static void readFully(String key, InputStream in, byte[] out) throws IOException, StoreException {
-        int at = 0;
-        while (at < out.length) {
-            int n = in.read(out, at, out.length - at);
-            if (n < 0) {
-                throw new TransientStoreException("body of key '" + key + "' ended after " + at + " of " + out.length
-                        + " bytes", key, null, null);
-            }
-            at += n;
-        }
     }
 
     /** Aborts instead of draining a body that was not read to its end. */

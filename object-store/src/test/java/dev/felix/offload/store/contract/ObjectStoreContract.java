@@ -69,6 +69,11 @@ public abstract class ObjectStoreContract {
         return 8L * 1024 * 1024;
     }
 
+    /** How many parts the store should cut the 64 MiB object into (1: a single request). */
+    protected int expectedPartsOfBigObject() {
+        return 1;
+    }
+
     @BeforeAll
     void openTheStore() throws Exception {
         store = openStore();
@@ -134,6 +139,7 @@ public abstract class ObjectStoreContract {
         long crc = ContractData.bigCrc32();
         PutResult put = store.put("big/64mib.bin", UploadBody.ofFile(big), PutOptions.defaults().withCrc32(crc));
         assertThat(put.size()).isEqualTo(ContractData.BIG_SIZE);
+        assertThat(put.parts()).isEqualTo(expectedPartsOfBigObject());
         ObjectHead head = store.head("big/64mib.bin");
         assertThat(head.size()).isEqualTo(ContractData.BIG_SIZE);
         Path target = scratch.resolve("big.bin");

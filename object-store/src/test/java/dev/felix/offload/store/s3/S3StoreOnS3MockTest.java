@@ -17,6 +17,11 @@ class S3StoreOnS3MockTest extends ObjectStoreContract {
     }
 
     @Override
+    protected int expectedPartsOfBigObject() {
+        return 8; // 64 MiB in 8 MiB parts (S3Server.settings)
+    }
+
+    @Override
     protected Set<StoreCapability> expectedCapabilities() {
         return EnumSet.allOf(StoreCapability.class);
     }

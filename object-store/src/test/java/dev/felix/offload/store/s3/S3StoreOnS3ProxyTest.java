@@ -21,6 +21,11 @@ class S3StoreOnS3ProxyTest extends ObjectStoreContract {
     }
 
     @Override
+    protected int expectedPartsOfBigObject() {
+        return 8; // 64 MiB in 8 MiB parts (S3Server.settings)
+    }
+
+    @Override
     protected Set<StoreCapability> expectedCapabilities() {
         return EnumSet.of(StoreCapability.USER_METADATA);
     }
