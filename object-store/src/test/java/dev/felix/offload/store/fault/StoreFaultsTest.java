@@ -1,0 +1,263 @@
+package dev.felix.offload.store.fault;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.felix.offload.store.AccessDeniedException;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ChecksumMismatchException;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.PreconditionFailedException;
+import dev.felix.offload.store.RetryPolicy;
+import dev.felix.offload.store.ThrottledException;
+import dev.felix.offload.store.TransientStoreException;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.contract.ContractData;
+import dev.felix.offload.store.harness.FaultProxy;
+import dev.felix.offload.store.harness.FaultProxy.Delay;
+import dev.felix.offload.store.harness.FaultProxy.ErrorAnswer;
+import dev.felix.offload.store.harness.FaultProxy.FlipByte;
+import dev.felix.offload.store.harness.FaultProxy.HoldUntilConcurrent;
+import dev.felix.offload.store.harness.FaultProxy.ResetMidBody;
+import dev.felix.offload.store.harness.FaultProxy.TruncateBody;
+import dev.felix.offload.store.harness.S3Server;
+import dev.felix.offload.store.harness.S3Servers;
+import dev.felix.offload.store.remote.ChecksumMode;
+import dev.felix.offload.store.remote.RemoteStoreSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+
+/**
+ * Each fault, injected by {@link FaultProxy} in front of a real server, gives the documented retry
+ * or typed error. The stores run with 3 attempts, so "retried" means exactly the attempts counted
+ * at the proxy. Reads and writes go through S3Proxy (signatures checked through the proxy); the
+ * multipart tests go through S3Mock, whose ListMultipartUploads shows what an upload left behind.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class StoreFaultsTest {
+    private static final int ATTEMPTS = 3;
+    private static final String FIXTURE = "fixture.bin";
+    private static final long MIB = 1024 * 1024;
+
+    private S3Server s3proxy;
+    private S3Server s3mock;
+    private FaultProxy proxy;
+    private FaultProxy mockProxy;
+    private String bucket;
+    private String mockBucket;
+    private ObjectStore store;
+    private ObjectStore quickTimeoutStore;
+    private ObjectStore multipartStore;
+    private final byte[] fixture = ContractData.bytes(64 * 1024, 99);
+    private final long fixtureCrc = ContractData.crc32(fixture);
+
+    @TempDir
+    Path scratch;
+
+    /** Opens the store under test with these settings. */
+    protected abstract ObjectStore open(RemoteStoreSettings settings);
+
+    @BeforeAll
+    void start() throws Exception {
+        s3proxy = S3Servers.s3proxy();
+        s3mock = S3Servers.s3mock();
+        bucket = s3proxy.createBucket("faults");
+        mockBucket = s3mock.createBucket("faults-multipart");
+        proxy = FaultProxy.start(s3proxy.endpoint());
+        mockProxy = FaultProxy.start(s3mock.endpoint());
+        // The probe is not needed with checksum when-required, so only the operations under test cross the proxy.
+        RetryPolicy retries = new RetryPolicy(ATTEMPTS, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60));
+        store = open(s3proxy.settings(bucket).endpoint(proxy.endpoint()).checksumMode(ChecksumMode.WHEN_REQUIRED)
+                .retryPolicy(retries).build());
+        quickTimeoutStore = open(s3proxy.settings(bucket).endpoint(proxy.endpoint()).checksumMode(ChecksumMode.WHEN_REQUIRED)
+                .retryPolicy(retries).timeouts(Duration.ofSeconds(2), Duration.ofSeconds(1)).build());
+        multipartStore = open(s3mock.settings(mockBucket).endpoint(mockProxy.endpoint()).checksumMode(ChecksumMode.WHEN_REQUIRED)
+                .retryPolicy(retries).multipart(5 * MIB, 5 * MIB, 4).build());
+        s3proxy.admin().putObject(b -> b.bucket(bucket).key(FIXTURE), RequestBody.fromBytes(fixture));
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        for (ObjectStore s : List.of(store, quickTimeoutStore, multipartStore)) {
+            s.close();
+        }
+        proxy.close();
+        mockProxy.close();
+    }
+
+    @BeforeEach
+    void clearFaults() {
+        proxy.reset();
+        mockProxy.reset();
+    }
+
+    private static Predicate<String> key(String key) {
+        return target -> target.startsWith("/") && target.contains("/" + key) ;
+    }
+
+    private int requests(String method, String key) {
+        return proxy.exchanges(method, key(key)).size();
+    }
+
+    @Test
+    void serverErrorIsRetriedAndTheReadSucceeds() throws Exception {
+        proxy.inject("GET", key(FIXTURE), new ErrorAnswer(500, "InternalError"), 1);
+        assertThat(store.readAll(FIXTURE, fixture.length, OptionalLong.of(fixtureCrc))).isEqualTo(fixture);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(2);
+    }
+
+    @Test
+    void serverErrorsPastTheAttemptBudgetAreTransient() {
+        proxy.inject("GET", key(FIXTURE), new ErrorAnswer(500, "InternalError"), 100);
+        assertThatThrownBy(() -> store.readAll(FIXTURE, fixture.length, OptionalLong.empty()))
+                .isInstanceOf(TransientStoreException.class)
+                .satisfies(e -> assertThat(((TransientStoreException) e).answer().httpStatus()).isEqualTo(500));
+        assertThat(requests("GET", FIXTURE)).isEqualTo(ATTEMPTS);
+    }
+
+    @Test
+    void slowDownIsThrottledAndRetried() throws Exception {
+        proxy.inject("PUT", key("slow-down"), new ErrorAnswer(503, "SlowDown"), 1);
+        store.put("slow-down", UploadBody.ofBytes(fixture));
+        assertThat(requests("PUT", "slow-down")).isEqualTo(2);
+        assertThat(s3proxy.admin().headObject(b -> b.bucket(bucket).key("slow-down")).contentLength()).isEqualTo(fixture.length);
+
+        proxy.inject("PUT", key("slow-down-always"), new ErrorAnswer(503, "SlowDown"), 100);
+        assertThatThrownBy(() -> store.put("slow-down-always", UploadBody.ofBytes(fixture)))
+                .isInstanceOf(ThrottledException.class);
+        assertThat(requests("PUT", "slow-down-always")).isEqualTo(ATTEMPTS);
+    }
+
+    @Test
+    void accessDeniedIsTypedAndNotRetried() {
+        proxy.inject("GET", key(FIXTURE), new ErrorAnswer(403, "AccessDenied"), 100);
+        assertThatThrownBy(() -> store.readRange(FIXTURE, ByteRange.of(0, 10))).isInstanceOf(AccessDeniedException.class);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(1);
+    }
+
+    @Test
+    void notFoundAnswerIsTypedAndNotRetried() {
+        proxy.inject("HEAD", key(FIXTURE), new ErrorAnswer(404, "NoSuchKey"), 100);
+        assertThatThrownBy(() -> store.head(FIXTURE)).isInstanceOf(ObjectNotFoundException.class);
+        assertThat(requests("HEAD", FIXTURE)).isEqualTo(1);
+    }
+
+    @Test
+    void preconditionFailedIsTypedAndNotRetried() {
+        proxy.inject("PUT", key("conditional"), new ErrorAnswer(412, "PreconditionFailed"), 100);
+        assertThatThrownBy(() -> store.put("conditional", UploadBody.ofBytes(fixture)))
+                .isInstanceOf(PreconditionFailedException.class);
+        assertThat(requests("PUT", "conditional")).isEqualTo(1);
+    }
+
+    @Test
+    void connectionResetMidBodyIsRetried() throws Exception {
+        proxy.inject("GET", key(FIXTURE), new ResetMidBody(), 1);
+        Path target = scratch.resolve("reset.bin");
+        assertThat(store.download(FIXTURE, target, OptionalLong.empty()).size()).isEqualTo(fixture.length);
+        assertThat(Files.readAllBytes(target)).isEqualTo(fixture);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(2);
+
+        proxy.reset();
+        proxy.inject("GET", key(FIXTURE), new ResetMidBody(), 100);
+        Path untouched = scratch.resolve("reset-always.bin");
+        assertThatThrownBy(() -> store.download(FIXTURE, untouched, OptionalLong.empty()))
+                .isInstanceOf(TransientStoreException.class);
+        assertThat(untouched).doesNotExist();
+        assertThat(requests("GET", FIXTURE)).isEqualTo(ATTEMPTS);
+    }
+
+    @Test
+    void answerSlowerThanTheAttemptTimeoutIsRetried() throws Exception {
+        proxy.inject("GET", key(FIXTURE), new Delay(Duration.ofSeconds(4)), 1);
+        assertThat(quickTimeoutStore.readAll(FIXTURE, fixture.length, OptionalLong.of(fixtureCrc))).isEqualTo(fixture);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(2);
+    }
+
+    @Test
+    void truncatedBodyIsRetriedAndNeverReturned() throws Exception {
+        proxy.inject("GET", key(FIXTURE), new TruncateBody(), 1);
+        assertThat(store.readAll(FIXTURE, fixture.length, OptionalLong.empty())).isEqualTo(fixture);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(2);
+
+        proxy.reset();
+        proxy.inject("GET", key(FIXTURE), new TruncateBody(), 100);
+        assertThatThrownBy(() -> store.readAll(FIXTURE, fixture.length, OptionalLong.empty()))
+                .isInstanceOf(TransientStoreException.class);
+        assertThatThrownBy(() -> store.readRange(FIXTURE, ByteRange.of(100, 20_000)))
+                .isInstanceOf(TransientStoreException.class);
+        Path untouched = scratch.resolve("truncated.bin");
+        assertThatThrownBy(() -> store.download(FIXTURE, untouched, OptionalLong.empty()))
+                .isInstanceOf(TransientStoreException.class);
+        assertThat(untouched).doesNotExist();
+        assertThat(requests("GET", FIXTURE)).isEqualTo(3 * ATTEMPTS);
+    }
+
+    @Test
+    void flippedByteNeverPassesForGoodDataWhenTheCrcIsGiven() throws Exception {
+        proxy.inject("GET", key(FIXTURE), new FlipByte(), 1);
+        assertThat(store.readAll(FIXTURE, fixture.length, OptionalLong.of(fixtureCrc))).isEqualTo(fixture);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(2);
+
+        proxy.reset();
+        proxy.inject("GET", key(FIXTURE), new FlipByte(), 100);
+        assertThatThrownBy(() -> store.readAll(FIXTURE, fixture.length, OptionalLong.of(fixtureCrc)))
+                .isInstanceOf(ChecksumMismatchException.class);
+        Path target = scratch.resolve("flipped.bin");
+        Files.write(target, new byte[] {1, 2, 3});
+        assertThatThrownBy(() -> store.download(FIXTURE, target, OptionalLong.of(fixtureCrc)))
+                .isInstanceOf(ChecksumMismatchException.class);
+        assertThat(Files.readAllBytes(target)).containsExactly(1, 2, 3);
+        assertThat(requests("GET", FIXTURE)).isEqualTo(2 * ATTEMPTS);
+        // Without an expected CRC (and no stored one) the damage is not detectable: that is the caller's choice.
+        assertThat(store.readAll(FIXTURE, fixture.length, OptionalLong.empty())).isNotEqualTo(fixture);
+    }
+
+    @Test
+    void multipartUploadWithAFailingPartIsAborted() throws Exception {
+        // First show that the server's ListMultipartUploads does list an open upload, so "none" below means something.
+        String probeId = s3mock.admin().createMultipartUpload(b -> b.bucket(mockBucket).key("listing-check")).uploadId();
+        assertThat(openUploads()).extracting(MultipartUpload::uploadId).contains(probeId);
+        s3mock.admin().abortMultipartUpload(b -> b.bucket(mockBucket).key("listing-check").uploadId(probeId));
+        assertThat(openUploads()).isEmpty();
+
+        Path file = scratch.resolve("twelve.bin");
+        Files.write(file, ContractData.bytes((int) (12 * MIB), 12));
+        mockProxy.inject("PUT", t -> t.contains("partNumber=2"), new ErrorAnswer(500, "InternalError"), 100);
+        assertThatThrownBy(() -> multipartStore.put("parted", UploadBody.ofFile(file)))
+                .isInstanceOf(TransientStoreException.class);
+        assertThat(mockProxy.exchanges("PUT", t -> t.contains("partNumber=2"))).hasSize(ATTEMPTS);
+        assertThat(mockProxy.exchanges("DELETE", t -> t.contains("uploadId="))).isNotEmpty();
+        assertThat(openUploads()).isEmpty();
+        assertThatThrownBy(() -> multipartStore.head("parted")).isInstanceOf(ObjectNotFoundException.class);
+    }
+
+    @Test
+    void partsTravelConcurrently() throws Exception {
+        Path file = scratch.resolve("fifteen.bin");
+        byte[] body = ContractData.bytes((int) (15 * MIB), 15);
+        Files.write(file, body);
+        mockProxy.inject("PUT", t -> t.contains("partNumber="), new HoldUntilConcurrent(2, Duration.ofSeconds(30)), 100);
+        assertThat(multipartStore.put("concurrent", UploadBody.ofFile(file)).parts()).isEqualTo(3);
+        assertThat(mockProxy.maxHeldTogether()).isGreaterThanOrEqualTo(2);
+        assertThat(multipartStore.readAll("concurrent", body.length, OptionalLong.of(ContractData.crc32(body)))).isEqualTo(body);
+    }
+
+    private List<MultipartUpload> openUploads() {
+        return new ArrayList<>(s3mock.admin().listMultipartUploads(b -> b.bucket(mockBucket)).uploads());
+    }
+}
