@@ -36,8 +36,8 @@ import java.util.function.Predicate;
  * relay simple; every exchange is recorded.
  */
 public final class FaultProxy implements AutoCloseable {
-    /** One request as it arrived, and the fault applied to it (null: none). */
-    public record Exchange(String method, String target, String fault) {}
+    /** One request as it arrived (header names lower-cased), and the fault applied to it (null: none). */
+    public record Exchange(String method, String target, java.util.Map<String, String> headers, String fault) {}
 
     /** What to do to a matching exchange. */
     public sealed interface Fault permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, HoldUntilConcurrent {}
@@ -196,7 +196,11 @@ public final class FaultProxy implements AutoCloseable {
             }
             request.body = Message.readBody(in, request, false);
             Fault fault = take(method, target);
-            exchanges.add(new Exchange(method, target, fault == null ? null : fault.getClass().getSimpleName()));
+            java.util.Map<String, String> headers = new java.util.TreeMap<>();
+            for (String[] h : request.headers) {
+                headers.put(h[0].toLowerCase(Locale.ROOT), h[1]);
+            }
+            exchanges.add(new Exchange(method, target, headers, fault == null ? null : fault.getClass().getSimpleName()));
             if (fault instanceof ErrorAnswer error) {
                 writeError(out, method, error);
                 return;

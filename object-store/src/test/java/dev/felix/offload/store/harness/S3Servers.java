@@ -30,6 +30,12 @@ import java.util.stream.Stream;
  * the test-jar set the same properties.
  */
 public final class S3Servers {
+    /** The KMS key S3Mock is started with; it refuses unknown ones with KMS.NotFoundException. */
+    public static final String S3MOCK_KMS_ARN = "arn:aws:kms:us-east-1:111122223333:key/felix-test-key";
+
+    /** The id part of {@link #S3MOCK_KMS_ARN}: what S3Mock checks requests against. */
+    public static final String S3MOCK_KMS_KEY = "felix-test-key";
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static CompletableFuture<S3Server> s3mock;
@@ -84,7 +90,8 @@ public final class S3Servers {
                             "--server.port=" + https,
                             "--server.address=127.0.0.1",
                             "--com.adobe.testing.s3mock.store.root=" + data,
-                            "--com.adobe.testing.s3mock.store.retain-files-on-exit=true"),
+                            "--com.adobe.testing.s3mock.store.retain-files-on-exit=true",
+                            "--com.adobe.testing.s3mock.store.valid-kms-keys=" + S3MOCK_KMS_ARN),
                     dir.resolve("s3mock.log"),
                     () -> answers(endpoint.resolve("/actuator/health"), "application/json", true),
                     START_TIMEOUT);

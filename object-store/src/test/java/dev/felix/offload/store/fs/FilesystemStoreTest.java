@@ -1,0 +1,116 @@
+package dev.felix.offload.store.fs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.felix.offload.store.InvalidKeyException;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectSummary;
+import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.UploadBody;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What only the filesystem store has: paths, links, staging and directory bookkeeping. */
+class FilesystemStoreTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aSymbolicLinkCannotLeadAKeyOutOfTheRoot() throws Exception {
+        Path root = dir.resolve("root");
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        FilesystemStore store = FilesystemStore.open(root);
+        Files.createSymbolicLink(root.resolve("link"), outside);
+        assertThatThrownBy(() -> store.put("link/escaped", UploadBody.ofBytes(new byte[] {1})))
+                .isInstanceOf(InvalidKeyException.class).hasMessageContaining("link/escaped").hasMessageContaining("outside the store root");
+        assertThat(outside).isEmptyDirectory();
+    }
+
+    @Test
+    void putsLeaveNoTemporaryFilesAndStagingIsNeverListed() throws Exception {
+        FilesystemStore store = FilesystemStore.open(dir);
+        store.put("a/b/c", UploadBody.ofBytes(new byte[] {1, 2}));
+        store.put("a/b/c", UploadBody.ofBytes(new byte[] {3}));
+        try (Stream<Path> staged = Files.list(dir.resolve(FilesystemStore.STAGING))) {
+            assertThat(staged).isEmpty();
+        }
+        assertThat(store.list("").toList()).extracting(ObjectSummary::key).containsExactly("a/b/c");
+    }
+
+    @Test
+    void keysCollidingWithDirectoriesAreRefusedAndDeletesPruneEmptyDirectories() throws Exception {
+        FilesystemStore store = FilesystemStore.open(dir);
+        store.put("a/b", UploadBody.ofBytes(new byte[] {1}));
+        assertThatThrownBy(() -> store.put("a", UploadBody.ofBytes(new byte[] {2}))).isInstanceOf(StoreRejectedException.class)
+                .hasMessageContaining("'a'");
+        assertThatThrownBy(() -> store.put("a/b/c", UploadBody.ofBytes(new byte[] {2}))).isInstanceOf(StoreRejectedException.class);
+        assertThatThrownBy(() -> store.head("a")).isInstanceOf(ObjectNotFoundException.class);
+        store.delete("a");
+        store.delete("a/b");
+        assertThat(dir.resolve("a")).doesNotExist();
+        store.put("a", UploadBody.ofBytes(new byte[] {2}));
+        assertThat(store.readAll("a", 10, OptionalLong.empty())).containsExactly(2);
+    }
+
+    @Test
+    void openingRemovesStaleStagingFilesOnly() throws Exception {
+        FilesystemStore.open(dir);
+        Path stale = Files.writeString(dir.resolve(FilesystemStore.STAGING).resolve("put-1.tmp"), "crashed");
+        Files.setLastModifiedTime(stale, FileTime.from(Instant.now().minus(2, ChronoUnit.DAYS)));
+        Path fresh = Files.writeString(dir.resolve(FilesystemStore.STAGING).resolve("put-2.tmp"), "in flight");
+        FilesystemStore.open(dir);
+        assertThat(stale).doesNotExist();
+        assertThat(fresh).exists();
+    }
+
+    @Test
+    void aRootThatIsAFileIsRefusedByName() throws Exception {
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        assertThatThrownBy(() -> FilesystemStore.open(file)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(file.toString());
+    }
+
+    /** A reader racing an overwriting writer sees one whole body or the other, never a mix or a part. */
+    @Test
+    void readersNeverSeeHalfAnObject() throws Exception {
+        FilesystemStore store = FilesystemStore.open(dir);
+        byte[] small = new byte[100_000];
+        byte[] large = new byte[300_000];
+        Arrays.fill(small, (byte) 'a');
+        Arrays.fill(large, (byte) 'b');
+        store.put("race", UploadBody.ofBytes(small));
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = 0; i < 200; i++) {
+                    store.put("race", UploadBody.ofBytes(i % 2 == 0 ? large : small));
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            } finally {
+                done.set(true);
+            }
+        });
+        writer.start();
+        int reads = 0;
+        while (!done.get() || reads < 10) {
+            byte[] seen = store.readAll("race", 1_000_000, OptionalLong.empty());
+            assertThat(Arrays.equals(seen, small) || Arrays.equals(seen, large)).as("read %d", reads).isTrue();
+            reads++;
+        }
+        writer.join();
+        assertThat(failure.get()).isNull();
+    }
+}

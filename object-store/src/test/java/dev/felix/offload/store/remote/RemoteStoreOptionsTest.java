@@ -1,0 +1,162 @@
+package dev.felix.offload.store.remote;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.contract.ContractData;
+import dev.felix.offload.store.harness.FaultProxy;
+import dev.felix.offload.store.harness.S3Server;
+import dev.felix.offload.store.harness.S3Servers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * Settings of the remote stores seen from the server's side: server-side encryption and storage
+ * class arrive with every upload (single and multipart), and the checksum modes send, verify and
+ * read back CRC32s as documented, with the auto probe finding what each server does.
+ */
+abstract class RemoteStoreOptionsTest {
+    private static final long MIB = 1024 * 1024;
+
+    @TempDir
+    Path scratch;
+
+    protected abstract ObjectStore open(RemoteStoreSettings settings);
+
+    protected abstract ServerTraits traits(ObjectStore store) throws StoreException;
+
+    private static RemoteStoreSettings.Builder small(S3Server server, String bucket) {
+        return server.settings(bucket).multipart(5 * MIB, 5 * MIB, 2);
+    }
+
+    private Path sixMiB() throws Exception {
+        Path file = scratch.resolve("six.bin");
+        Files.write(file, ContractData.bytes((int) (6 * MIB), 6));
+        return file;
+    }
+
+    @Test
+    void encryptionAndStorageClassArriveWithSingleAndMultipartUploads() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("sse-s3");
+        try (FaultProxy recorder = FaultProxy.start(server.endpoint());
+                ObjectStore store = open(small(server, bucket).endpoint(recorder.endpoint())
+                        .encryption(Encryption.s3Managed()).storageClass("STANDARD_IA").build())) {
+            store.put("single", UploadBody.ofBytes(new byte[] {1, 2, 3}));
+            store.put("parted", UploadBody.ofFile(sixMiB()));
+            HeadObjectResponse head = server.admin().headObject(b -> b.bucket(bucket).key("single"));
+            assertThat(head.serverSideEncryptionAsString()).isEqualTo("AES256");
+            assertThat(head.storageClassAsString()).isEqualTo("STANDARD_IA");
+            // S3Mock does not carry these from CreateMultipartUpload to the object, so the request itself is checked.
+            List<FaultProxy.Exchange> creates = recorder.exchanges("POST", t -> t.contains("/parted?uploads"));
+            assertThat(creates).hasSize(1);
+            assertThat(creates.get(0).headers()).containsEntry("x-amz-server-side-encryption", "AES256")
+                    .containsEntry("x-amz-storage-class", "STANDARD_IA");
+            assertThat(server.admin().headObject(b -> b.bucket(bucket).key("parted")).contentLength()).isEqualTo(6 * MIB);
+        }
+    }
+
+    @Test
+    void kmsEncryptionSendsTheKeyId() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("sse-kms");
+        String keyId = S3Servers.S3MOCK_KMS_KEY;
+        try (FaultProxy recorder = FaultProxy.start(server.endpoint());
+                ObjectStore store = open(small(server, bucket).endpoint(recorder.endpoint()).encryption(Encryption.kms(keyId)).build())) {
+            store.put("single", UploadBody.ofBytes(new byte[] {1, 2, 3}));
+            store.put("parted", UploadBody.ofFile(sixMiB()));
+            HeadObjectResponse head = server.admin().headObject(b -> b.bucket(bucket).key("single"));
+            assertThat(head.serverSideEncryptionAsString()).isEqualTo("aws:kms");
+            assertThat(head.ssekmsKeyId()).isEqualTo(keyId);
+            List<FaultProxy.Exchange> creates = recorder.exchanges("POST", t -> t.contains("/parted?uploads"));
+            assertThat(creates).hasSize(1);
+            assertThat(creates.get(0).headers()).containsEntry("x-amz-server-side-encryption", "aws:kms")
+                    .containsEntry("x-amz-server-side-encryption-aws-kms-key-id", keyId);
+        }
+    }
+
+    @Test
+    void autoProbeFindsWhatEachServerDoesAndLeavesNothingBehind() throws Exception {
+        S3Server mock = S3Servers.s3mock();
+        String mockBucket = mock.createBucket("probe-mock");
+        try (ObjectStore store = open(mock.settings(mockBucket).prefix("p").build())) {
+            assertThat(traits(store)).isEqualTo(new ServerTraits(true, true, true, true));
+        }
+        assertThat(mock.admin().listObjectsV2(b -> b.bucket(mockBucket)).contents()).isEmpty();
+
+        S3Server proxy = S3Servers.s3proxy();
+        String proxyBucket = proxy.createBucket("probe-proxy");
+        try (ObjectStore store = open(proxy.settings(proxyBucket).build())) {
+            // S3Proxy (with ignore-unknown-headers) takes the header but neither checks nor keeps it, and ignores If-None-Match.
+            assertThat(traits(store)).isEqualTo(new ServerTraits(true, false, false, false));
+        }
+        assertThat(proxy.admin().listObjectsV2(b -> b.bucket(proxyBucket)).contents()).extracting(S3Object::key).isEmpty();
+    }
+
+    @Test
+    void whenRequiredSendsNoChecksumsAndAsksForNone() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("when-required");
+        byte[] body = ContractData.bytes(1000, 1);
+        try (ObjectStore store = open(server.settings(bucket).checksumMode(ChecksumMode.WHEN_REQUIRED).build())) {
+            assertThat(store.capabilities()).containsExactlyInAnyOrder(StoreCapability.USER_METADATA, StoreCapability.CREATE_ONLY_PUT);
+            // Not sent, so the server cannot refuse it: when-required trades that check for compatibility.
+            store.put("k", UploadBody.ofBytes(body), PutOptions.defaults().withCrc32(ContractData.crc32(body) ^ 1));
+            assertThat(store.head("k").crc32()).isEmpty();
+        }
+    }
+
+    @Test
+    void alwaysSendsAComputedCrcAndReadsItBack() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("always");
+        byte[] body = ContractData.bytes(1000, 2);
+        try (ObjectStore store = open(server.settings(bucket).checksumMode(ChecksumMode.ALWAYS).build())) {
+            store.put("k", UploadBody.ofBytes(body));
+            assertThat(store.head("k").crc32()).hasValue(ContractData.crc32(body));
+            assertThat(server.admin().headObject(b -> b.bucket(bucket).key("k")
+                    .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32())
+                    .isEqualTo(Crc32Text.toBase64(ContractData.crc32(body)));
+        }
+        S3Server proxy = S3Servers.s3proxy();
+        String proxyBucket = proxy.createBucket("always-proxy");
+        try (ObjectStore store = open(proxy.settings(proxyBucket).checksumMode(ChecksumMode.ALWAYS).build())) {
+            store.put("k", UploadBody.ofBytes(body));
+            assertThat(store.readAll("k", 2000, OptionalLong.of(ContractData.crc32(body)))).isEqualTo(body);
+        }
+    }
+
+    @Test
+    void multipartChecksumsThePartsAndChecksTheCallersCrcBeforeUploading() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("parted-crc");
+        Path file = sixMiB();
+        long crc = ContractData.crc32(Files.readAllBytes(file));
+        try (ObjectStore store = open(small(server, bucket).build())) {
+            assertThatThrownBy(() -> store.put("bad", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc ^ 1)))
+                    .isInstanceOf(IntegrityRejectedException.class);
+            assertThat(server.admin().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
+            assertThatThrownBy(() -> store.head("bad")).isInstanceOf(ObjectNotFoundException.class);
+            assertThat(store.put("good", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc)).parts()).isEqualTo(2);
+            // The server keeps a CRC of the part CRCs ("...-2"), not the object's, so head reports none.
+            String composite = server.admin().headObject(b -> b.bucket(bucket).key("good")
+                    .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32();
+            assertThat(composite).endsWith("-2");
+            assertThat(store.head("good").crc32()).isEmpty();
+            assertThat(store.readAll("good", (int) (7 * MIB), OptionalLong.of(crc))).hasSize((int) (6 * MIB));
+        }
+    }
+}

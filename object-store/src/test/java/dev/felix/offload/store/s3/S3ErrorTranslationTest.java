@@ -1,0 +1,60 @@
+package dev.felix.offload.store.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.felix.offload.store.AccessDeniedException;
+import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.InvalidRangeException;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.PreconditionFailedException;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.ThrottledException;
+import dev.felix.offload.store.TransientStoreException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class S3ErrorTranslationTest {
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(nullValues = "-", value = {
+        "404, NoSuchKey, ObjectNotFoundException",
+        "404, NoSuchBucket, ObjectNotFoundException",
+        "404, -, ObjectNotFoundException",
+        "416, InvalidRange, InvalidRangeException",
+        "412, PreconditionFailed, PreconditionFailedException",
+        "409, ConditionalRequestConflict, PreconditionFailedException",
+        "503, SlowDown, ThrottledException",
+        "503, -, ThrottledException",
+        "429, -, ThrottledException",
+        "400, RequestLimitExceeded, ThrottledException",
+        "403, AccessDenied, AccessDeniedException",
+        "403, SignatureDoesNotMatch, AccessDeniedException",
+        "401, -, AccessDeniedException",
+        "400, BadDigest, IntegrityRejectedException",
+        "400, InvalidDigest, IntegrityRejectedException",
+        "400, XAmzContentChecksumMismatch, IntegrityRejectedException",
+        "500, InternalError, TransientStoreException",
+        "502, -, TransientStoreException",
+        "504, -, TransientStoreException",
+        "400, RequestTimeout, TransientStoreException",
+        "501, NotImplemented, StoreRejectedException",
+        "400, InvalidArgument, StoreRejectedException",
+    })
+    void answersMapToTypes(int status, String code, String type) {
+        StoreException e = S3ErrorTranslation.fromAnswer("get", "k", status, code, null, null);
+        assertThat(e.getClass().getSimpleName()).isEqualTo(type);
+        assertThat(e.key()).hasValue("k");
+        assertThat(e.answer().httpStatus()).isEqualTo(status);
+        assertThat(e.isRetryable()).isEqualTo(e instanceof ThrottledException || e instanceof TransientStoreException);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aBadRequestAboutAChecksumIsAnIntegrityRejection() {
+        // S3Mock answers a wrong x-amz-checksum-crc32 with a plain 400 BadRequest whose message names the checksum.
+        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Value for x-amz-checksum-crc32 header is invalid.", null))
+                .isInstanceOf(IntegrityRejectedException.class);
+        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "something else", null))
+                .isInstanceOf(StoreRejectedException.class);
+        assertThat(S3ErrorTranslation.fromIo("get", "k", new java.io.IOException("reset"))).isInstanceOf(TransientStoreException.class);
+    }
+}
