@@ -1,0 +1,129 @@
+package dev.felix.offload.log.side;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.CorruptionKind;
+import dev.felix.offload.log.format.CorruptionSite;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The data root's {@code registration} file: its {@link Registration}. All integers are big-endian. The
+ * spec gives only the fields ("FLRG", a version, the incarnation as a u64, a CRC); this layout pads the
+ * version to a 4-byte boundary as the other headers do:
+ *
+ * <pre>
+ *  offset  size  field
+ *   0      4     magic        0x464C5247 "FLRG"
+ *   4      2     version      1, the only version written or read
+ *   6      2     reserved     0; anything else is rejected
+ *   8      8     incarnation  u64, the node incarnation of the last registration
+ *  16      4     crc          CRC-32 (IEEE) over bytes 0..16
+ * </pre>
+ *
+ * <p>The file is exactly {@value #LENGTH} bytes. Checks run in this order: length at least
+ * {@value #LENGTH} ({@code Truncated}), magic ({@code SideFileMagic}), version ({@code SideFileVersion}),
+ * the CRC ({@code SideFileChecksum}), reserved and no bytes after the CRC ({@code SideFileContent}).
+ *
+ * <p><b>Load rule: authoritative.</b> Absent is {@link Optional#empty()} (never registered);
+ * present and undecodable fails {@link #load}. <b>Writes</b>: temporary, fsync, atomic rename,
+ * directory fsync.
+ */
+public final class RegistrationFile {
+
+    /** The file's name in the data root. */
+    public static final String FILE_NAME = DataRoot.REGISTRATION;
+    /** "FLRG". */
+    public static final int MAGIC = 0x464C5247;
+    /** The version this build writes, and the only one it reads. */
+    public static final int VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int MAGIC_LENGTH = 4;
+    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
+    public static final int VERSION_LENGTH = 2;
+    public static final int RESERVED_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
+    public static final int RESERVED_LENGTH = 2;
+    public static final int INCARNATION_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
+    public static final int INCARNATION_LENGTH = 8;
+    public static final int CRC_OFFSET = INCARNATION_OFFSET + INCARNATION_LENGTH;
+    public static final int CRC_LENGTH = 4;
+    /** The file's length. */
+    public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+
+    private RegistrationFile() {
+    }
+
+    /** The registration's bytes, exactly as stored. */
+    public static byte[] encode(Registration registration) {
+        ByteBuffer buf = ByteBuffer.allocate(LENGTH);
+        buf.putInt(MAGIC_OFFSET, MAGIC);
+        buf.putShort(VERSION_OFFSET, (short) VERSION);
+        buf.putShort(RESERVED_OFFSET, (short) 0);
+        buf.putLong(INCARNATION_OFFSET, registration.incarnation());
+        buf.putInt(CRC_OFFSET, SideFiles.crc32(buf, 0, CRC_OFFSET));
+        return buf.array();
+    }
+
+    /** Decodes a whole {@code registration} file: the bytes from {@code bytes}' position to its limit (not consumed). */
+    public static Registration decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
+        ByteBuffer buf = bytes.slice();
+        int length = buf.remaining();
+        if (length < LENGTH) {
+            throw CorruptionException.truncated(site.at(0), "registration file", LENGTH, length);
+        }
+        int magic = buf.getInt(MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw SideFiles.magic(site, magic, MAGIC, "FLRG");
+        }
+        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
+        if (version != VERSION) {
+            throw SideFiles.version(site, VERSION_OFFSET, "registration", version, VERSION);
+        }
+        int stored = buf.getInt(CRC_OFFSET);
+        int computed = SideFiles.crc32(buf, 0, CRC_OFFSET);
+        if (stored != computed) {
+            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(CRC_OFFSET),
+                    "registration bytes 0..16", stored, computed);
+        }
+        int reserved = Short.toUnsignedInt(buf.getShort(RESERVED_OFFSET));
+        if (reserved != 0) {
+            throw SideFiles.content(site, RESERVED_OFFSET, String.format("reserved 0x%04x, expected 0", reserved));
+        }
+        if (length > LENGTH) {
+            throw SideFiles.content(site, LENGTH, (length - LENGTH) + " bytes after the crc");
+        }
+        return new Registration(buf.getLong(INCARNATION_OFFSET));
+    }
+
+    /** The {@code registration} file of a data root. */
+    public static Path fileIn(Path root) {
+        return root.resolve(FILE_NAME);
+    }
+
+    /**
+     * The root's registration, empty without a file.
+     *
+     * @throws CorruptionException when the file is present and does not decode; it is left as it is
+     * @throws IOException         when the root is missing or the file cannot be read
+     */
+    public static Optional<Registration> load(Path root) throws IOException, CorruptionException {
+        SideFiles.requireDirectory(root);
+        return Optional.ofNullable(SideFiles.loadAuthoritative(fileIn(root), SideFiles.SMALL_FILE_LIMIT,
+                CorruptionSite.inFile(SideFiles.directoryName(root), FILE_NAME, 0), RegistrationFile::decode));
+    }
+
+    /** Makes {@code registration} the file's content, durably, before returning. */
+    public static void save(Path root, Registration registration) throws IOException {
+        save(root, registration, step -> { });
+    }
+
+    /** As {@link #save(Path, Registration)}, reporting each step of the replace; for crash tests. */
+    public static void save(Path root, Registration registration, DurableFiles.StepListener steps) throws IOException {
+        DurableFiles.replace(fileIn(root), encode(registration), DurableFiles.Sync.FULL, steps);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.felix.offload.log.side;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.CorruptionKind;
+import dev.felix.offload.log.format.CorruptionSite;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The data root's {@code run-state} file: its {@link RunState}. All integers are big-endian.
+ *
+ * <pre>
+ *  offset  size  field
+ *   0      4     magic    0x464C524E "FLRN"
+ *   4      2     version  1, the only version written or read
+ *   6      1     state    u8: 1 = running, 2 = stopped cleanly
+ *   7      1     flags    u8: bit 0, the run acknowledges before syncing (periodic or none);
+ *                         every other bit must be 0
+ *   8     16     id       the storage id the run started under
+ *  24      4     crc      CRC-32 (IEEE) over bytes 0..24
+ * </pre>
+ *
+ * <p>The file is exactly {@value #LENGTH} bytes. Checks run in this order: length at least
+ * {@value #LENGTH} ({@code Truncated}), magic ({@code SideFileMagic}), version ({@code SideFileVersion}),
+ * the CRC ({@code SideFileChecksum}), then {@code SideFileContent}: a state byte naming a state, no
+ * unknown flag bit (an unknown bit may change what the file means, so it is never masked off), and
+ * no bytes after the CRC.
+ *
+ * <p><b>Load rule: authoritative.</b> Absent is {@link Optional#empty()}; present and undecodable
+ * fails {@link #load}. <b>Writes</b>: temporary, fsync, atomic rename, directory fsync. The start-up
+ * rule built on it is {@link StartupIdentity}.
+ */
+public final class RunStateFile {
+
+    /** The file's name in the data root. */
+    public static final String FILE_NAME = DataRoot.RUN_STATE;
+    /** "FLRN". */
+    public static final int MAGIC = 0x464C524E;
+    /** The version this build writes, and the only one it reads. */
+    public static final int VERSION = 1;
+    /** Flags bit 0: the run acknowledges before syncing. */
+    public static final int FLAG_ACKNOWLEDGES_BEFORE_SYNC = 0x01;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int MAGIC_LENGTH = 4;
+    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
+    public static final int VERSION_LENGTH = 2;
+    public static final int STATE_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
+    public static final int STATE_LENGTH = 1;
+    public static final int FLAGS_OFFSET = STATE_OFFSET + STATE_LENGTH;
+    public static final int FLAGS_LENGTH = 1;
+    public static final int ID_OFFSET = FLAGS_OFFSET + FLAGS_LENGTH;
+    public static final int ID_LENGTH = StorageId.LENGTH;
+    public static final int CRC_OFFSET = ID_OFFSET + ID_LENGTH;
+    public static final int CRC_LENGTH = 4;
+    /** The file's length. */
+    public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+
+    private RunStateFile() {
+    }
+
+    /** The run state's bytes, exactly as stored. */
+    public static byte[] encode(RunState runState) {
+        ByteBuffer buf = ByteBuffer.allocate(LENGTH);
+        buf.putInt(MAGIC_OFFSET, MAGIC);
+        buf.putShort(VERSION_OFFSET, (short) VERSION);
+        buf.put(STATE_OFFSET, (byte) runState.state().code());
+        buf.put(FLAGS_OFFSET, (byte) (runState.acknowledgesBeforeSync() ? FLAG_ACKNOWLEDGES_BEFORE_SYNC : 0));
+        buf.put(ID_OFFSET, runState.storageId().bytes());
+        buf.putInt(CRC_OFFSET, SideFiles.crc32(buf, 0, CRC_OFFSET));
+        return buf.array();
+    }
+
+    /** Decodes a whole {@code run-state} file: the bytes from {@code bytes}' position to its limit (not consumed). */
+    public static RunState decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
+        ByteBuffer buf = bytes.slice();
+        int length = buf.remaining();
+        if (length < LENGTH) {
+            throw CorruptionException.truncated(site.at(0), "run-state file", LENGTH, length);
+        }
+        int magic = buf.getInt(MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw SideFiles.magic(site, magic, MAGIC, "FLRN");
+        }
+        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
+        if (version != VERSION) {
+            throw SideFiles.version(site, VERSION_OFFSET, "run-state", version, VERSION);
+        }
+        int stored = buf.getInt(CRC_OFFSET);
+        int computed = SideFiles.crc32(buf, 0, CRC_OFFSET);
+        if (stored != computed) {
+            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(CRC_OFFSET),
+                    "run-state bytes 0..24", stored, computed);
+        }
+        int code = Byte.toUnsignedInt(buf.get(STATE_OFFSET));
+        RunState.State state = RunState.State.ofCode(code);
+        if (state == null) {
+            throw SideFiles.content(site, STATE_OFFSET, "state " + code + " is neither 1 (running) nor 2 (stopped cleanly)");
+        }
+        int flags = Byte.toUnsignedInt(buf.get(FLAGS_OFFSET));
+        if ((flags & ~FLAG_ACKNOWLEDGES_BEFORE_SYNC) != 0) {
+            throw SideFiles.content(site, FLAGS_OFFSET, String.format("flags 0x%02x has bits other than bit 0 set", flags));
+        }
+        if (length > LENGTH) {
+            throw SideFiles.content(site, LENGTH, (length - LENGTH) + " bytes after the crc");
+        }
+        return new RunState(state, flags == FLAG_ACKNOWLEDGES_BEFORE_SYNC,
+                new StorageId(buf.getLong(ID_OFFSET), buf.getLong(ID_OFFSET + 8)));
+    }
+
+    /** The {@code run-state} file of a data root. */
+    public static Path fileIn(Path root) {
+        return root.resolve(FILE_NAME);
+    }
+
+    /**
+     * The root's run state, empty without a file.
+     *
+     * @throws CorruptionException when the file is present and does not decode; it is left as it is
+     * @throws IOException         when the root is missing or the file cannot be read
+     */
+    public static Optional<RunState> load(Path root) throws IOException, CorruptionException {
+        SideFiles.requireDirectory(root);
+        return Optional.ofNullable(SideFiles.loadAuthoritative(fileIn(root), SideFiles.SMALL_FILE_LIMIT,
+                CorruptionSite.inFile(SideFiles.directoryName(root), FILE_NAME, 0), RunStateFile::decode));
+    }
+
+    /** Makes {@code runState} the file's content, durably, before returning. */
+    public static void save(Path root, RunState runState) throws IOException {
+        save(root, runState, step -> { });
+    }
+
+    /** As {@link #save(Path, RunState)}, reporting each step of the replace; for crash tests. */
+    public static void save(Path root, RunState runState, DurableFiles.StepListener steps) throws IOException {
+        DurableFiles.replace(fileIn(root), encode(runState), DurableFiles.Sync.FULL, steps);
+    }
+}
