@@ -3,14 +3,18 @@ package dev.felix.offload.store.fs;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.contract.ObjectStoreContract;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
+import org.junit.jupiter.api.io.TempDir;
 
 class FilesystemStoreContractTest extends ObjectStoreContract {
+    @TempDir
+    static Path storeRoot;
+
     @Override
     protected ObjectStore openStore() throws Exception {
-        return FilesystemStore.open(Files.createTempDirectory("felix-fs-store"));
+        return FilesystemStore.open(storeRoot.resolve("root"));
     }
 
     @Override

@@ -27,7 +27,9 @@ import java.util.stream.Stream;
  * <p>The jars come from the Maven repository (copied by {@code maven-dependency-plugin}); their
  * paths arrive as system properties {@code felix.s3mock.jar} and {@code felix.s3proxy.jar}, and
  * the working directory as {@code felix.s3.servers.dir}. Other modules reusing this harness from
- * the test-jar set the same properties.
+ * the test-jar may set the same properties, or rely on the fallback: the artifacts in the local
+ * Maven repository (declare them, with their classifiers, for {@code dependency:copy} or
+ * {@code dependency:get} so a fresh machine has them).
  */
 public final class S3Servers {
     /** The KMS key S3Mock is started with; it refuses unknown ones with KMS.NotFoundException. */
@@ -70,9 +72,22 @@ public final class S3Servers {
         s3proxy = CompletableFuture.supplyAsync(() -> startS3Proxy(dir));
     }
 
-    private static Path jar(String property, Path dir, String fileName) {
+    /**
+     * The jar named by {@code property}; else the copy in {@code dir}; else the artifact in the local
+     * Maven repository, where any build that declared it has put it.
+     */
+    private static Path jar(String property, Path dir, String fileName, String repositoryPath) {
         String configured = System.getProperty(property);
-        return configured != null ? Path.of(configured) : dir.resolve(fileName);
+        if (configured != null) {
+            return Path.of(configured);
+        }
+        Path copied = dir.resolve(fileName);
+        if (Files.isRegularFile(copied)) {
+            return copied;
+        }
+        String repo = System.getProperty("maven.repo.local",
+                Path.of(System.getProperty("user.home"), ".m2", "repository").toString());
+        return Path.of(repo).resolve(repositoryPath);
     }
 
     private static List<String> jvmArgs() {
@@ -85,7 +100,8 @@ public final class S3Servers {
             int http = ServerProcess.freePort();
             int https = ServerProcess.freePort();
             URI endpoint = URI.create("http://127.0.0.1:" + http);
-            ServerProcess process = ServerProcess.start("S3Mock", jar("felix.s3mock.jar", dir, "s3mock-exec.jar"), jvmArgs(),
+            ServerProcess process = ServerProcess.start("S3Mock", jar("felix.s3mock.jar", dir, "s3mock-exec.jar",
+                    "com/adobe/testing/s3mock/4.11.0/s3mock-4.11.0-exec.jar"), jvmArgs(),
                     List.of("--com.adobe.testing.s3mock.http-port=" + http,
                             "--server.port=" + https,
                             "--server.address=127.0.0.1",
@@ -124,7 +140,8 @@ public final class S3Servers {
                     "jclouds.credential=unused",
                     "jclouds.filesystem.basedir=" + data,
                     ""), StandardCharsets.UTF_8);
-            ServerProcess process = ServerProcess.start("S3Proxy", jar("felix.s3proxy.jar", dir, "s3proxy.jar"), jvmArgs(),
+            ServerProcess process = ServerProcess.start("S3Proxy", jar("felix.s3proxy.jar", dir, "s3proxy.jar",
+                    "org/gaul/s3proxy/2.7.0/s3proxy-2.7.0-jar-with-dependencies.jar"), jvmArgs(),
                     List.of("--properties", properties.toString()),
                     dir.resolve("s3proxy.log"),
                     () -> answers(endpoint.resolve("/"), null, false),
