@@ -174,8 +174,22 @@ public final class ShardLog implements Closeable {
         return rebuilt;
     }
 
-    /** Rebuilds a segment's index from its record headers, with the writer's spacing rule. */
+    /** Rebuilds an index for recovery, whose scan has just checked these headers. */
     static SegmentIndex rebuildIndex(SegmentFile file, String shard, long size, int spacingBytes) throws IOException {
+        try {
+            return rebuildIndexOf(file, shard, size, spacingBytes);
+        } catch (CorruptionException e) {
+            // Recovery checked these headers moments ago; failing now means the file changed under us.
+            throw new IOException("segment changed during recovery: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A segment's sparse index built from its record headers (the first {@code size} bytes), with the
+     * writer's spacing rule: an entry for the first record, then one each {@code spacingBytes}.
+     */
+    public static SegmentIndex rebuildIndexOf(SegmentFile file, String shard, long size, int spacingBytes)
+            throws IOException, CorruptionException {
         try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, size)) {
             GrowingIndex index = new GrowingIndex(scanner.header().baseOffset(), spacingBytes);
             RecordHeader h;
@@ -185,9 +199,6 @@ public final class ShardLog implements Closeable {
                 }
             }
             return index.snapshot();
-        } catch (CorruptionException e) {
-            // Recovery checked these headers moments ago; failing now means the file changed under us.
-            throw new IOException("segment changed during recovery: " + e.getMessage(), e);
         }
     }
 

@@ -1,0 +1,211 @@
+package dev.felix.offload.log;
+
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.CorruptionKind;
+import dev.felix.offload.log.format.CorruptionSite;
+import dev.felix.offload.log.format.Record;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.log.format.SegmentScanner;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads a shard directory that another process (the broker) owns and appends to: it never writes,
+ * never repairs, and treats a torn record at the end of the newest segment as the end of the data
+ * (the writer may be in the middle of it). Every record returned had its checksum verified; other
+ * damage is a {@link CorruptionException}. Segments may disappear between two reads (retention,
+ * offload); a read then simply sees the new first offset.
+ *
+ * <p>Safe for concurrent use.
+ */
+public final class ShardReader {
+
+    private final Path dir;
+    private final String shard;
+    /** Headers of segments seen, by id: a header never changes once written. */
+    private final Map<Long, SegmentHeader> headers = new ConcurrentHashMap<>();
+    /** Indexes of segments seen while sealed, by id; only a start position, re-validated on use. */
+    private final Map<Long, SegmentIndex> indexes = new ConcurrentHashMap<>();
+
+    public ShardReader(Path dir) {
+        this.dir = dir;
+        this.shard = dir.getFileName().toString();
+    }
+
+    /** A segment as it is now. */
+    private record Seg(SegmentFile file, SegmentHeader header, boolean newest) {
+    }
+
+    private List<Seg> segments() throws IOException, CorruptionException {
+        List<SegmentFile> files = SegmentFile.list(dir);
+        List<Seg> out = new ArrayList<>(files.size());
+        for (int i = 0; i < files.size(); i++) {
+            SegmentFile f = files.get(i);
+            SegmentHeader h = headers.get(f.id());
+            if (h == null) {
+                try {
+                    h = readHeader(f);
+                } catch (NoSuchFileException gone) {
+                    continue; // removed since the listing
+                }
+                headers.put(f.id(), h);
+            }
+            out.add(new Seg(f, h, i == files.size() - 1));
+        }
+        return out;
+    }
+
+    private SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
+        try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
+            ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
+            while (head.hasRemaining() && ch.read(head) >= 0) {
+                // keep reading
+            }
+            return SegmentHeader.decode(head.flip(), new CorruptionSite(shard, f.id(), 0));
+        }
+    }
+
+    /** The oldest offset held locally, or empty when the directory holds no segment. */
+    public java.util.OptionalLong firstOffset() throws IOException, CorruptionException {
+        List<Seg> segs = segments();
+        return segs.isEmpty() ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(segs.get(0).header().baseOffset());
+    }
+
+    /**
+     * Records from {@code offset}, as {@link ShardLog#read} answers them: at most {@code maxRecords},
+     * within {@code maxBytes} unless the first record alone is larger; {@link ReadResult.Trimmed}
+     * below the first offset; an empty result at or past the end.
+     */
+    public ReadResult read(long offset, int maxRecords, long maxBytes) throws IOException, CorruptionException {
+        if (maxRecords <= 0) {
+            throw new IllegalArgumentException("maxRecords must be positive, got " + maxRecords);
+        }
+        List<Seg> segs = segments();
+        if (segs.isEmpty()) {
+            return new ReadResult.Records(List.of(), offset);
+        }
+        long first = segs.get(0).header().baseOffset();
+        if (Long.compareUnsigned(offset, first) < 0) {
+            return new ReadResult.Trimmed(first);
+        }
+        int start = 0;
+        for (int i = 0; i < segs.size(); i++) {
+            if (Long.compareUnsigned(segs.get(i).header().baseOffset(), offset) <= 0) {
+                start = i;
+            }
+        }
+        Budget budget = new Budget(maxRecords, maxBytes);
+        long want = offset;
+        for (int i = start; i < segs.size() && !budget.full; i++) {
+            Seg seg = segs.get(i);
+            try {
+                want = readSegment(seg, want, true, budget);
+            } catch (NoSuchFileException gone) {
+                continue; // removed by retention or offload while we read: the next segment goes on
+            } catch (CorruptionException e) {
+                if (seg.newest() && e.kind() == CorruptionKind.TRUNCATED) {
+                    break; // the writer's record in progress
+                }
+                throw e;
+            }
+        }
+        // Records may have been taken from a segment that then ended in a torn tail.
+        long next = budget.records.isEmpty() ? want : budget.records.get(budget.records.size() - 1).offset() + 1;
+        return new ReadResult.Records(budget.records, next);
+    }
+
+    /** What a read may still take. */
+    private static final class Budget {
+        final int maxRecords;
+        final long maxBytes;
+        final List<Record> records = new ArrayList<>();
+        long bytes;
+        boolean full;
+
+        Budget(int maxRecords, long maxBytes) {
+            this.maxRecords = maxRecords;
+            this.maxBytes = maxBytes;
+        }
+    }
+
+    /** Reads one segment's records from {@code want} into the budget; answers the next offset wanted. */
+    private long readSegment(Seg seg, long want, boolean useIndex, Budget budget) throws IOException, CorruptionException {
+        int before = budget.records.size();
+        long bytesBefore = budget.bytes;
+        long seekedTo = -1;
+        try (SegmentScanner scanner = SegmentScanner.open(seg.file().log(), shard, seg.file().id(), true)) {
+            if (useIndex) {
+                seekedTo = seekNear(scanner, seg, want);
+            }
+            long next = want;
+            while (Long.compareUnsigned(scanner.nextOffset(), next) < 0) {
+                if (scanner.nextHeader() == null) {
+                    return next;
+                }
+            }
+            Record r;
+            while ((r = scanner.nextRecord()) != null) {
+                if (!budget.records.isEmpty() && budget.bytes + r.encodedLength() > budget.maxBytes) {
+                    budget.full = true;
+                    return next;
+                }
+                budget.records.add(r);
+                budget.bytes += r.encodedLength();
+                next = r.offset() + 1;
+                if (budget.records.size() >= budget.maxRecords || budget.bytes >= budget.maxBytes) {
+                    budget.full = true;
+                    return next;
+                }
+            }
+            return next;
+        } catch (CorruptionException e) {
+            if (seekedTo >= 0 && e.site().position() == seekedTo) {
+                // An index is never trusted: its entry led nowhere valid. Forget it and scan from the start.
+                indexes.put(seg.file().id(), SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]));
+                budget.records.subList(before, budget.records.size()).clear();
+                budget.bytes = bytesBefore;
+                budget.full = false;
+                return readSegment(seg, want, false, budget);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Starts the scan at the sealed segment's index entry for {@code want}, when its index loads;
+     * answers the position sought, or -1.
+     */
+    private long seekNear(SegmentScanner scanner, Seg seg, long want) throws IOException {
+        if (seg.newest()) {
+            return -1; // its index is still growing: scan from the start
+        }
+        SegmentIndex index = indexes.get(seg.file().id());
+        if (index == null) {
+            try {
+                index = SegmentIndex.read(seg.file().index(), shard, seg.file().id());
+            } catch (NoSuchFileException | CorruptionException e) {
+                index = SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]);
+            }
+            if (index.baseOffset() != seg.header().baseOffset()) {
+                index = SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]);
+            }
+            indexes.put(seg.file().id(), index);
+        }
+        int e = index.entryAtOrBelow(want);
+        if (e >= 0 && index.positionAt(e) > SegmentHeader.LENGTH && index.positionAt(e) <= scanner.fileSize()) {
+            scanner.seek(index.positionAt(e), index.offsetAt(e));
+            return index.positionAt(e);
+        }
+        return -1;
+    }
+}
