@@ -27,7 +27,8 @@ import java.util.Set;
  * </ul>
  * Remote URIs also take {@code checksum} (auto, when-required, always), {@code sse} (none, s3,
  * kms), {@code sse-kms-key-id}, {@code storage-class}, {@code multipart-threshold} and
- * {@code part-size} (bytes) and {@code part-concurrency}. Credentials are never part of a URI:
+ * {@code part-size} (bytes), {@code part-concurrency}, {@code max-attempts}, and
+ * {@code attempt-timeout} and {@code api-call-timeout} (whole seconds). Credentials are never part of a URI:
  * they come from the environment or the default provider chain (or from code). Every error is a
  * {@link StoreUriException} naming the part that is wrong.
  */
@@ -39,7 +40,8 @@ public final class StoreUri {
     }
 
     private static final Set<String> REMOTE_PARAMETERS = Set.of("endpoint", "region", "path-style", "checksum", "sse",
-            "sse-kms-key-id", "storage-class", "multipart-threshold", "part-size", "part-concurrency");
+            "sse-kms-key-id", "storage-class", "multipart-threshold", "part-size", "part-concurrency", "max-attempts",
+            "attempt-timeout", "api-call-timeout");
 
     private final String text;
     private final Kind kind;
@@ -206,7 +208,30 @@ public final class StoreUri {
                 number("multipart-threshold", params.get("multipart-threshold"), defaults.multipartThreshold()),
                 number("part-size", params.get("part-size"), defaults.partSize()),
                 (int) number("part-concurrency", params.get("part-concurrency"), defaults.partConcurrency())));
+        apply("max-attempts", () -> {
+            if (params.containsKey("max-attempts")) {
+                b.maxAttempts((int) number("max-attempts", params.get("max-attempts"), 0));
+            }
+        });
+        apply("attempt-timeout", () -> {
+            if (params.containsKey("attempt-timeout")) {
+                b.timeouts(defaults.connectTimeout(), seconds("attempt-timeout", params.get("attempt-timeout")));
+            }
+        });
+        apply("api-call-timeout", () -> {
+            if (params.containsKey("api-call-timeout")) {
+                b.apiCallTimeout(seconds("api-call-timeout", params.get("api-call-timeout")));
+            }
+        });
         return new StoreUri(text, kind, null, b.build());
+    }
+
+    private static java.time.Duration seconds(String name, String value) {
+        long n = number(name, value, 0);
+        if (n < 1 || n > 86_400) {
+            throw new StoreUriException(name, "'" + value + "' must be a whole number of seconds in [1, 86400]", null);
+        }
+        return java.time.Duration.ofSeconds(n);
     }
 
     private interface Step {
@@ -244,7 +269,7 @@ public final class StoreUri {
         try {
             return Long.parseLong(value);
         } catch (NumberFormatException e) {
-            throw new StoreUriException(name, "'" + value + "' is not a whole number of bytes", e);
+            throw new StoreUriException(name, "'" + value + "' is not a whole number", e);
         }
     }
 

@@ -40,7 +40,8 @@ class StoreUriTest {
     void s3UriCarriesEveryPart() {
         StoreUri uri = StoreUri.parse("s3://my-bucket/tiered/felix?endpoint=http://127.0.0.1:9000&region=eu-west-1"
                 + "&path-style=true&checksum=when-required&sse=kms&sse-kms-key-id=key-1&storage-class=STANDARD_IA"
-                + "&multipart-threshold=33554432&part-size=8388608&part-concurrency=2");
+                + "&multipart-threshold=33554432&part-size=8388608&part-concurrency=2&max-attempts=9"
+                + "&attempt-timeout=30&api-call-timeout=300");
         RemoteStoreSettings s = uri.settings().orElseThrow();
         assertThat(uri.kind()).isEqualTo(StoreUri.Kind.S3);
         assertThat(s.bucket()).isEqualTo("my-bucket");
@@ -55,6 +56,9 @@ class StoreUriTest {
         assertThat(s.multipartThreshold()).isEqualTo(32L << 20);
         assertThat(s.partSize()).isEqualTo(8L << 20);
         assertThat(s.partConcurrency()).isEqualTo(2);
+        assertThat(s.retryPolicy().maxAttempts()).isEqualTo(9);
+        assertThat(s.attemptTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
+        assertThat(s.retryPolicy().maxTotal()).isEqualTo(java.time.Duration.ofSeconds(300));
     }
 
     @Test
@@ -102,6 +106,9 @@ class StoreUriTest {
         "s3://bucket?part-concurrency=0|part-concurrency",
         "s3://bucket?multipart-threshold=6000000&part-size=8388608|multipart-threshold",
         "s3://bucket?colour=blue|colour",
+        "s3://bucket?max-attempts=0|max-attempts",
+        "s3://bucket?attempt-timeout=0|attempt-timeout",
+        "s3://bucket?api-call-timeout=soon|api-call-timeout",
         "s3://bucket?region=a&region=b|region",
         "s3://bucket?region=|region",
         "s3://bucket?novalue|query",

@@ -155,7 +155,8 @@ public final class RemoteStoreSettings {
     public String describe() {
         return "bucket " + bucket + (prefix.isEmpty() ? "" : " prefix " + prefix)
                 + endpoint.map(e -> " at " + e).orElse("") + " region " + region + ", " + credentials
-                + ", checksum " + checksumMode.settingValue();
+                + ", checksum " + checksumMode.settingValue() + ", " + retryPolicy.maxAttempts() + " attempts of at most "
+                + attemptTimeout.toSeconds() + " s within " + retryPolicy.maxTotal().toSeconds() + " s";
     }
 
     @Override
@@ -286,6 +287,29 @@ public final class RemoteStoreSettings {
             }
             this.connectTimeout = connect;
             this.attemptTimeout = attempt;
+            return this;
+        }
+
+        /**
+         * Bounds one operation, all its attempts and backoff waits included: no retry starts once it
+         * has passed (the attempt running then may take up to the attempt timeout to end).
+         */
+        public Builder apiCallTimeout(Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("setting 'api-call-timeout' must be positive: " + value);
+            }
+            RetryPolicy r = retryPolicy;
+            this.retryPolicy = new RetryPolicy(r.maxAttempts(), r.baseDelay(), r.maxDelay(), value);
+            return this;
+        }
+
+        /** Attempts per operation, the first included. */
+        public Builder maxAttempts(int value) {
+            if (value < 1 || value > 100) {
+                throw new IllegalArgumentException("setting 'max-attempts' must be in [1, 100]: " + value);
+            }
+            RetryPolicy r = retryPolicy;
+            this.retryPolicy = new RetryPolicy(value, r.baseDelay(), r.maxDelay(), r.maxTotal());
             return this;
         }
 

@@ -25,6 +25,8 @@ public final class ServerProbe {
         void delete(String fullKey) throws StoreException;
     }
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServerProbe.class);
+
     private ServerProbe() {}
 
     public static ServerTraits run(Target target, RemoteStoreSettings settings) throws StoreException {
@@ -82,7 +84,9 @@ public final class ServerProbe {
             target.delete(first);
             target.delete(second);
         }
-        return new ServerTraits(accepted, verified, stored, createOnly);
+        ServerTraits traits = new ServerTraits(accepted, verified, stored, createOnly);
+        LOG.info("{}: {}", settings.describe(), traits);
+        return traits;
     }
 
     private static boolean isFailure(StoreException e) {
