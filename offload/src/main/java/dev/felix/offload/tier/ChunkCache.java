@@ -1,0 +1,136 @@
+package dev.felix.offload.tier;
+
+import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.CacheLoader;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ObjectFetcher;
+import dev.felix.offload.store.StoreException;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+
+/**
+ * Aligned chunks of objects, fetched with ranged GETs and kept in memory up to a byte budget. Chunk
+ * {@code i} of an object covers bytes {@code [i * chunkSize, min((i + 1) * chunkSize, size))}.
+ * Concurrent requests for one chunk share one GET; {@link #prefetch} starts a GET without waiting,
+ * for a sequential reader's next chunk. Hits and misses are counted.
+ */
+public final class ChunkCache {
+
+    /** 4 MiB chunks. */
+    public static final int DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
+    /** 256 MiB of chunks. */
+    public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
+
+    /** One chunk of one object; the object's size bounds the last chunk. */
+    record ChunkKey(String key, long objectSize, long index) {
+    }
+
+    private final ObjectFetcher store;
+    private final int chunkBytes;
+    private final AsyncLoadingCache<ChunkKey, byte[]> cache;
+
+    public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes) {
+        this(store, chunkBytes, maxBytes, Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "chunk-fetch");
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, Executor executor) {
+        if (chunkBytes < 4096) {
+            throw new IllegalArgumentException("chunk size must be at least 4096 bytes, got " + chunkBytes);
+        }
+        if (maxBytes < chunkBytes) {
+            throw new IllegalArgumentException("the cache must hold at least one chunk");
+        }
+        this.store = store;
+        this.chunkBytes = chunkBytes;
+        CacheLoader<ChunkKey, byte[]> loader = this::fetch;
+        this.cache = Caffeine.newBuilder()
+                .maximumWeight(maxBytes)
+                .weigher((ChunkKey k, byte[] v) -> v.length)
+                .recordStats()
+                .executor(executor)
+                .buildAsync(loader);
+    }
+
+    private byte[] fetch(ChunkKey k) throws StoreException {
+        long start = k.index() * chunkBytes;
+        int length = (int) Math.min(chunkBytes, k.objectSize() - start);
+        return store.readRange(k.key(), ByteRange.of(start, length));
+    }
+
+    public int chunkBytes() {
+        return chunkBytes;
+    }
+
+    /**
+     * {@code length} bytes of the object from {@code position}, which the caller has checked lie
+     * within {@code objectSize}; assembled from the chunks they span.
+     */
+    public byte[] read(String key, long objectSize, long position, int length) throws StoreException {
+        if (position < 0 || length < 0 || position + length > objectSize) {
+            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + key + " of "
+                    + objectSize + " bytes");
+        }
+        byte[] out = new byte[length];
+        int done = 0;
+        while (done < length) {
+            long at = position + done;
+            long index = at / chunkBytes;
+            byte[] chunk = get(new ChunkKey(key, objectSize, index));
+            int from = (int) (at - index * chunkBytes);
+            int n = Math.min(chunk.length - from, length - done);
+            System.arraycopy(chunk, from, out, done, n);
+            done += n;
+        }
+        return out;
+    }
+
+    private byte[] get(ChunkKey k) throws StoreException {
+        try {
+            return cache.get(k).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while fetching " + k.key(), e);
+        } catch (ExecutionException | CompletionException e) {
+            Throwable cause = e.getCause();
+            while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof StoreException se) {
+                throw se;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException("fetching " + k.key() + " failed", cause);
+        }
+    }
+
+    /** Starts fetching the chunk holding {@code position}, if it is in the object and not cached. */
+    public void prefetch(String key, long objectSize, long position) {
+        if (position >= 0 && position < objectSize) {
+            cache.get(new ChunkKey(key, objectSize, position / chunkBytes));
+        }
+    }
+
+    /** Drops the chunks covering {@code [position, position + length)}, so they are fetched again. */
+    public void invalidate(String key, long objectSize, long position, int length) {
+        long first = position / chunkBytes;
+        long last = (position + Math.max(length, 1) - 1) / chunkBytes;
+        for (long i = first; i <= last; i++) {
+            cache.synchronous().invalidate(new ChunkKey(key, objectSize, i));
+        }
+    }
+
+    public CacheStats stats() {
+        return cache.synchronous().stats();
+    }
+}

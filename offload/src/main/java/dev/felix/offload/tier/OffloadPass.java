@@ -1,0 +1,106 @@
+package dev.felix.offload.tier;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.store.ObjectStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+/**
+ * One offload pass over a data root: takes the root's lock, resolves the node id, and runs
+ * {@link ShardOffload} over every shard, up to {@link OffloadSettings#parallelism()} at a time,
+ * sharing one upload bandwidth limit. A shard that fails is reported and the others go on.
+ */
+public final class OffloadPass {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OffloadPass.class);
+
+    private final DataRoot root;
+    private final ObjectStore store;
+    private final OffloadSettings settings;
+    private final StepHook hook;
+    private final Map<String, String> env;
+    private final Function<Path, OptionalLong> commitOffsets;
+
+    /**
+     * @param env           where {@value NodeId#ENV} is looked up (normally {@code System.getenv()})
+     * @param commitOffsets a shard directory's commit offset, empty when it has no {@code replica} file
+     */
+    public OffloadPass(DataRoot root, ObjectStore store, OffloadSettings settings, StepHook hook,
+                       Map<String, String> env, Function<Path, OptionalLong> commitOffsets) {
+        this.root = root;
+        this.store = store;
+        this.settings = settings;
+        this.hook = hook;
+        this.env = env;
+        this.commitOffsets = commitOffsets;
+    }
+
+    /** Runs the pass; fails at once with {@link RootLock.HeldException} when another offloader runs. */
+    public PassReport run(ProgressListener progress) throws IOException {
+        long started = System.nanoTime();
+        try (RootLock lock = RootLock.acquire(root.path())) {
+            String nodeId = NodeId.resolve(root, env);
+            SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
+            List<Path> shards = root.shardDirectories();
+            long total = 0;
+            for (Path shard : shards) {
+                total += ShardOffload.pendingBytes(shard);
+            }
+            progress.started(total);
+            RateLimiter limiter = settings.uploadBytesPerSecond() > 0
+                    ? RateLimiter.create(settings.uploadBytesPerSecond()) : null;
+            List<ShardResult> results = new ArrayList<>(shards.size());
+            ExecutorService pool = Executors.newFixedThreadPool(Math.min(settings.parallelism(), Math.max(1, shards.size())),
+                    r -> {
+                        Thread t = new Thread(r, "offload-shard");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            try {
+                List<Future<ShardResult>> futures = new ArrayList<>();
+                for (Path shard : shards) {
+                    futures.add(pool.submit(() -> new ShardOffload(shard, store, keys, settings, hook, limiter, progress,
+                            commitOffsets.apply(shard)).run()));
+                }
+                for (int i = 0; i < futures.size(); i++) {
+                    results.add(outcome(shards.get(i), futures.get(i)));
+                }
+            } finally {
+                pool.shutdownNow();
+                progress.finished();
+            }
+            return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started));
+        }
+    }
+
+    private static ShardResult outcome(Path shard, Future<ShardResult> future) throws IOException {
+        String name = shard.getFileName().toString();
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("offload pass interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            LOG.error("{}: offload failed", name, cause);
+            return new ShardResult(name, false, List.of(), List.of(), 0, "failed: " + cause);
+        }
+    }
+}

@@ -1,0 +1,422 @@
+package dev.felix.offload.tier;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.log.ShardLog;
+import dev.felix.offload.log.SegmentWriter;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.log.format.SegmentScan;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.zip.CRC32;
+
+/**
+ * One shard's part of an offload pass. Each sealed segment goes through these steps, in order:
+ *
+ * <pre>
+ *   SELECTED ──full scan ok──▶ VALIDATED ──index put──▶ INDEX_UPLOADED ──segment put──▶ UPLOADED
+ *      │                          │                                                     │
+ *      │ not sealed, above the    │ corrupt: the shard is reported                      │ verify
+ *      │ commit offset, or in     │ with the site; nothing is                           ▼
+ *      │ the manifest: skipped    │ uploaded; the pass goes on     mismatch: delete ◀── VERIFIED?
+ *                                 ▼ with other shards               the object and       │ yes
+ *                                                                   put again (bounded)  ▼
+ *                                       ┌────────────────────────────────────────── RECORDED  ◀── commit point:
+ *                                       ▼                                                        the manifest naming
+ *                                    UNLINKED  (oldest first, as local retention allows,          it is durable
+ *                                               only with a matching entry; never the active)
+ * </pre>
+ *
+ * A crash between any two steps leaves the shard consistent: before {@code RECORDED} nothing names
+ * the object, so the next pass selects the segment and uploads it again over the same key (an object
+ * left behind meanwhile is an orphan for the sweep); after it, the entry is durable and the next pass
+ * goes straight to unlinking. Nothing local is ever removed before its entry is durable and matches
+ * the local file's size and CRC32.
+ *
+ * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
+ * owns the segments, and the active (newest) segment is never touched.
+ */
+public final class ShardOffload {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOffload.class);
+
+    /** Read-back verification reads the object in chunks of this size. */
+    static final int READ_BACK_CHUNK = 8 * 1024 * 1024;
+
+    private final Path shardDir;
+    private final String shard;
+    private final ObjectStore store;
+    private final SegmentKeys keys;
+    private final OffloadSettings settings;
+    private final StepHook hook;
+    private final RateLimiter bandwidth;
+    private final ProgressListener progress;
+    private final OptionalLong commitOffset;
+
+    /**
+     * @param commitOffset one past the last committed record when the shard has a {@code replica}
+     *                     file; only records below it may be offloaded. Empty when there is none.
+     * @param bandwidth    shared upload limiter in bytes per second, or null for none
+     */
+    public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
+                        RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset) {
+        this.shardDir = shardDir;
+        this.shard = shardDir.getFileName().toString();
+        this.store = store;
+        this.keys = keys;
+        this.settings = settings;
+        this.hook = hook;
+        this.bandwidth = bandwidth;
+        this.progress = progress;
+        this.commitOffset = commitOffset;
+    }
+
+    /** A local segment and what a pass learned of it. */
+    private record Local(SegmentFile file, SegmentHeader header, long size) {
+    }
+
+    /** Bytes of sealed segments not yet in the manifest: what a pass will roughly upload. */
+    public static long pendingBytes(Path shardDir) throws IOException {
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        Manifest manifest;
+        try {
+            manifest = ManifestStore.read(shardDir);
+        } catch (CorruptionException e) {
+            return 0;
+        }
+        long total = 0;
+        for (int i = 0; i < files.size() - 1; i++) {
+            long id = files.get(i).id();
+            if (manifest.entries().stream().noneMatch(e -> e.segmentId() == id)) {
+                total += Files.size(files.get(i).log());
+            }
+        }
+        return total;
+    }
+
+    /** Runs the pass over this shard. Store failures and corruption are reported in the result. */
+    public ShardResult run() throws IOException {
+        List<SegmentUpload> uploaded = new ArrayList<>();
+        List<Long> unlinked = new ArrayList<>();
+        ManifestStore manifests;
+        try {
+            manifests = ManifestStore.open(shardDir);
+        } catch (CorruptionException e) {
+            return new ShardResult(shard, false, uploaded, unlinked, 0, "manifest unreadable, nothing done: "
+                    + e.getMessage());
+        }
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        List<Local> locals = new ArrayList<>(files.size());
+        for (SegmentFile f : files) {
+            try {
+                locals.add(new Local(f, readHeader(f), Files.size(f.log())));
+            } catch (CorruptionException e) {
+                return new ShardResult(shard, false, uploaded, unlinked, files.size() - 1,
+                        "segment header unreadable: " + e.getMessage());
+            }
+        }
+        Map<Long, Long> crcOfValidBytes = new HashMap<>();
+        String problem = null;
+        int pending = 0;
+
+        for (int i = 0; i < locals.size() - 1 && problem == null; i++) {
+            Local seg = locals.get(i);
+            Local next = locals.get(i + 1);
+            Manifest manifest = manifests.manifest();
+            if (hasEntry(manifest, seg)) {
+                continue;
+            }
+            ManifestEntry newest = manifest.newestEntry().orElse(null);
+            if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
+                // Older than what the manifest already holds: entries only ever grow upwards.
+                continue;
+            }
+            hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
+
+            SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+            if (!scan.isClean()) {
+                problem = "not uploaded, corrupt: " + scan.failure().getMessage();
+                pending = countPending(locals, i);
+                break;
+            }
+            if (scan.nextOffset() != next.header().baseOffset()) {
+                problem = "not uploaded: " + seg.file().logName() + " ends before offset "
+                        + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
+                        + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed";
+                pending = countPending(locals, i);
+                break;
+            }
+            if (scan.recordCount() == 0) {
+                continue; // an empty sealed segment holds nothing to copy
+            }
+            long last = scan.nextOffset() - 1;
+            if (commitOffset.isPresent() && Long.compareUnsigned(last, commitOffset.getAsLong()) >= 0) {
+                break; // not yet committed by a majority, so not eligible yet: a later pass takes it
+            }
+            hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
+
+            try {
+                SegmentUpload up = upload(seg, scan, last);
+                hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
+                ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
+                        scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
+                manifests.save(manifests.manifest().withEntry(entry));
+                hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
+                crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+                uploaded.add(up);
+                LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
+                        seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+            } catch (StoreException e) {
+                problem = "store failure on segment " + seg.file().id() + ": " + e.getMessage();
+                pending = countPending(locals, i);
+            } catch (VerificationFailedException e) {
+                problem = e.getMessage();
+                pending = countPending(locals, i);
+            }
+        }
+
+        unlink(manifests.manifest(), locals, crcOfValidBytes, unlinked);
+        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem);
+    }
+
+    private static int countPending(List<Local> locals, int from) {
+        return Math.max(0, locals.size() - 1 - from);
+    }
+
+    private static boolean hasEntry(Manifest manifest, Local seg) {
+        for (ManifestEntry e : manifest.entries()) {
+            if (e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
+        ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
+        try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
+            while (head.hasRemaining() && ch.read(head) >= 0) {
+                // keep reading
+            }
+        }
+        return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(
+                f.log().getParent().getFileName().toString(), f.id(), 0));
+    }
+
+    /** A copy in the store did not match the local bytes after every attempt. */
+    static final class VerificationFailedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        VerificationFailedException(String message) {
+            super(message);
+        }
+    }
+
+    /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
+    private SegmentUpload upload(Local seg, SegmentScan scan, long last)
+            throws IOException, StoreException, VerificationFailedException {
+        String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
+        uploadIndex(seg, scan, key);
+        hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
+
+        long size = scan.validEnd();
+        long crc = scan.validBytesCrc32();
+        UploadBody body = UploadBody.ofFileRange(seg.file().log(), 0, size);
+        String lastMismatch = null;
+        for (int attempt = 1; attempt <= settings.uploadAttempts(); attempt++) {
+            throttle(size);
+            store.put(key, body, PutOptions.defaults().withCrc32(crc));
+            hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
+            String mismatch = null;
+            String verifiedBy;
+            try {
+                verifiedBy = verify(key, size, crc);
+            } catch (VerificationFailedException e) {
+                verifiedBy = null;
+                mismatch = e.getMessage();
+            }
+            if (mismatch == null) {
+                progress.uploaded(size);
+                return new SegmentUpload(seg.file().id(), seg.header().baseOffset(), last, size, crc, key, verifiedBy,
+                        attempt);
+            }
+            lastMismatch = mismatch;
+            LOG.warn("{}: verification of {} failed (attempt {} of {}): {}; deleting it and uploading again", shard, key,
+                    attempt, settings.uploadAttempts(), mismatch);
+            store.delete(key);
+            backoff(attempt);
+        }
+        throw new VerificationFailedException("segment " + seg.file().id() + " not recorded: the copy at " + key
+                + " failed verification " + settings.uploadAttempts() + " times; last: " + lastMismatch);
+    }
+
+    private void uploadIndex(Local seg, SegmentScan scan, String segmentKey) {
+        String indexKey = SegmentKeys.indexKeyFor(segmentKey);
+        try {
+            SegmentIndex index = ShardLog.rebuildIndexOf(seg.file(), shard, scan.validEnd(),
+                    SegmentWriter.DEFAULT_INDEX_SPACING_BYTES);
+            byte[] bytes = index.encode();
+            CRC32 crc = new CRC32();
+            crc.update(bytes);
+            store.put(indexKey, UploadBody.ofBytes(bytes), PutOptions.defaults().withCrc32(crc.getValue()));
+        } catch (IOException | CorruptionException | StoreException e) {
+            // Derived: a reader rebuilds a missing index from the segment, so this is not worth failing for.
+            LOG.warn("{}: could not upload the index of segment {} ({}); readers will rebuild it", shard,
+                    seg.file().id(), e.getMessage());
+        }
+    }
+
+    /** Proves the object holds {@code size} bytes with {@code crc}; answers how. */
+    private String verify(String key, long size, long crc)
+            throws StoreException, VerificationFailedException {
+        VerifyMode mode = settings.verify();
+        if (mode == VerifyMode.NONE) {
+            return "none";
+        }
+        if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
+            if (store.capabilities().contains(StoreCapability.CRC32_STORED)) {
+                ObjectHead head = store.head(key);
+                if (head.crc32().isPresent()) {
+                    check(key, "server checksum", head.size(), head.crc32().getAsLong(), size, crc);
+                    return "server-checksum";
+                }
+            }
+            if (mode == VerifyMode.SERVER_CHECKSUM) {
+                throw new IllegalStateException("verify=server-checksum, but " + store.describe()
+                        + " returned no stored CRC32 for " + key + "; use auto or read-back");
+            }
+        }
+        ObjectHead head = store.head(key);
+        CRC32 read = new CRC32();
+        long at = 0;
+        while (at < head.size()) {
+            int n = (int) Math.min(READ_BACK_CHUNK, head.size() - at);
+            read.update(store.readRange(key, ByteRange.of(at, n)));
+            at += n;
+        }
+        check(key, "read-back", head.size(), read.getValue(), size, crc);
+        return "read-back";
+    }
+
+    private static void check(String key, String how, long storedSize, long storedCrc, long size, long crc)
+            throws VerificationFailedException {
+        if (storedSize != size || storedCrc != crc) {
+            throw new VerificationFailedException(String.format("%s of %s: store holds %d bytes with crc32 %08x, "
+                    + "local valid bytes are %d with crc32 %08x", how, key, storedSize, storedCrc, size, crc));
+        }
+    }
+
+    private void throttle(long bytes) {
+        if (bandwidth == null) {
+            return;
+        }
+        long left = bytes;
+        while (left > 0) {
+            int permits = (int) Math.min(left, Integer.MAX_VALUE);
+            bandwidth.acquire(Math.max(permits, 1));
+            left -= permits;
+        }
+    }
+
+    private void backoff(int attempt) {
+        long cap = settings.retryBackoff().toMillis() << Math.min(attempt - 1, 16);
+        long sleep = ThreadLocalRandom.current().nextLong(cap + 1); // full jitter
+        try {
+            Thread.sleep(sleep);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Step 6: unlinks, oldest first, the local segments local retention lets go, each only when its
+     * manifest entry is durable and matches the local valid bytes (size and CRC32). Stops at the first
+     * segment that may not go, so the local log stays contiguous and still opens.
+     */
+    private void unlink(Manifest manifest, List<Local> locals, Map<Long, Long> crcOfValidBytes, List<Long> unlinked)
+            throws IOException {
+        int removable = removableCount(locals);
+        boolean any = false;
+        for (int i = 0; i < removable; i++) {
+            Local seg = locals.get(i);
+            ManifestEntry entry = manifest.entries().stream()
+                    .filter(e -> e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset())
+                    .findFirst().orElse(null);
+            if (entry == null) {
+                break;
+            }
+            Long crc = crcOfValidBytes.get(seg.file().id());
+            long validEnd = entry.sizeBytes();
+            if (crc == null) {
+                SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+                crc = scan.isClean() ? scan.validBytesCrc32() : -1;
+                validEnd = scan.validEnd();
+            }
+            long recordedCrc = Integer.toUnsignedLong(entry.objectCrc32());
+            if (validEnd != entry.sizeBytes() || crc != recordedCrc) {
+                LOG.warn("{}: segment {} differs from its manifest entry ({} bytes crc32 {} locally, {} bytes crc32 {} "
+                        + "recorded); keeping it", shard, seg.file().id(), validEnd, crc, entry.sizeBytes(), recordedCrc);
+                break;
+            }
+            Files.delete(seg.file().log());
+            Files.deleteIfExists(seg.file().index());
+            unlinked.add(seg.file().id());
+            any = true;
+            hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+        }
+        if (any) {
+            DurableFiles.fsyncDirectory(shardDir);
+        }
+    }
+
+    /** How many of the oldest segments local retention lets go (never the newest). */
+    private int removableCount(List<Local> locals) {
+        int sealed = locals.size() - 1;
+        if (sealed <= 0) {
+            return 0;
+        }
+        LocalRetention retention = settings.localRetention();
+        if (retention instanceof LocalRetention.KeepSegments keep) {
+            return Math.max(0, Math.min(sealed, locals.size() - keep.segments()));
+        }
+        if (retention instanceof LocalRetention.KeepBytes keep) {
+            long kept = locals.get(locals.size() - 1).size();
+            int keepCount = 1;
+            for (int i = locals.size() - 2; i >= 0; i--) {
+                if (kept + locals.get(i).size() > keep.bytes()) {
+                    break;
+                }
+                kept += locals.get(i).size();
+                keepCount++;
+            }
+            return locals.size() - keepCount;
+        }
+        return 0;
+    }
+}
