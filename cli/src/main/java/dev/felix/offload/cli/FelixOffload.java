@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
         versionProvider = FelixOffload.Version.class,
         description = "Tiered storage for the Felix streaming broker.",
         subcommands = {DumpCommand.class, FsckCommand.class, GenerateCommand.class, SampleDataCommand.class,
-                ManifestCommand.class, ShardDirCommand.class,
+                ManifestCommand.class, OffloadCommand.class, ReadCommand.class, ShardDirCommand.class,
                 CommandLine.HelpCommand.class})
 public final class FelixOffload {
 

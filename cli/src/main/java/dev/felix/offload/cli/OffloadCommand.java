@@ -1,0 +1,198 @@
+package dev.felix.offload.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.tier.LocalRetention;
+import dev.felix.offload.tier.OffloadPass;
+import dev.felix.offload.tier.OffloadSettings;
+import dev.felix.offload.tier.PassReport;
+import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.SegmentUpload;
+import dev.felix.offload.tier.ShardResult;
+import dev.felix.offload.tier.StepHook;
+import dev.felix.offload.tier.VerifyMode;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code felix-offload offload}: one offload pass over a data root. Exit 0 when every eligible segment
+ * was offloaded, 1 otherwise (a corrupt segment, a store failure, another offloader running), 2 on
+ * usage errors.
+ */
+@Command(name = "offload", mixinStandardHelpOptions = true,
+        description = {"Run one offload pass: copy sealed segments to the store, verify them, record them in "
+                + "each shard's offload.manifest, then unlink local copies as local retention allows.",
+                "Remote credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or the "
+                        + "AWS SDK's default chain."})
+final class OffloadCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--data-dir", required = true, paramLabel = "ROOT", description = "The broker's data root.")
+    Path dataDir;
+
+    @Option(names = "--store", required = true, paramLabel = "URI",
+            description = "file:///path, s3://bucket[/prefix]?endpoint=URL&region=R&path-style=true, or minio://bucket[/prefix]?endpoint=URL")
+    String store;
+
+    static final class Keep {
+        @Option(names = "--keep-local-segments", paramLabel = "N",
+                description = "Unlink verified segments beyond the newest N (the active one counts).")
+        Integer segments;
+
+        @Option(names = "--keep-local-bytes", paramLabel = "B",
+                description = "Unlink verified segments beyond the newest ones that fit in B bytes.")
+        Long bytes;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
+    Keep keep;
+
+    @Option(names = "--verify", defaultValue = "auto", paramLabel = "MODE",
+            description = "auto (default), server-checksum, read-back or none.")
+    String verify;
+
+    @Option(names = "--parallelism", defaultValue = "2", description = "Shards offloaded at once (default ${DEFAULT-VALUE}).")
+    int parallelism;
+
+    @Option(names = "--bandwidth", defaultValue = "0", paramLabel = "BYTES_PER_SECOND",
+            description = "Upload limit in bytes per second; 0 (default) for none.")
+    long bandwidth;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            throw new FelixOffload.UsageException("no data root directory at " + dataDir);
+        }
+        OffloadSettings settings;
+        try {
+            settings = OffloadSettings.defaults().withVerify(VerifyMode.parse(verify)).withLocalRetention(retention())
+                    .withParallelism(parallelism).withUploadBytesPerSecond(bandwidth);
+        } catch (IllegalArgumentException e) {
+            throw new FelixOffload.UsageException(e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PassReport report;
+        try (ObjectStore objectStore = Stores.open(store)) {
+            ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
+            report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
+                    System.getenv(), ReplicaCommit::of).run(progress);
+        } catch (RootLock.HeldException e) {
+            err.println("felix-offload: " + e.getMessage());
+            err.flush();
+            return FelixOffload.EXIT_CORRUPT;
+        }
+        if (json) {
+            writeJson(out, report);
+        } else {
+            writeText(out, report);
+        }
+        out.flush();
+        return report.complete() ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
+    }
+
+    private LocalRetention retention() {
+        if (keep == null) {
+            return new LocalRetention.KeepAll();
+        }
+        return keep.segments != null ? new LocalRetention.KeepSegments(keep.segments) : new LocalRetention.KeepBytes(keep.bytes);
+    }
+
+    private static Map<String, Integer> verifiedBy(PassReport report) {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (ShardResult s : report.shards()) {
+            for (SegmentUpload u : s.uploaded()) {
+                counts.merge(u.verifiedBy(), 1, Integer::sum);
+            }
+        }
+        return counts;
+    }
+
+    private static void writeText(PrintWriter out, PassReport report) {
+        double seconds = Math.max(report.elapsed().toNanos() / 1e9, 1e-3);
+        out.printf("offloaded %d segments (%s) from %d shards in %.1f s (%s/s) as node %s%n", report.segmentsUploaded(),
+                Bytes.human(report.bytesUploaded()), report.shards().size(), seconds,
+                Bytes.human((long) (report.bytesUploaded() / seconds)), report.nodeId());
+        Map<String, Integer> verified = verifiedBy(report);
+        if (!verified.isEmpty()) {
+            StringBuilder line = new StringBuilder("  verified:");
+            verified.forEach((how, n) -> line.append(' ').append(how).append(' ').append(n));
+            out.println(line);
+        }
+        out.printf("  unlinked locally: %d segments%n", report.segmentsUnlinked());
+        for (ShardResult s : report.shards()) {
+            if (s.problem() != null) {
+                out.printf("  %s: %s%n", s.shard(), s.problem());
+            }
+        }
+        out.println(report.complete() ? "every eligible segment is offloaded" : "some segments were not offloaded");
+    }
+
+    private static void writeJson(PrintWriter out, PassReport report) throws IOException {
+        try (JsonGenerator g = Json.generator(out)) {
+            g.writeStartObject();
+            g.writeStringField("node_id", report.nodeId());
+            g.writeBooleanField("complete", report.complete());
+            g.writeNumberField("segments_uploaded", report.segmentsUploaded());
+            g.writeNumberField("bytes_uploaded", report.bytesUploaded());
+            g.writeNumberField("segments_unlinked", report.segmentsUnlinked());
+            g.writeNumberField("elapsed_ms", report.elapsed().toMillis());
+            g.writeObjectFieldStart("verified_by");
+            for (Map.Entry<String, Integer> e : verifiedBy(report).entrySet()) {
+                g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeArrayFieldStart("shards");
+            for (ShardResult s : report.shards()) {
+                g.writeStartObject();
+                g.writeStringField("dir", s.shard());
+                g.writeBooleanField("complete", s.complete());
+                g.writeArrayFieldStart("uploaded");
+                for (SegmentUpload u : s.uploaded()) {
+                    g.writeStartObject();
+                    Json.u64(g, "segment", u.segmentId());
+                    Json.u64(g, "base", u.baseOffset());
+                    Json.u64(g, "last", u.lastOffset());
+                    g.writeNumberField("bytes", u.bytes());
+                    g.writeNumberField("crc32", u.crc32());
+                    g.writeStringField("key", u.key());
+                    g.writeStringField("verified_by", u.verifiedBy());
+                    g.writeNumberField("attempts", u.attempts());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("unlinked");
+                for (long id : s.unlinked()) {
+                    g.writeNumber(Long.toUnsignedString(id));
+                }
+                g.writeEndArray();
+                g.writeNumberField("pending", s.pending());
+                if (s.problem() != null) {
+                    g.writeStringField("problem", s.problem());
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        out.println();
+    }
+}
