@@ -33,6 +33,8 @@ public final class ChunkCache {
     private final ObjectFetcher store;
     private final int chunkBytes;
     private final AsyncLoadingCache<ChunkKey, byte[]> cache;
+    private final java.util.concurrent.atomic.LongAdder bytesFetched = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
 
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes) {
         this(store, chunkBytes, maxBytes, Executors.newCachedThreadPool(r -> {
@@ -63,7 +65,20 @@ public final class ChunkCache {
     private byte[] fetch(ChunkKey k) throws StoreException {
         long start = k.index() * chunkBytes;
         int length = (int) Math.min(chunkBytes, k.objectSize() - start);
-        return store.readRange(k.key(), ByteRange.of(start, length));
+        gets.increment();
+        byte[] bytes = store.readRange(k.key(), ByteRange.of(start, length));
+        bytesFetched.add(bytes.length);
+        return bytes;
+    }
+
+    /** Bytes fetched from the store so far. */
+    public long bytesFetched() {
+        return bytesFetched.sum();
+    }
+
+    /** Ranged GETs made so far. */
+    public long gets() {
+        return gets.sum();
     }
 
     public int chunkBytes() {

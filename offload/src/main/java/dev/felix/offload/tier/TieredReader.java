@@ -16,6 +16,7 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
@@ -57,6 +58,7 @@ public final class TieredReader {
     private final ChunkCache chunks;
     /** Remote indexes by segment key; an empty index marks one that is missing or unusable. */
     private final Cache<String, SegmentIndex> indexes = Caffeine.newBuilder().maximumSize(1024).build();
+    private final Cache<String, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
     private volatile Manifest manifest;
     private volatile FileTime manifestTime;
     private volatile long manifestSize = -1;
@@ -199,8 +201,7 @@ public final class TieredReader {
         String key = entry.objectKey();
         long size = entry.sizeBytes();
         CorruptionSite site = CorruptionSite.inFile(shard, key, 0);
-        SegmentHeader header = SegmentHeader.decode(ByteBuffer.wrap(verifiedRead(key, size, 0,
-                (int) Math.min(SegmentHeader.LENGTH, size), site)), site);
+        SegmentHeader header = headerOf(key, size, site);
         if (header.baseOffset() != entry.baseOffset()) {
             throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(SegmentHeader.BASE_OFFSET_OFFSET),
                     "object begins at offset " + Long.toUnsignedString(header.baseOffset()) + ", its manifest entry at "
@@ -266,7 +267,10 @@ public final class TieredReader {
             remoteRecordBytes += record.encodedLength();
             pos += h.totalLength();
             expected++;
-            chunks.prefetch(key, size, pos + chunks.chunkBytes()); // sequential readers want the next chunk next
+            long chunkEnd = (pos / chunks.chunkBytes() + 1) * chunks.chunkBytes();
+            if (!budget.full() && chunkEnd - pos < chunks.chunkBytes() / 4) {
+                chunks.prefetch(key, size, chunkEnd); // a sequential reader nearing a chunk's end wants the next
+            }
         }
         return entry.lastOffset() + 1;
     }
@@ -288,17 +292,24 @@ public final class TieredReader {
         return h;
     }
 
-    /** Bytes of the object's header, fetched again once if they do not decode. */
-    private byte[] verifiedRead(String key, long size, long pos, int length, CorruptionSite site)
-            throws StoreException, CorruptionException {
-        byte[] bytes = chunks.read(key, size, pos, length);
-        try {
-            SegmentHeader.decode(ByteBuffer.wrap(bytes), site);
-            return bytes;
-        } catch (CorruptionException first) {
-            chunks.invalidate(key, size, pos, length);
-            return chunks.read(key, size, pos, length);
+    /**
+     * The object's segment header, by a ranged GET of its 32 bytes (not a whole chunk), fetched once
+     * more if it does not decode, and kept.
+     */
+    private SegmentHeader headerOf(String key, long size, CorruptionSite site) throws StoreException, CorruptionException {
+        SegmentHeader cached = headers.getIfPresent(key);
+        if (cached != null) {
+            return cached;
         }
+        ByteRange range = ByteRange.of(0, (int) Math.min(SegmentHeader.LENGTH, size));
+        SegmentHeader header;
+        try {
+            header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
+        } catch (CorruptionException first) {
+            header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
+        }
+        headers.put(key, header);
+        return header;
     }
 
     private SegmentIndex indexFor(String key, ManifestEntry entry) {

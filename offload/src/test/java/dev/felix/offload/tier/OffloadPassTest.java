@@ -296,6 +296,24 @@ class OffloadPassTest {
         }
     }
 
+    @Test
+    void aSingleRecordReadFetchesOneChunkNotTheObject() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 600, 12);
+        pass(keepOne(), StepHook.none());
+        Path shard = written.keySet().iterator().next();
+        ManifestEntry entry = ManifestStore.read(shard).oldestEntry().orElseThrow();
+        assertThat(entry.sizeBytes()).isGreaterThan(3 * 4096);
+        ChunkCache cache = new ChunkCache(store, 4096, 1 << 20);
+        TieredReader reader = new TieredReader(shard, store, cache);
+        long middle = (entry.baseOffset() + entry.lastOffset()) / 2;
+        TieredRead.Records one = (TieredRead.Records) reader.read(middle, 1, 1);
+        assertThat(one.records()).singleElement().extracting(r -> r.record().offset()).isEqualTo(middle);
+        assertThat(one.records().get(0).remote()).isTrue();
+        assertThat(cache.gets()).as("the record's chunk, or two if it straddles a boundary").isBetween(1L, 2L);
+        assertThat(cache.bytesFetched()).isLessThanOrEqualTo(2 * 4096);
+    }
+
     private static long crc(byte[] bytes) {
         CRC32 crc = new CRC32();
         crc.update(bytes);
