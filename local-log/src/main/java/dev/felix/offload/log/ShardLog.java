@@ -8,6 +8,16 @@ import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentIndex;
 import dev.felix.offload.log.format.SegmentScanner;
 import dev.felix.offload.log.recovery.Problem;
+import dev.felix.offload.log.side.Ballot;
+import dev.felix.offload.log.side.BallotFile;
+import dev.felix.offload.log.side.BallotOpening;
+import dev.felix.offload.log.side.DerivedLoad;
+import dev.felix.offload.log.side.EpochHistory;
+import dev.felix.offload.log.side.EpochsFile;
+import dev.felix.offload.log.side.ProducerSnapshot;
+import dev.felix.offload.log.side.ProducersFile;
+import dev.felix.offload.log.side.ReplicaFile;
+import dev.felix.offload.log.side.ReplicaState;
 import dev.felix.offload.log.recovery.ShardInspection;
 import dev.felix.offload.log.recovery.ShardInspection.Action;
 import dev.felix.offload.log.recovery.ShardInspection.SegmentPlan;
@@ -24,6 +34,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +53,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * damage at the tail only with the opt-in); anything else fails the open with the
  * {@link CorruptionException} naming the shard, segment and byte. Indexes that fail to load are
  * rebuilt. A segment's header base offset is authoritative; its file name is only an id.
+ *
+ * <h2>Side files</h2>
+ * The {@code replica} file is authoritative: one that does not decode fails the open; a raised
+ * generation is durable (ballot first, then replica) before {@link #acceptGeneration} returns, and
+ * the commit offset is written behind its advances by a {@link CommitWriter}. A truncation or reset
+ * that would discard a record below the commit offset is refused with {@link BelowCommitException}.
+ * The {@code producers} snapshot and {@code epochs} are derived: saved at rollover (producers) or at a
+ * generation start (epochs) without a flush, ignored when damaged, and rebuilt from the log's marks.
+ * An idempotent producer's batch the log already holds is not written again.
  *
  * <h2>Concurrency</h2>
  * One writer appends; any number of readers may read at the same time and see only whole records
@@ -70,15 +91,27 @@ public final class ShardLog implements Closeable {
     private final ScheduledExecutorService flusher;
     private volatile View view;
     private long nextSegmentId;
+    private final ProducerState producers;
+    private EpochHistory epochs;
+    private volatile ReplicaState replica;
+    private volatile Optional<String> leader;
+    private final CommitWriter commitWriter;
     private boolean dirty;
     private boolean closed;
 
-    private ShardLog(Path dir, ShardLogConfig config, List<Sealed> sealed, SegmentWriter active) {
+    private ShardLog(Path dir, ShardLogConfig config, List<Sealed> sealed, SegmentWriter active, ReplicaState replica,
+                     Optional<String> leader, EpochHistory epochs) {
         this.dir = dir;
         this.shard = dir.getFileName().toString();
         this.config = config;
         this.view = new View(List.copyOf(sealed), active);
         this.nextSegmentId = active.file().id() + 1;
+        this.replica = replica;
+        this.leader = leader;
+        this.epochs = epochs;
+        this.producers = new ProducerState();
+        this.commitWriter = new CommitWriter(dir, replica, () -> this.replica,
+                config.fsyncPolicy() instanceof FsyncPolicy.OnCommit);
         if (config.fsyncPolicy() instanceof FsyncPolicy.Periodic periodic) {
             this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "shard-log-flush-" + shard);
@@ -119,6 +152,15 @@ public final class ShardLog implements Closeable {
             SegmentIndex index = loadOrRebuildIndex(file, shard, header, plan.scan().validEnd(), config);
             sealed.add(new Sealed(file, header, plan.scan().nextOffset(), plan.scan().validEnd(), index));
         }
+        // Authoritative: a replica or ballot that does not decode fails the open, before anything is written.
+        ReplicaState replica = ReplicaFile.load(dir);
+        Optional<Ballot> ballot = BallotFile.load(dir);
+        BallotOpening opening = BallotOpening.decide(ballot, replica.generation());
+        if (opening.raisesReplica()) {
+            // A raise that crashed between the ballot and the replica: finish it.
+            replica = replica.withGeneration(opening.generation());
+            ReplicaFile.save(dir, replica);
+        }
         SegmentWriter active;
         if (plans.isEmpty()) {
             active = SegmentWriter.create(SegmentFile.in(dir, 0), SegmentHeader.v3(0, nowMicros()),
@@ -127,7 +169,59 @@ public final class ShardLog implements Closeable {
             SegmentPlan newest = plans.get(plans.size() - 1);
             active = reopenNewest(newest, shard, config);
         }
-        return new ShardLog(dir, config, sealed, active);
+        EpochHistory epochs = EpochsFile.loadOrEmpty(dir).truncatedAt(active.nextOffset());
+        ShardLog log = new ShardLog(dir, config, sealed, active, replica, opening.leader(), epochs);
+        try {
+            log.loadProducers();
+        } catch (IOException | CorruptionException | RuntimeException e) {
+            log.closeQuietly();
+            throw e;
+        }
+        return log;
+    }
+
+    /** Producer state: the snapshot when it describes this log, then the marks after it; else the whole log. */
+    private void loadProducers() throws IOException, CorruptionException {
+        long first = firstOffset();
+        long next = nextOffset();
+        DerivedLoad<ProducerSnapshot> snapshot = ProducersFile.load(dir, first, next);
+        long replayFrom = first;
+        if (snapshot.value().isPresent()) {
+            ProducerState loaded = ProducerState.of(snapshot.value().get());
+            producers.replaceWith(loaded);
+            replayFrom = snapshot.value().get().asOf();
+        } else if (snapshot.problem().isPresent()) {
+            LOG.info("{}: producer snapshot ignored ({}); rebuilding from the log", shard,
+                    snapshot.problem().get().getMessage());
+        }
+        replayMarks(replayFrom);
+    }
+
+    /** Feeds the record headers from {@code from} to the end of the log to the producer state. */
+    private void replayMarks(long from) throws IOException, CorruptionException {
+        View v = view;
+        int segments = v.sealed().size() + 1;
+        for (int i = locate(v, from); i < segments; i++) {
+            boolean isActive = i == v.sealed().size();
+            SegmentFile file = isActive ? v.active().file() : v.sealed().get(i).file();
+            long end = isActive ? v.active().size() : v.sealed().get(i).size();
+            try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, end)) {
+                RecordHeader h;
+                while ((h = scanner.nextHeader()) != null) {
+                    if (Long.compareUnsigned(h.offset(), from) >= 0) {
+                        producers.observe(h.kind(), h.offset(), h.tag());
+                    }
+                }
+            }
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("{}: closing after a failed open: {}", shard, e.toString());
+        }
     }
 
     private static SegmentWriter reopenNewest(SegmentPlan plan, String shard, ShardLogConfig config) throws IOException {
@@ -224,6 +318,22 @@ public final class ShardLog implements Closeable {
             throw new IllegalArgumentException("a batch holds at least one record");
         }
         BatchTag tag = new BatchTag(producerId, sequence, payloads.size());
+        writeLock.lock();
+        try {
+            ensureOpen();
+            OptionalLong held = producers.heldBatch(producerId, sequence, this::sequenceAt);
+            if (held.isPresent()) {
+                long heldLength = producers.batchLength(producerId, held.getAsLong());
+                if (heldLength != payloads.size()) {
+                    throw new IllegalArgumentException("producer " + Long.toUnsignedString(producerId) + " sequence "
+                            + Long.toUnsignedString(sequence) + " is held as a batch of " + heldLength
+                            + " records; this one has " + payloads.size());
+                }
+                return held.getAsLong(); // already held: the original offsets, nothing written
+            }
+        } finally {
+            writeLock.unlock();
+        }
         return appendRecords(SegmentHeader.VERSION_3, first -> {
             List<Record> records = new ArrayList<>(payloads.size());
             records.add(Record.batchOpen(first, timestampMicros, tag, payloads.get(0)));
@@ -243,8 +353,43 @@ public final class ShardLog implements Closeable {
             throw new IllegalStateException("generation-start records are not finalized for this fleet; "
                     + "writing one would make the shard unreadable to builds before segment v4");
         }
-        return appendRecords(SegmentHeader.VERSION_4, first -> List.of(Record.generationStart(first, timestampMicros,
-                generation)));
+        long offset = appendRecords(SegmentHeader.VERSION_4, first -> List.of(Record.generationStart(first,
+                timestampMicros, generation)));
+        writeLock.lock();
+        try {
+            epochs = epochs.append(generation, offset);
+            saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
+        } finally {
+            writeLock.unlock();
+        }
+        return offset;
+    }
+
+    /** The sequence in the batch-open record at {@code offset}, for the producer state's look-ups. */
+    private long sequenceAt(long offset) throws IOException {
+        try {
+            ReadResult r = read(offset, 1, 1);
+            if (r instanceof ReadResult.Records records && !records.records().isEmpty()
+                    && records.records().get(0).tag() != null) {
+                return records.records().get(0).tag().sequence();
+            }
+            return -1;
+        } catch (CorruptionException e) {
+            throw new IOException("reading the batch at offset " + Long.toUnsignedString(offset) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private interface DerivedWrite {
+        void run() throws IOException;
+    }
+
+    /** A derived file's write: a failure costs a longer open later, never a record, so it is only logged. */
+    private void saveDerived(DerivedWrite write, String what) {
+        try {
+            write.run();
+        } catch (IOException e) {
+            LOG.warn("{}: could not save {} ({}); it is rebuilt from the log when needed", shard, what, e.toString());
+        }
     }
 
     private interface RecordsAt {
@@ -271,6 +416,9 @@ public final class ShardLog implements Closeable {
                 records = build.at(active.nextOffset());
             }
             active.appendAll(records);
+            for (Record r : records) {
+                producers.observe(r.kind(), r.offset(), r.tag());
+            }
             if (config.fsyncPolicy() instanceof FsyncPolicy.OnCommit) {
                 active.sync();
             } else {
@@ -314,6 +462,8 @@ public final class ShardLog implements Closeable {
                 new SegmentHeader(version, base, nowMicros()), config.indexSpacingBytes());
         view = new View(List.copyOf(sealed), fresh);
         dirty = false;
+        ProducerSnapshot snapshot = producers.snapshot(base);
+        saveDerived(() -> ProducersFile.save(dir, snapshot), "the producer snapshot");
         return fresh;
     }
 
@@ -556,6 +706,7 @@ public final class ShardLog implements Closeable {
             }
             if (!removed.isEmpty()) {
                 DurableFiles.fsyncDirectory(dir);
+                producers.forgetBelow(view.firstOffset());
             }
             return removed;
         } finally {
@@ -579,10 +730,17 @@ public final class ShardLog implements Closeable {
             if (Long.compareUnsigned(offset, v.active().nextOffset()) >= 0) {
                 return;
             }
+            if (Long.compareUnsigned(offset, replica.commit()) < 0) {
+                throw new BelowCommitException(shard, "truncation", offset, replica.commit());
+            }
             if (Long.compareUnsigned(offset, v.firstOffset()) <= 0) {
                 resetLocked(offset);
                 return;
             }
+            // The snapshot would describe records about to be replaced: gone, durably, before any change.
+            ProducersFile.remove(dir);
+            epochs = epochs.truncatedAt(offset);
+            saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
             int holder = locate(v, offset);
             List<Sealed> sealed = v.sealed();
             // Newest first: the active segment, then sealed ones above the holder.
@@ -616,6 +774,12 @@ public final class ShardLog implements Closeable {
             SegmentIndex index = rebuildIndex(file, shard, cut, config.indexSpacingBytes());
             SegmentWriter reopened = SegmentWriter.reopen(file, header, cut, offset, index, config.indexSpacingBytes());
             view = new View(List.copyOf(sealed.subList(0, Math.min(holder, sealed.size()))), reopened);
+            producers.replaceWith(new ProducerState());
+            try {
+                replayMarks(view.firstOffset());
+            } catch (CorruptionException e) {
+                throw new IOException("rebuilding producer state after truncation: " + e.getMessage(), e);
+            }
         } finally {
             structure.writeLock().unlock();
             writeLock.unlock();
@@ -655,6 +819,15 @@ public final class ShardLog implements Closeable {
 
     private void resetLocked(long baseOffset) throws IOException {
         View v = view;
+        long first = v.firstOffset();
+        long next = v.active().nextOffset();
+        if (Long.compareUnsigned(first, next) < 0 && Long.compareUnsigned(first, replica.commit()) < 0) {
+            throw new BelowCommitException(shard, "reset", first, replica.commit());
+        }
+        ProducersFile.remove(dir);
+        producers.replaceWith(new ProducerState());
+        epochs = EpochHistory.empty();
+        saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
         v.active().close();
         deleteFiles(v.active().file());
         for (int i = v.sealed().size() - 1; i >= 0; i--) {
@@ -672,6 +845,79 @@ public final class ShardLog implements Closeable {
     private static void deleteFiles(SegmentFile file) throws IOException {
         Files.deleteIfExists(file.log());
         Files.deleteIfExists(file.index());
+    }
+
+    /** The accepted generation and the commit offset as this log knows them (the file may lag). */
+    public ReplicaState replicaState() {
+        return replica;
+    }
+
+    /** The leader accepted at the current generation, when the ballot names one. */
+    public Optional<String> acceptedLeader() {
+        return leader;
+    }
+
+    /** The generation history. */
+    public EpochHistory epochs() {
+        writeLock.lock();
+        try {
+            return epochs;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Accepts {@code leader} at {@code generation}: the ballot, then the replica file, both durable
+     * before this returns, so a leader this broker has seen replaced is refused after a restart too.
+     * A lower generation is refused; at the current one only the leader already accepted is.
+     */
+    public void acceptGeneration(long generation, String leader) throws IOException {
+        writeLock.lock();
+        try {
+            ensureOpen();
+            ReplicaState current = replica;
+            int cmp = Long.compareUnsigned(generation, current.generation());
+            if (cmp < 0) {
+                throw new IllegalArgumentException("generation " + Long.toUnsignedString(generation) + " is below the "
+                        + "accepted generation " + Long.toUnsignedString(current.generation()));
+            }
+            if (cmp == 0) {
+                if (this.leader.isPresent() && this.leader.get().equals(leader)) {
+                    return;
+                }
+                throw new IllegalArgumentException("generation " + Long.toUnsignedString(generation)
+                        + " is already accepted" + this.leader.map(l -> " from leader " + l).orElse(" with no leader"));
+            }
+            synchronized (commitWriter.fileLock) {
+                BallotFile.save(dir, new Ballot(generation, leader));
+                ReplicaState raised = current.withGeneration(generation);
+                ReplicaFile.save(dir, raised);
+                replica = raised;
+                this.leader = Optional.of(leader);
+                commitWriter.wroteItself(raised);
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Moves the commit offset up (a lower one is ignored); the file is written behind, as the fsync
+     * policy says.
+     */
+    public void advanceCommit(long commit) {
+        writeLock.lock();
+        try {
+            ensureOpen();
+            if (Long.compareUnsigned(commit, replica.commit()) <= 0) {
+                return;
+            }
+            replica = replica.withCommit(commit);
+        } finally {
+            writeLock.unlock();
+        }
+        commitWriter.advanced();
     }
 
     private void ensureOpen() {
@@ -693,9 +939,13 @@ public final class ShardLog implements Closeable {
                 flusher.shutdownNow();
             }
             SegmentWriter active = view.active();
-            active.sync();
-            active.writeIndex();
-            active.close();
+            try {
+                active.sync();
+                active.writeIndex();
+            } finally {
+                active.close();
+                commitWriter.close(); // the commit offset is always written at shutdown
+            }
         } finally {
             writeLock.unlock();
         }
