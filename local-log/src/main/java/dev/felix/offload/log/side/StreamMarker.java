@@ -87,6 +87,18 @@ public record StreamMarker(String tenant, String namespace, String stream, Optio
         return out.toString();
     }
 
+    /**
+     * True when {@code fileName} has the shape of a marker's file name: characters of
+     * {@code [A-Za-z0-9_-]}, ending in {@code -} and 16 lowercase hex digits. Anything else under
+     * {@code .streams/} (a temporary, a stray file) is not a marker.
+     */
+    public static boolean isMarkerName(String fileName) {
+        return MARKER_NAME.matcher(fileName).matches();
+    }
+
+    private static final java.util.regex.Pattern MARKER_NAME =
+            java.util.regex.Pattern.compile("[A-Za-z0-9_-]*-[0-9a-f]{16}");
+
     /** True when this marker names the stream {@code tenant}/{@code namespace}/{@code stream}. */
     public boolean names(String otherTenant, String otherNamespace, String otherStream) {
         return tenant.equals(otherTenant) && namespace.equals(otherNamespace) && stream.equals(otherStream);

@@ -54,7 +54,8 @@ import java.util.OptionalLong;
  * <p><b>Load rule: authoritative.</b> A marker decides which incarnation's directories are opened,
  * so a present marker that does not decode, or that names another stream than its file name says,
  * fails {@link #load}; absent is {@link Optional#empty()}. <b>Writes</b>: temporary, fsync, atomic
- * rename, directory fsync. A temporary ({@code <name>.tmp}) is never read.
+ * rename, directory fsync. A temporary ({@code <name>.tmp}) is never read, nor is any file whose name
+ * is not shaped like a marker's.
  */
 public final class StreamMarkerFile {
 
@@ -280,8 +281,9 @@ public final class StreamMarkerFile {
 
     /**
      * Every marker under {@code root}, sorted by file name; empty when there is no {@code .streams/}.
-     * Temporaries ({@code *.tmp}) are skipped. A marker whose file name is not the one its names give
-     * is {@code SideFileContent}.
+     * Only files named like a marker ({@link StreamMarker#isMarkerName}) are read: temporaries
+     * ({@code *.tmp}) and stray files are skipped. A marker whose file name is not the one its names
+     * give is {@code SideFileContent}.
      */
     public static List<StreamMarker> loadAll(Path root) throws IOException, CorruptionException {
         SideFiles.requireDirectory(root);
@@ -289,7 +291,7 @@ public final class StreamMarkerFile {
         List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path entry : entries) {
-                if (!entry.getFileName().toString().endsWith(DurableFiles.TEMP_SUFFIX) && Files.isRegularFile(entry)) {
+                if (StreamMarker.isMarkerName(entry.getFileName().toString()) && Files.isRegularFile(entry)) {
                     files.add(entry);
                 }
             }

@@ -278,12 +278,27 @@ class StreamMarkerFileTest {
     }
 
     @Test
-    void loadAllReadsEveryMarkerInNameOrderAndSkipsTemporaries() throws Exception {
+    void loadAllReadsEveryMarkerInNameOrderAndSkipsTemporariesAndStrayFiles() throws Exception {
         StreamMarker other = new StreamMarker("acme", "default", "billing", OptionalLong.empty(), false, OptionalLong.of(3));
         StreamMarkerFile.save(root, GOLDEN_MARKER);
         StreamMarkerFile.save(root, other);
-        Files.write(root.resolve(".streams").resolve(GOLDEN_MARKER.fileName() + ".tmp"), new byte[] {1});
+        Path streams = root.resolve(".streams");
+        Files.write(streams.resolve(GOLDEN_MARKER.fileName() + ".tmp"), new byte[] {1});
+        Files.write(streams.resolve(SegmentFile.logName(0)), new byte[32]);
+        Files.write(streams.resolve("README"), new byte[] {2});
+        Files.write(streams.resolve("acme_default_orders-0D3AED4B998D2798"), new byte[] {3});
+        Files.createDirectories(streams.resolve("acme_default_x-0000000000000001"));
         assertThat(StreamMarkerFile.loadAll(root)).containsExactly(other, GOLDEN_MARKER);
+    }
+
+    @Test
+    void markerNamesHaveTheirShape() {
+        assertThat(StreamMarker.isMarkerName(GOLDEN_MARKER.fileName())).isTrue();
+        assertThat(StreamMarker.isMarkerName("-0123456789abcdef")).isTrue();
+        assertThat(StreamMarker.isMarkerName(GOLDEN_MARKER.fileName() + ".tmp")).isFalse();
+        assertThat(StreamMarker.isMarkerName("a-0123456789abcde")).isFalse();
+        assertThat(StreamMarker.isMarkerName("a.b-0123456789abcdef")).isFalse();
+        assertThat(StreamMarker.isMarkerName("a-0123456789ABCDEF")).isFalse();
     }
 
     @Test
