@@ -813,6 +813,34 @@ def build_indexes(out_dir, many):
 # C. data roots
 # --------------------------------------------------------------------------
 
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h ^= byte
+        h = (h * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def marker_name(tenant, namespace, stream):
+    """The .streams/ marker's file name: the shard-directory naming rules without the shard number."""
+    key = b"".join(be64(len(p.encode())) + p.encode() for p in (tenant, namespace, stream))
+    readable = "_".join("".join(c if c.isascii() and (c.isalnum() or c == "-") else "_" for c in p)
+                        for p in (tenant, namespace, stream))
+    return "%s-%016x" % (readable, fnv1a64(key))
+
+
+def stream_marker(tenant, namespace, stream):
+    """A .streams/ marker in the project's own text format (docs/storage-format.md)."""
+    text = ("felix-stream-marker 1\ntenant=%s\nnamespace=%s\nstream=%s\nincarnation=none\n"
+            "delete_unfinished=false\ndeleted_through=none\n" % (tenant, namespace, stream)).encode()
+    return text + ("crc32=%08x\n" % crc(text)).encode()
+
+
+def with_crc(head):
+    """A side file whose last four bytes are the CRC-32 of everything before them."""
+    return head + be32(crc(head))
+
+
 def epochs_file(pairs):
     body = b"".join(be64(g) + be64(o) for g, o in pairs)
     return b"FLEP" + be16(1) + be16(len(pairs)) + be32(crc(body)) + body
@@ -861,10 +889,8 @@ def build_roots(out_dir):
 
     # ---------------- healthy ----------------
     r = os.path.join(roots_dir, "healthy")
-    write_file(os.path.join(r, "storage-id"), b"FLID" + be16(1) + pattern_payload(16, 3)
-               + be32(crc(pattern_payload(16, 3))))
-    write_file(os.path.join(r, "run-state"), b"FLRN" + be16(1) + b"\x02\x00"
-               + pattern_payload(16, 3) + be32(0))
+    write_file(os.path.join(r, "storage-id"), with_crc(b"FLID" + be16(1) + be16(0) + pattern_payload(16, 3)))
+    write_file(os.path.join(r, "run-state"), with_crc(b"FLRN" + be16(1) + b"\x02\x00" + pattern_payload(16, 3)))
 
     d = os.path.join(r, S_ORDERS0)       # segment ids 0, 7, 12, contiguous offsets
     segs = chain(0, [5, 4, 3])
@@ -884,7 +910,11 @@ def build_roots(out_dir):
     s4.plain(pattern_payload(5000, 4))
     s4.batch(1234, 1, [b"single"])
     put_chain(d, [3, 4], [s3, s4])
-    write_file(os.path.join(d, "producers"), b"FLPS" + bytes(20))
+    # The snapshot as of the tail: producer 1234 with its two batches, nothing open.
+    batches = [(s4.base_offset, 3), (s4.next_offset - 1, 1)]
+    body = b"\x00" + be64(1234) + be64(1) + be16(len(batches)) + b"".join(be64(f) + be32(n) for f, n in batches)
+    write_file(os.path.join(d, "producers"), b"FLPS" + be16(1) + be16(0) + be64(s4.next_offset) + be32(1)
+               + be32(crc(body)) + body)
 
     d = os.path.join(r, S_PAYMENTS0)     # incarnated name; v3 then v4 with generation start
     s0 = chain(0, [4])[0]
@@ -893,8 +923,7 @@ def build_roots(out_dir):
     s1.plain(order_payload(5)).plain(order_payload(6))
     put_chain(d, [0, 1], [s0, s1])
     write_file(os.path.join(d, "epochs"), epochs_file([(1, 0), (2, 4)]))
-    write_file(os.path.join(d, "replica"), b"FLRS" + be16(1) + be16(0) + be64(2) + be64(7)
-               + be32(0))
+    write_file(os.path.join(d, "replica"), with_crc(b"FLRS" + be16(1) + be16(0) + be64(2) + be64(7)))
 
     # Never shards: dot directories (even with segment-named files) and
     # directories without any segment file.
@@ -904,8 +933,8 @@ def build_roots(out_dir):
     write_file(os.path.join(r, ".deleted", S_ORDERS0 + "-0000000000000001",
                             "00000000000000000000.index"), b"junk")
     write_file(os.path.join(r, ".deleted", "00000000000000000000.log"), junk_seg)
-    write_file(os.path.join(r, ".streams", "acme_default_orders-5c1b0e2fd3a4b7c8"),
-               b"incarnation 0\n")
+    write_file(os.path.join(r, ".streams", marker_name("acme", "default", "orders")),
+               stream_marker("acme", "default", "orders"))
     write_file(os.path.join(r, ".streams", "00000000000000000000.log"), junk_seg)
     write_file(os.path.join(r, "scratch", "notes.txt"), b"no segments here\n")
     write_file(os.path.join(r, "scratch", "00000000000000000000.log.tmp"), junk_seg)

@@ -7,6 +7,13 @@ import dev.felix.offload.log.recovery.RecoveryOptions;
 import dev.felix.offload.log.recovery.ShardInspection;
 import dev.felix.offload.log.recovery.ShardInspection.Verdict;
 import dev.felix.offload.log.recovery.ShardInspector;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.CorruptionSite;
+import dev.felix.offload.log.side.RegistrationFile;
+import dev.felix.offload.log.side.RunStateFile;
+import dev.felix.offload.log.side.StorageIdFile;
+import dev.felix.offload.log.side.StreamMarkerFile;
+import dev.felix.offload.manifest.ManifestStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -46,6 +53,11 @@ final class FsckCommand implements Callable<Integer> {
                     + "repairable, as recovery would with this opt-in. Nothing is written either way.")
     boolean repairChecksumTail;
 
+    /** A shard's report: the inspection plus the manifest, which only this module can read. */
+    record ShardReport(String name, Verdict verdict, long records, long firstOffset, long nextOffset,
+                       List<Problem> problems) {
+    }
+
     @Override
     public Integer call() throws IOException {
         if (!Files.isDirectory(dataDir)) {
@@ -53,7 +65,7 @@ final class FsckCommand implements Callable<Integer> {
         }
         RecoveryOptions options = new RecoveryOptions(repairChecksumTail);
         List<Path> shardDirs = new DataRoot(dataDir).shardDirectories();
-        List<ShardInspection> inspections = new ArrayList<>(shardDirs.size());
+        List<ShardReport> reports = new ArrayList<>(shardDirs.size());
         PrintWriter err = spec.commandLine().getErr();
         boolean progress = System.console() != null && !json;
         for (int i = 0; i < shardDirs.size(); i++) {
@@ -61,56 +73,111 @@ final class FsckCommand implements Callable<Integer> {
                 err.printf("checking %s (%d of %d)%n", shardDirs.get(i).getFileName(), i + 1, shardDirs.size());
                 err.flush();
             }
-            inspections.add(ShardInspector.inspect(shardDirs.get(i), options));
+            reports.add(report(shardDirs.get(i), ShardInspector.inspect(shardDirs.get(i), options)));
         }
+        List<Problem> rootProblems = rootProblems(dataDir);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            writeJson(out, inspections);
+            writeJson(out, reports, rootProblems);
         } else {
-            writeText(out, inspections);
+            writeText(out, reports, rootProblems);
         }
         out.flush();
-        boolean corrupt = inspections.stream().anyMatch(s -> s.verdict() == Verdict.CORRUPT);
+        boolean corrupt = reports.stream().anyMatch(s -> s.verdict() == Verdict.CORRUPT) || !rootProblems.isEmpty();
         return corrupt ? FelixOffload.EXIT_CORRUPT : FelixOffload.EXIT_OK;
     }
 
-    private static void writeJson(PrintWriter out, List<ShardInspection> inspections) throws IOException {
+    /** Adds the manifest, which is authoritative: present and undecodable makes the shard corrupt. */
+    private static ShardReport report(Path dir, ShardInspection s) throws IOException {
+        List<Problem> problems = new ArrayList<>(s.problems());
+        Verdict verdict = s.verdict();
+        try {
+            ManifestStore.read(dir);
+        } catch (CorruptionException e) {
+            problems.add(new Problem(ManifestStore.FILE_NAME, e.kind().specName(), CorruptionSite.UNKNOWN_SEGMENT,
+                    e.site().position(), false, false, e.detail() + "; the manifest is authoritative: once local "
+                    + "segments are gone it is the only record of their copies", e));
+            verdict = Verdict.CORRUPT;
+        }
+        return new ShardReport(s.name(), verdict, s.records(), s.firstOffset(), s.nextOffset(), problems);
+    }
+
+    /** The data root's identity files and stream markers: any that does not decode is a problem. */
+    private static List<Problem> rootProblems(Path root) throws IOException {
+        List<Problem> problems = new ArrayList<>();
+        rootFile(problems, StorageIdFile.FILE_NAME, () -> StorageIdFile.load(root));
+        rootFile(problems, RunStateFile.FILE_NAME, () -> RunStateFile.load(root));
+        rootFile(problems, RegistrationFile.FILE_NAME, () -> RegistrationFile.load(root));
+        rootFile(problems, DataRoot.STREAMS_DIR, () -> StreamMarkerFile.loadAll(root));
+        return problems;
+    }
+
+    private interface RootLoad {
+        Object load() throws IOException, CorruptionException;
+    }
+
+    private static void rootFile(List<Problem> problems, String name, RootLoad load) throws IOException {
+        try {
+            load.load();
+        } catch (CorruptionException e) {
+            String file = e.site().file() != null ? e.site().file() : name;
+            problems.add(new Problem(file, e.kind().specName(), CorruptionSite.UNKNOWN_SEGMENT, e.site().position(),
+                    false, false, e.detail(), e));
+        }
+    }
+
+    private static void writeProblems(JsonGenerator g, List<Problem> problems) throws IOException {
+        g.writeArrayFieldStart("problems");
+        for (Problem p : problems) {
+            g.writeStartObject();
+            g.writeStringField("file", p.file());
+            g.writeStringField("kind", p.kind());
+            if (p.segmentId() == CorruptionSite.UNKNOWN_SEGMENT) {
+                g.writeNullField("segment");
+            } else {
+                Json.u64(g, "segment", p.segmentId());
+            }
+            g.writeNumberField("position", p.position());
+            g.writeBooleanField("repairable", p.repairable());
+            if (p.cause() != null) {
+                CorruptionDetails.writeValues(g, p.cause());
+            }
+            g.writeStringField("message", p.message());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    private static void writeJson(PrintWriter out, List<ShardReport> reports, List<Problem> rootProblems)
+            throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
             g.writeArrayFieldStart("shards");
-            for (ShardInspection s : inspections) {
+            for (ShardReport s : reports) {
                 g.writeStartObject();
                 g.writeStringField("dir", s.name());
                 g.writeStringField("verdict", s.verdict().label());
                 g.writeNumberField("records", s.records());
                 Json.u64(g, "first_offset", s.firstOffset());
                 Json.u64(g, "next_offset", s.nextOffset());
-                g.writeArrayFieldStart("problems");
-                for (Problem p : s.problems()) {
-                    g.writeStartObject();
-                    g.writeStringField("file", p.file());
-                    g.writeStringField("kind", p.kind());
-                    Json.u64(g, "segment", p.segmentId());
-                    g.writeNumberField("position", p.position());
-                    g.writeBooleanField("repairable", p.repairable());
-                    if (p.cause() != null) {
-                        CorruptionDetails.writeValues(g, p.cause());
-                    }
-                    g.writeStringField("message", p.message());
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
+                writeProblems(g, s.problems());
                 g.writeEndObject();
             }
             g.writeEndArray();
+            g.writeObjectFieldStart("root");
+            writeProblems(g, rootProblems);
+            g.writeEndObject();
             g.writeEndObject();
         }
         out.println();
     }
 
-    private static void writeText(PrintWriter out, List<ShardInspection> inspections) {
+    private static void writeText(PrintWriter out, List<ShardReport> inspections, List<Problem> rootProblems) {
         Map<Verdict, Integer> counts = new EnumMap<>(Verdict.class);
-        for (ShardInspection s : inspections) {
+        for (Problem p : rootProblems) {
+            out.printf("data root: %s: %s at byte %d, NOT repairable: %s%n", p.file(), p.kind(), p.position(), p.message());
+        }
+        for (ShardReport s : inspections) {
             counts.merge(s.verdict(), 1, Integer::sum);
             out.printf("%s: %s, %d records, offsets %s to %s%n", s.name(), s.verdict().label(), s.records(),
                     Long.toUnsignedString(s.firstOffset()), Long.toUnsignedString(s.nextOffset()));

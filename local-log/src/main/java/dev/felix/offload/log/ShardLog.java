@@ -136,7 +136,7 @@ public final class ShardLog implements Closeable {
         ShardInspection inspection = ShardInspector.inspect(dir, config.recovery(), ShardInspector.Depth.NEWEST_SEGMENT);
         if (inspection.verdict() == ShardInspection.Verdict.CORRUPT) {
             for (Problem p : inspection.problems()) {
-                if (!p.repairable() && !p.index()) {
+                if (!p.repairable() && !p.derived()) {
                     throw p.cause();
                 }
             }

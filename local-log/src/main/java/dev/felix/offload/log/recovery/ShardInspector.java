@@ -10,6 +10,12 @@ import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.log.recovery.ShardInspection.Action;
 import dev.felix.offload.log.recovery.ShardInspection.SegmentPlan;
 import dev.felix.offload.log.recovery.ShardInspection.Verdict;
+import dev.felix.offload.log.side.BallotFile;
+import dev.felix.offload.log.side.DerivedLoad;
+import dev.felix.offload.log.side.EpochsFile;
+import dev.felix.offload.log.side.KeyIndexFile;
+import dev.felix.offload.log.side.ProducersFile;
+import dev.felix.offload.log.side.ReplicaFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -115,6 +121,7 @@ public final class ShardInspector {
             plans.add(new SegmentPlan(file, scan, action));
         }
 
+        fatal |= checkSideFiles(shardDir, shard, firstOffset, nextOffset, problems);
         for (SegmentPlan plan : plans) {
             fatal |= plan.action() == Action.REFUSE;
             repaired |= plan.action() == Action.TRUNCATE_TAIL || plan.action() == Action.DELETE_BLANK;
@@ -122,6 +129,44 @@ public final class ShardInspector {
         Verdict verdict = fatal ? Verdict.CORRUPT : repaired ? Verdict.REPAIRABLE : Verdict.OK;
         return new ShardInspection(shardDir, List.copyOf(plans), List.copyOf(problems), verdict, records,
                 firstOffset, nextOffset);
+    }
+
+    /**
+     * The shard's other files. {@code replica} and {@code ballot} are authoritative: one that does not
+     * decode makes the shard corrupt. {@code epochs}, {@code producers} and {@code keys.idx} are
+     * derived: a damaged or stale one is a repairable problem (it is ignored and rebuilt) and leaves the
+     * verdict alone. Answers whether anything authoritative is damaged.
+     */
+    private static boolean checkSideFiles(Path dir, String shard, long first, long next, List<Problem> problems)
+            throws IOException {
+        boolean fatal = false;
+        try {
+            ReplicaFile.load(dir);
+        } catch (CorruptionException e) {
+            problems.add(sideProblem(ReplicaFile.FILE_NAME, e, false, e.detail() + "; the replica file is "
+                    + "authoritative and nothing can rebuild it"));
+            fatal = true;
+        }
+        try {
+            BallotFile.load(dir);
+        } catch (CorruptionException e) {
+            problems.add(sideProblem(BallotFile.FILE_NAME, e, false, e.detail() + "; the ballot is authoritative"));
+            fatal = true;
+        }
+        derived(EpochsFile.FILE_NAME, EpochsFile.load(dir), problems);
+        derived(ProducersFile.FILE_NAME, ProducersFile.load(dir, first, next), problems);
+        derived(KeyIndexFile.FILE_NAME, KeyIndexFile.load(dir), problems);
+        return fatal;
+    }
+
+    private static void derived(String file, DerivedLoad<?> load, List<Problem> problems) {
+        load.problem().ifPresent(e -> problems.add(sideProblem(file, e, true, e.detail()
+                + "; derived, so it is ignored and rebuilt from the log")));
+    }
+
+    private static Problem sideProblem(String file, CorruptionException e, boolean derived, String message) {
+        return new Problem(file, e.kind().specName(), CorruptionSite.UNKNOWN_SEGMENT, e.site().position(), derived,
+                derived, message, e);
     }
 
     private static byte[] headBytes(Path log, long size) throws IOException {

@@ -114,7 +114,7 @@ class SegmentTruncationTest {
             SegmentBytes.writeSegment(shardDir(), 0, Arrays.copyOf(fixture.bytes, cut));
             ShardInspection s = ShardInspector.inspect(shardDir(), RecoveryOptions.DEFAULT);
             String at = "cut at " + cut;
-            List<Problem> data = s.problems().stream().filter(p -> !p.index()).toList();
+            List<Problem> data = s.problems().stream().filter(p -> !p.derived()).toList();
             ShardInspection.SegmentPlan plan = s.segments().get(0);
 
             if (cut < SegmentHeader.LENGTH) {
@@ -163,7 +163,7 @@ class SegmentTruncationTest {
         SegmentBytes.writeSegment(shardDir(), 1, SegmentHeader.v3(DamageFixture.BASE + 3, 1).encode());
         ShardInspection s = ShardInspector.inspect(shardDir(), new RecoveryOptions(true));
         assertThat(s.verdict()).isEqualTo(Verdict.CORRUPT);
-        assertThat(s.problems().stream().filter(p -> !p.index()).toList()).singleElement().satisfies(p -> {
+        assertThat(s.problems().stream().filter(p -> !p.derived()).toList()).singleElement().satisfies(p -> {
             assertThat(p.kind()).isEqualTo("Truncated");
             assertThat(p.position()).isEqualTo(start);
             assertThat(p.repairable()).isFalse();

@@ -20,7 +20,7 @@ class ShardInspectorBlankFirstTest {
     Path tmp;
 
     private List<Problem> dataProblems(ShardInspection s) {
-        return s.problems().stream().filter(p -> !p.index()).toList();
+        return s.problems().stream().filter(p -> !p.derived()).toList();
     }
 
     @Test

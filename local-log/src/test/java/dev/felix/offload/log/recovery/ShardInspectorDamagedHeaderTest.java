@@ -49,7 +49,7 @@ class ShardInspectorDamagedHeaderTest {
 
         ShardInspection s = ShardInspector.inspect(shard, RecoveryOptions.DEFAULT);
         assertThat(s.verdict()).isEqualTo(Verdict.CORRUPT);
-        assertThat(s.problems().stream().filter(p -> !p.index()).map(p -> p.file() + " " + p.kind() + " @" + p.position()))
+        assertThat(s.problems().stream().filter(p -> !p.derived()).map(p -> p.file() + " " + p.kind() + " @" + p.position()))
                 .containsExactly("00000000000000000001.log SegmentMagic @0");
     }
 
