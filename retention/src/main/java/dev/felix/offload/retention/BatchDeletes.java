@@ -1,0 +1,50 @@
+package dev.felix.offload.retention;
+
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.store.ObjectDeleter;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.SegmentKeys;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Deletes keys in batches, stopping at the first failed batch or when asked to stop. */
+final class BatchDeletes {
+
+    /**
+     * @param deleted keys in batches that were deleted
+     * @param left    keys not deleted: the failed batch and every later one
+     * @param problem the store's error, {@value RemoteRetentionResult#STOPPED} when a stop was requested, or null
+     */
+    record Outcome(List<String> deleted, List<String> left, String problem) {
+    }
+
+    private BatchDeletes() {
+    }
+
+    /** The objects of an entry: its segment and, for a segment key, the index beside it. */
+    static List<String> objectsOf(ManifestEntry entry) {
+        String key = entry.objectKey();
+        return key.endsWith(SegmentKeys.SEGMENT_SUFFIX) ? List.of(key, SegmentKeys.indexKeyFor(key)) : List.of(key);
+    }
+
+    static Outcome delete(ObjectDeleter store, List<String> keys, int batchSize, StopSignal stop, RetentionHook hook,
+                          RetentionStep step, String shard) throws IOException {
+        List<String> deleted = new ArrayList<>(keys.size());
+        for (int from = 0; from < keys.size(); from += batchSize) {
+            if (stop.stopRequested()) {
+                return new Outcome(deleted, keys.subList(from, keys.size()), RemoteRetentionResult.STOPPED);
+            }
+            List<String> batch = keys.subList(from, Math.min(keys.size(), from + batchSize));
+            try {
+                store.deleteAll(batch);
+            } catch (StoreException e) {
+                return new Outcome(deleted, keys.subList(from, keys.size()), e.getMessage());
+            }
+            deleted.addAll(batch);
+            hook.reached(step, shard, batch.size() + " objects");
+        }
+        return new Outcome(deleted, List.of(), null);
+    }
+}

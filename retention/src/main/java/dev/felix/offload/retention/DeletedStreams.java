@@ -1,0 +1,160 @@
+package dev.felix.offload.retention;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectDeleter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Finishes the shard directories of deleted streams, which the broker moves under
+ * {@code <root>/.deleted/}. For each directory there (each is taken as one shard directory):
+ * <ol>
+ *   <li>when it holds an {@code offload.manifest}: every object the manifest names, segment and
+ *       index, is deleted in batches; then the manifest is removed (and the directory fsynced);</li>
+ *   <li>the directory is removed with everything in it.</li>
+ * </ol>
+ * A crash anywhere leaves a state the next run finishes: objects already deleted are deleted again
+ * harmlessly, and the manifest goes only once none of its objects is left. A manifest that does not
+ * decode leaves its directory in place, reported, since its objects cannot be known. Objects of the
+ * shard that its manifest never named (a crashed upload's) are left to the orphan sweep.
+ *
+ * <p>The caller holds the root's {@link dev.felix.offload.tier.RootLock}.
+ */
+public final class DeletedStreams {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeletedStreams.class);
+
+    private final Path deletedDir;
+    private final ObjectDeleter store;
+    private final RetentionHook hook;
+    private final int deleteBatchSize;
+
+    public DeletedStreams(DataRoot root, ObjectDeleter store, RetentionHook hook, int deleteBatchSize) {
+        this.deletedDir = root.path().resolve(DataRoot.DELETED_DIR);
+        this.store = Objects.requireNonNull(store, "store");
+        this.hook = Objects.requireNonNull(hook, "hook");
+        if (deleteBatchSize < 1 || deleteBatchSize > 1000) {
+            throw new IllegalArgumentException("delete batch size must be in [1, 1000], got " + deleteBatchSize);
+        }
+        this.deleteBatchSize = deleteBatchSize;
+    }
+
+    /** Handles every directory under {@code .deleted/}; a failure on one is reported and the rest go on. */
+    public DeletedStreamsReport run(StopSignal stop) throws IOException {
+        if (!Files.isDirectory(deletedDir, LinkOption.NOFOLLOW_LINKS)) {
+            return DeletedStreamsReport.nothing();
+        }
+        List<Path> dirs = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(deletedDir)) {
+            for (Path entry : entries) {
+                if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                    dirs.add(entry);
+                }
+            }
+        }
+        dirs.sort(null);
+        List<String> removed = new ArrayList<>();
+        Map<String, String> failures = new LinkedHashMap<>();
+        int objectsDeleted = 0;
+        for (Path dir : dirs) {
+            if (stop.stopRequested()) {
+                break;
+            }
+            String name = dir.getFileName().toString();
+            try {
+                Path manifestFile = ManifestStore.fileIn(dir);
+                if (Files.exists(manifestFile, LinkOption.NOFOLLOW_LINKS)) {
+                    Manifest manifest;
+                    try {
+                        manifest = ManifestStore.read(dir);
+                    } catch (CorruptionException e) {
+                        LOG.error("{}: deleted shard's manifest is unreadable; keeping the directory: {}", name,
+                                e.getMessage());
+                        failures.put(name, "manifest unreadable, directory kept: " + e.getMessage());
+                        continue;
+                    }
+                    List<String> keys = new ArrayList<>(manifest.size() * 2);
+                    for (ManifestEntry e : manifest.entries()) {
+                        keys.addAll(BatchDeletes.objectsOf(e));
+                    }
+                    BatchDeletes.Outcome outcome = BatchDeletes.delete(store, keys, deleteBatchSize, stop, hook,
+                            RetentionStep.OBJECT_BATCH_DELETED, name);
+                    objectsDeleted += outcome.deleted().size();
+                    if (!outcome.left().isEmpty()) {
+                        if (!RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
+                            failures.put(name, outcome.left().size() + " objects not deleted, directory kept: "
+                                    + outcome.problem());
+                        }
+                        continue;
+                    }
+                    LOG.info("{}: deleted the {} objects of a deleted shard ({} entries)", name, keys.size(),
+                            manifest.size());
+                    hook.reached(RetentionStep.DELETED_SHARD_OBJECTS_DELETED, name, keys.size() + " objects");
+                    Files.delete(manifestFile);
+                    DurableFiles.fsyncDirectory(dir);
+                    hook.reached(RetentionStep.DELETED_SHARD_MANIFEST_REMOVED, name, manifestFile.toString());
+                }
+                removeTree(dir);
+                DurableFiles.fsyncDirectory(deletedDir);
+                removed.add(name);
+                LOG.info("{}: removed the deleted shard's directory", name);
+            } catch (IOException e) {
+                LOG.error("{}: could not finish the deleted shard", name, e);
+                failures.put(name, "failed: " + e);
+            }
+        }
+        return new DeletedStreamsReport(removed, objectsDeleted, failures);
+    }
+
+    /** Removes a directory and everything under it, without following links; what vanished meanwhile is fine. */
+    static void removeTree(Path dir) throws IOException {
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    if (e != null && !(e instanceof NoSuchFileException)) {
+                        throw e;
+                    }
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (NoSuchFileException gone) {
+            // removed by someone else meanwhile
+        }
+    }
+}

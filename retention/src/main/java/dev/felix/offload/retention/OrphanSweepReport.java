@@ -1,0 +1,38 @@
+package dev.felix.offload.retention;
+
+import java.util.List;
+
+/**
+ * What an orphan sweep found and did.
+ *
+ * @param prefix   the node's key prefix that was listed
+ * @param dryRun   true when nothing was deleted on purpose
+ * @param found    orphans: segment and index keys under the prefix that no manifest names
+ * @param eligible the orphans past their grace period: deleted, or in a dry run, what would be
+ * @param deleted  the orphans deleted
+ * @param waiting  the orphans still within their grace period
+ * @param ignored  keys under the prefix that are neither segment nor index keys; never deleted
+ * @param problems what limited the sweep: unreadable manifests (whose shards' keys were left
+ *                 alone), a refusal to delete, a store failure
+ */
+public record OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
+                                List<String> deleted, List<String> waiting, List<String> ignored,
+                                List<String> problems) {
+
+    public OrphanSweepReport {
+        found = List.copyOf(found);
+        eligible = List.copyOf(eligible);
+        deleted = List.copyOf(deleted);
+        waiting = List.copyOf(waiting);
+        ignored = List.copyOf(ignored);
+        problems = List.copyOf(problems);
+    }
+
+    public int foundCount() {
+        return found.size();
+    }
+
+    public int deletedCount() {
+        return deleted.size();
+    }
+}

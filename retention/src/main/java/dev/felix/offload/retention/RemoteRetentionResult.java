@@ -1,0 +1,37 @@
+package dev.felix.offload.retention;
+
+import java.util.List;
+
+/**
+ * What remote retention did to one shard.
+ *
+ * @param expiredSegments ids of the segments whose entries left the manifest
+ * @param expiredBytes    the bytes those entries recorded
+ * @param objectsDeleted  objects deleted (segments and indexes; an index that never existed counts)
+ * @param objectsLeft     keys of expired objects not deleted; orphans now, which the orphan sweep removes
+ * @param deleteProblem   why objects were left: the store's error, or {@value #STOPPED}; null when none were
+ * @param totalBytesAfter bytes the shard holds after, local and remote, each segment counted once
+ * @param blockedBy       why an entry past a limit stayed (its segment is still on local disk), or null
+ */
+public record RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
+                                    List<String> objectsLeft, String deleteProblem, long totalBytesAfter,
+                                    String blockedBy) {
+
+    /** The {@link #deleteProblem()} of a pass asked to stop before every batch was deleted. */
+    public static final String STOPPED = "stopped";
+
+    public RemoteRetentionResult {
+        expiredSegments = List.copyOf(expiredSegments);
+        objectsLeft = List.copyOf(objectsLeft);
+    }
+
+    /** Nothing done to a shard holding {@code totalBytes}. */
+    public static RemoteRetentionResult nothing(long totalBytes) {
+        return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, totalBytes, null);
+    }
+
+    /** True when objects were left because the store failed (not because of a stop). */
+    public boolean deleteFailed() {
+        return !objectsLeft.isEmpty() && !STOPPED.equals(deleteProblem);
+    }
+}

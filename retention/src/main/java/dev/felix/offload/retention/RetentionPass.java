@@ -1,0 +1,127 @@
+package dev.felix.offload.retention;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.side.StreamMarker;
+import dev.felix.offload.log.side.StreamMarkerFile;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.NodeId;
+import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.SegmentKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One retention pass over a data root, under the root's {@link RootLock} (the one offload takes,
+ * so the two never run over a root at once):
+ * <ol>
+ *   <li>each shard directory, in name order: {@link ShardRetention} with the settings
+ *       {@link RetentionRules} give it (exact stream names come from the root's {@code .streams/}
+ *       markers when they can be read);</li>
+ *   <li>{@link DeletedStreams} for the directories under {@code .deleted/};</li>
+ *   <li>an {@link OrphanSweep} of this node's key prefix.</li>
+ * </ol>
+ * A shard that fails is reported and the others go on. A stop request ends the pass between shards
+ * or batches; everything written up to then is whole.
+ */
+public final class RetentionPass {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetentionPass.class);
+
+    private final DataRoot root;
+    private final ObjectStore store;
+    private final RetentionRules rules;
+    private final RetentionPassSettings settings;
+    private final Clock clock;
+    private final Map<String, String> env;
+    private final RetentionHook hook;
+
+    /**
+     * @param clock what "now" is for time limits and the orphans' grace period
+     * @param env   where {@value NodeId#ENV} is looked up (normally {@code System.getenv()})
+     * @param hook  the crash tests' seam; {@link RetentionHook#none()} otherwise
+     */
+    public RetentionPass(DataRoot root, ObjectStore store, RetentionRules rules, RetentionPassSettings settings,
+                         Clock clock, Map<String, String> env, RetentionHook hook) {
+        this.root = Objects.requireNonNull(root, "root");
+        this.store = Objects.requireNonNull(store, "store");
+        this.rules = Objects.requireNonNull(rules, "rules");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.env = Objects.requireNonNull(env, "env");
+        this.hook = Objects.requireNonNull(hook, "hook");
+    }
+
+    /**
+     * Runs the pass.
+     *
+     * @throws RootLock.HeldException at once when an offload or retention pass holds the root
+     * @throws IOException            when the root itself cannot be read
+     */
+    public RetentionReport run(StopSignal stop) throws IOException {
+        long started = System.nanoTime();
+        try (RootLock lock = RootLock.acquire(root.path())) {
+            String nodeId = NodeId.resolve(root, env);
+            SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
+            List<StreamMarker> markers = markers();
+            List<ShardRetentionResult> results = new ArrayList<>();
+            for (Path shardDir : root.shardDirectories()) {
+                if (stop.stopRequested()) {
+                    break;
+                }
+                String name = shardDir.getFileName().toString();
+                RetentionSettings shardSettings = rules.settingsFor(ShardName.of(name).withStreamFrom(markers));
+                try {
+                    results.add(new ShardRetention(shardDir, store, shardSettings, clock, hook,
+                            settings.deleteBatchSize()).run(stop));
+                } catch (RuntimeException e) {
+                    LOG.error("{}: retention failed", name, e);
+                    results.add(new ShardRetentionResult(name, shardSettings, LocalRetentionResult.nothing(0),
+                            RemoteRetentionResult.nothing(0), "failed: " + e));
+                }
+            }
+            DeletedStreamsReport deleted = DeletedStreamsReport.nothing();
+            if (settings.removeDeletedStreams() && !stop.stopRequested()) {
+                deleted = new DeletedStreams(root, store, hook, settings.deleteBatchSize()).run(stop);
+            }
+            Optional<OrphanSweepReport> orphans = Optional.empty();
+            if (settings.sweepOrphans() && !stop.stopRequested()) {
+                try {
+                    orphans = Optional.of(new OrphanSweep(root, store, keys, clock, settings.orphanSweep(), hook).run(stop));
+                } catch (StoreException e) {
+                    LOG.error("{}: orphan sweep failed: {}", keys.nodePrefix(), e.getMessage());
+                    orphans = Optional.of(new OrphanSweepReport(keys.nodePrefix(), settings.orphanSweep().dryRun(),
+                            List.of(), List.of(), List.of(), List.of(), List.of(), List.of("listing failed: " + e.getMessage())));
+                }
+            }
+            RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),
+                    Duration.ofNanos(System.nanoTime() - started));
+            LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
+                            + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
+                    report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
+                    report.remoteBytesDeleted(), report.deletedStreamDirectoriesRemoved(), report.orphansFound(),
+                    report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "");
+            return report;
+        }
+    }
+
+    private List<StreamMarker> markers() {
+        try {
+            return StreamMarkerFile.loadAll(root.path());
+        } catch (IOException | CorruptionException e) {
+            LOG.warn("stream markers unreadable ({}); stream patterns match by rendered names only", e.getMessage());
+            return List.of();
+        }
+    }
+}

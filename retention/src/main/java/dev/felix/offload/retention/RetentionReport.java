@@ -1,0 +1,84 @@
+package dev.felix.offload.retention;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What one retention pass did over a data root; the sums are what the daemon's metrics count.
+ *
+ * @param nodeId         the node id whose key prefix the sweep listed
+ * @param shards         per-shard results, by directory name
+ * @param deletedStreams the deleted-streams step (nothing when it was off or the pass stopped first)
+ * @param orphanSweep    the orphan sweep, when it ran
+ * @param stopped        true when a stop request ended the pass early
+ * @param elapsed        how long the pass took
+ */
+public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
+                              Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
+
+    public RetentionReport {
+        shards = List.copyOf(shards);
+    }
+
+    public int localSegmentsDeleted() {
+        return shards.stream().mapToInt(s -> s.local().removedSegments().size()).sum();
+    }
+
+    public long localBytesDeleted() {
+        return shards.stream().mapToLong(s -> s.local().removedBytes()).sum();
+    }
+
+    /** Entries expired from manifests (each a segment's copy). */
+    public int remoteSegmentsDeleted() {
+        return shards.stream().mapToInt(s -> s.remote().expiredSegments().size()).sum();
+    }
+
+    public long remoteBytesDeleted() {
+        return shards.stream().mapToLong(s -> s.remote().expiredBytes()).sum();
+    }
+
+    /** Objects deleted for expired entries and deleted streams (orphans not counted). */
+    public int remoteObjectsDeleted() {
+        return shards.stream().mapToInt(s -> s.remote().objectsDeleted()).sum() + deletedStreams.objectsDeleted();
+    }
+
+    public int orphansFound() {
+        return orphanSweep.map(OrphanSweepReport::foundCount).orElse(0);
+    }
+
+    public int orphansDeleted() {
+        return orphanSweep.map(OrphanSweepReport::deletedCount).orElse(0);
+    }
+
+    public int deletedStreamDirectoriesRemoved() {
+        return deletedStreams.directoriesRemoved().size();
+    }
+
+    /**
+     * Every failure by where it happened: a shard's directory name, {@code .deleted/<name>} for a
+     * deleted shard, {@code orphan-sweep} for the sweep's problems.
+     */
+    public Map<String, String> failures() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (ShardRetentionResult s : shards) {
+            if (s.failed()) {
+                out.put(s.shard(), s.failure());
+            }
+        }
+        deletedStreams.failures().forEach((name, why) -> out.put(".deleted/" + name, why));
+        orphanSweep.ifPresent(o -> {
+            if (!o.problems().isEmpty()) {
+                out.put("orphan-sweep", String.join("; ", o.problems()));
+            }
+        });
+        return out;
+    }
+
+    /** True when nothing failed (a stop is not a failure). */
+    public boolean succeeded() {
+        return failures().isEmpty();
+    }
+}

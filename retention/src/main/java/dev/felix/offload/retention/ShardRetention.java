@@ -1,0 +1,268 @@
+package dev.felix.offload.retention;
+
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectDeleter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Retention of one shard: local retention, then remote retention. The caller holds the root's
+ * {@link dev.felix.offload.tier.RootLock}, so no offload pass changes the manifest meanwhile.
+ *
+ * <h2>Local retention</h2>
+ * Walks the sealed segments oldest first and unlinks each one that is past a local limit
+ * ({@link RetentionSettings#effectiveLocalBytes()}: the data files' bytes, active segment included,
+ * are above it; {@link RetentionSettings#effectiveLocalMs()}: its newest record is older than now
+ * minus the limit), but only when the manifest has its entry and the local valid bytes match it
+ * ({@link LocalCopyCheck}). It stops at the first segment that may not go, so the local log stays
+ * contiguous and still opens, and never touches the newest (active) segment. Without manifest
+ * entries (offload off) it removes nothing.
+ *
+ * <h2>Remote retention</h2>
+ * Walks the manifest's entries oldest first and expires each one past a total limit
+ * ({@link RetentionSettings#retentionBytes()}: the shard's bytes, remote entries plus local
+ * segments without an entry, are above it; {@link RetentionSettings#retentionMs()}: its newest
+ * record is older than now minus the limit). It stops at the first entry that stays, and at an
+ * entry whose segment is still on local disk: dropping that entry would have the next offload
+ * upload the segment again. Then, in this order:
+ * <ol>
+ *   <li>the manifest without the expiring entries is saved (durable, atomic);</li>
+ *   <li>their objects, segment and index, are deleted in batches.</li>
+ * </ol>
+ * A crash or store failure between or during these leaves objects no manifest names (orphans, for
+ * the sweep), never an entry naming a deleted object.
+ */
+public final class ShardRetention {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardRetention.class);
+
+    private final Path shardDir;
+    private final String shard;
+    private final ObjectDeleter store;
+    private final RetentionSettings settings;
+    private final Clock clock;
+    private final RetentionHook hook;
+    private final int deleteBatchSize;
+
+    /**
+     * @param store           where expired objects are deleted
+     * @param clock           what "now" is for the time limits
+     * @param deleteBatchSize keys per {@link ObjectDeleter#deleteAll} call
+     */
+    public ShardRetention(Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
+                          RetentionHook hook, int deleteBatchSize) {
+        this.shardDir = Objects.requireNonNull(shardDir, "shardDir");
+        Path name = shardDir.getFileName();
+        this.shard = name == null ? shardDir.toString() : name.toString();
+        this.store = Objects.requireNonNull(store, "store");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.hook = Objects.requireNonNull(hook, "hook");
+        if (deleteBatchSize < 1 || deleteBatchSize > 1000) {
+            throw new IllegalArgumentException("delete batch size must be in [1, 1000], got " + deleteBatchSize);
+        }
+        this.deleteBatchSize = deleteBatchSize;
+    }
+
+    /**
+     * Runs local then remote retention. Failures (an unreadable manifest, I/O and store errors) are
+     * reported in the result, with what was done before them.
+     */
+    public ShardRetentionResult run(StopSignal stop) {
+        LocalRetentionResult local = LocalRetentionResult.nothing(0);
+        RemoteRetentionResult remote = RemoteRetentionResult.nothing(0);
+        ManifestStore manifests;
+        try {
+            manifests = ManifestStore.open(shardDir);
+        } catch (CorruptionException e) {
+            LOG.error("{}: manifest unreadable, retention skipped: {}", shard, e.getMessage());
+            return new ShardRetentionResult(shard, settings, local, remote, "manifest unreadable, nothing done: "
+                    + e.getMessage());
+        } catch (IOException e) {
+            return new ShardRetentionResult(shard, settings, local, remote, "cannot read the manifest: " + e);
+        }
+        try {
+            local = applyLocal(manifests, stop);
+            if (stop.stopRequested()) {
+                return new ShardRetentionResult(shard, settings, local, remote, null);
+            }
+            remote = applyRemote(manifests, stop);
+            String failure = remote.deleteFailed() ? remote.objectsLeft().size()
+                    + " expired objects not deleted (left to the orphan sweep): " + remote.deleteProblem() : null;
+            return new ShardRetentionResult(shard, settings, local, remote, failure);
+        } catch (IOException e) {
+            LOG.error("{}: retention failed", shard, e);
+            return new ShardRetentionResult(shard, settings, local, remote, "failed: " + e);
+        }
+    }
+
+    /** Local retention alone; see the class comment. */
+    public LocalRetentionResult applyLocal(ManifestStore manifests, StopSignal stop) throws IOException {
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        Map<Long, Long> sizes = new HashMap<>();
+        long localBytes = 0;
+        for (SegmentFile f : files) {
+            long size = sizeOf(f);
+            sizes.put(f.id(), size);
+            localBytes += size;
+        }
+        long limitBytes = settings.effectiveLocalBytes();
+        long limitMs = settings.effectiveLocalMs();
+        if (files.size() < 2 || (limitBytes == RetentionSettings.UNLIMITED && limitMs == RetentionSettings.UNLIMITED)) {
+            return LocalRetentionResult.nothing(localBytes);
+        }
+        Map<Long, ManifestEntry> entries = new HashMap<>();
+        for (ManifestEntry e : manifests.manifest().entries()) {
+            entries.put(e.segmentId(), e);
+        }
+        long cutoff = cutoffMicros(limitMs);
+        List<Long> removed = new ArrayList<>();
+        long removedBytes = 0;
+        String blockedBy = null;
+        for (int i = 0; i < files.size() - 1; i++) {
+            if (stop.stopRequested()) {
+                break;
+            }
+            SegmentFile f = files.get(i);
+            boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && localBytes > limitBytes;
+            ManifestEntry entry = entries.get(f.id());
+            if (entry == null) {
+                if (overBytes) {
+                    blockedBy = "segment " + Long.toUnsignedString(f.id()) + " is past " + RetentionSettings.LOCAL_RETENTION_BYTES
+                            + " but not offloaded yet";
+                }
+                break;
+            }
+            boolean overTime = cutoff >= 0 && Long.compareUnsigned(entry.newestTimestampMicros(), cutoff) < 0;
+            if (!overBytes && !overTime) {
+                break;
+            }
+            LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
+            if (!check.matches()) {
+                LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), check.mismatch());
+                blockedBy = check.mismatch();
+                break;
+            }
+            Files.delete(f.log());
+            Files.deleteIfExists(f.index());
+            long size = sizes.get(f.id());
+            localBytes -= size;
+            removedBytes += size;
+            removed.add(f.id());
+            LOG.info("{}: removed local segment {} ({} bytes, past {}), its copy is {}", shard, f.id(), size,
+                    overBytes ? RetentionSettings.LOCAL_RETENTION_BYTES : RetentionSettings.LOCAL_RETENTION_MS,
+                    entry.objectKey());
+            hook.reached(RetentionStep.LOCAL_SEGMENT_REMOVED, shard, Long.toUnsignedString(f.id()));
+        }
+        if (!removed.isEmpty()) {
+            DurableFiles.fsyncDirectory(shardDir);
+        }
+        return new LocalRetentionResult(removed, removedBytes, localBytes, blockedBy);
+    }
+
+    /** Remote retention alone; see the class comment. */
+    public RemoteRetentionResult applyRemote(ManifestStore manifests, StopSignal stop) throws IOException {
+        Manifest manifest = manifests.manifest();
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        Set<Long> localIds = new HashSet<>();
+        Set<Long> entryIds = new HashSet<>();
+        for (ManifestEntry e : manifest.entries()) {
+            entryIds.add(e.segmentId());
+        }
+        long total = manifest.totals().bytes();
+        for (SegmentFile f : files) {
+            localIds.add(f.id());
+            if (!entryIds.contains(f.id())) {
+                total += sizeOf(f);
+            }
+        }
+        long limitBytes = settings.retentionBytes();
+        long cutoff = cutoffMicros(settings.retentionMs());
+        if (limitBytes == RetentionSettings.UNLIMITED && cutoff < 0) {
+            return RemoteRetentionResult.nothing(total);
+        }
+        List<ManifestEntry> expiring = new ArrayList<>();
+        long expiringBytes = 0;
+        String blockedBy = null;
+        for (ManifestEntry e : manifest.entries()) {
+            boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && total - expiringBytes > limitBytes;
+            boolean overTime = cutoff >= 0 && Long.compareUnsigned(e.newestTimestampMicros(), cutoff) < 0;
+            if (!overBytes && !overTime) {
+                break;
+            }
+            if (localIds.contains(e.segmentId())) {
+                blockedBy = "segment " + Long.toUnsignedString(e.segmentId())
+                        + " is past the total retention but still on local disk";
+                break;
+            }
+            expiring.add(e);
+            expiringBytes += e.sizeBytes();
+        }
+        if (expiring.isEmpty()) {
+            return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, blockedBy);
+        }
+        ManifestEntry last = expiring.get(expiring.size() - 1);
+        Manifest next = manifest.withoutEntriesThrough(last.lastOffset());
+        if (next.size() != manifest.size() - expiring.size()) {
+            throw new IllegalStateException(shard + ": dropping " + expiring.size() + " entries through offset "
+                    + Long.toUnsignedString(last.lastOffset()) + " left " + next.size() + " of " + manifest.size());
+        }
+        manifests.save(next);
+        List<Long> ids = new ArrayList<>(expiring.size());
+        List<String> keys = new ArrayList<>(expiring.size() * 2);
+        for (ManifestEntry e : expiring) {
+            ids.add(e.segmentId());
+            keys.addAll(BatchDeletes.objectsOf(e));
+        }
+        LOG.info("{}: expired {} remote segments ({} bytes, offsets {}..{}) from the manifest", shard, expiring.size(),
+                expiringBytes, Long.toUnsignedString(expiring.get(0).baseOffset()), Long.toUnsignedString(last.lastOffset()));
+        hook.reached(RetentionStep.MANIFEST_SAVED, shard, expiring.size() + " entries");
+        BatchDeletes.Outcome outcome = BatchDeletes.delete(store, keys, deleteBatchSize, stop, hook,
+                RetentionStep.OBJECT_BATCH_DELETED, shard);
+        if (!outcome.left().isEmpty()) {
+            LOG.warn("{}: {} expired objects not deleted ({}); the orphan sweep will remove them", shard,
+                    outcome.left().size(), outcome.problem());
+        }
+        return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
+                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy);
+    }
+
+    private static long sizeOf(SegmentFile f) throws IOException {
+        try {
+            return Files.size(f.log());
+        } catch (NoSuchFileException gone) {
+            return 0; // the broker removed it meanwhile
+        }
+    }
+
+    /** The timestamp (micros) below which a segment is past {@code limitMs}, or -1 when unlimited or before 1970. */
+    private long cutoffMicros(long limitMs) {
+        if (limitMs == RetentionSettings.UNLIMITED) {
+            return -1;
+        }
+        Instant now = clock.instant();
+        long nowMicros = Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
+        long limitMicros = limitMs > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : limitMs * 1000;
+        long cutoff = nowMicros - limitMicros;
+        return cutoff < 0 ? -1 : cutoff;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.felix.offload.retention;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.fs.FilesystemStore;
+import dev.felix.offload.tier.SegmentKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DeletedStreamsTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path root;
+    private Path deletedDir;
+    private FilesystemStore store;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        root = Files.createDirectories(tmp.resolve("root"));
+        deletedDir = root.resolve(".deleted");
+        store = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
+    }
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+    }
+
+    /** Writes and offloads a shard, then moves it under .deleted/ as the broker does; answers its manifest. */
+    private Manifest offloadedThenDeleted(String stream) throws Exception {
+        Path shard = TestData.shardOf(root, stream, 0);
+        TestData.write(shard, 200, Duration.ofSeconds(1), stream.hashCode());
+        TestData.offload(root, store);
+        Manifest manifest = ManifestStore.read(shard);
+        assertThat(manifest.size()).isPositive();
+        Files.createDirectories(deletedDir);
+        Files.move(shard, deletedDir.resolve(shard.getFileName()));
+        return manifest;
+    }
+
+    private static List<String> objectsOf(Manifest manifest) {
+        List<String> keys = new ArrayList<>();
+        for (ManifestEntry e : manifest.entries()) {
+            keys.add(e.objectKey());
+            keys.add(SegmentKeys.indexKeyFor(e.objectKey()));
+        }
+        return keys;
+    }
+
+    private DeletedStreamsReport run(RetentionHook hook) throws IOException {
+        return new DeletedStreams(new DataRoot(root), store, hook, 3).run(StopSignal.never());
+    }
+
+    @Test
+    void aDeletedShardsObjectsGoAndThenItsDirectory() throws Exception {
+        Manifest manifest = offloadedThenDeleted("orders");
+        Path kept = TestData.shardOf(root, "payments", 0);
+        TestData.write(kept, 200, Duration.ofSeconds(1), 9);
+        TestData.offload(root, store);
+        List<String> objects = objectsOf(manifest);
+        for (String k : objects) {
+            assertThat(store.head(k).size()).isPositive();
+        }
+
+        DeletedStreamsReport r = run(RetentionHook.none());
+
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.directoriesRemoved()).containsExactly(TestData.shardOf(root, "orders", 0).getFileName().toString());
+        assertThat(r.objectsDeleted()).isEqualTo(objects.size());
+        for (String k : objects) {
+            assertThatThrownBy(() -> store.head(k)).isInstanceOf(ObjectNotFoundException.class);
+        }
+        assertThat(deletedDir).isEmptyDirectory();
+        TestData.assertEveryEntryHasItsObject(kept, store);
+    }
+
+    @Test
+    void aDeletedShardWithoutAManifestIsJustRemoved() throws Exception {
+        Path shard = TestData.shardOf(root, "orders", 0);
+        TestData.write(shard, 50, Duration.ofSeconds(1), 1);
+        Files.createDirectories(deletedDir);
+        Files.move(shard, deletedDir.resolve(shard.getFileName()));
+        Files.createDirectories(deletedDir.resolve("nested-leftover").resolve("deeper"));
+        Files.writeString(deletedDir.resolve("nested-leftover").resolve("deeper").resolve("f"), "x");
+
+        DeletedStreamsReport r = run(RetentionHook.none());
+
+        assertThat(r.directoriesRemoved()).hasSize(2);
+        assertThat(r.objectsDeleted()).isZero();
+        assertThat(deletedDir).isEmptyDirectory();
+    }
+
+    @Test
+    void anUnreadableManifestKeepsTheDirectory() throws Exception {
+        Manifest manifest = offloadedThenDeleted("orders");
+        Path dir = deletedDir.resolve(TestData.shardOf(root, "orders", 0).getFileName());
+        Files.write(ManifestStore.fileIn(dir), new byte[] {1, 2, 3});
+
+        DeletedStreamsReport r = run(RetentionHook.none());
+
+        assertThat(r.failures()).containsOnlyKeys(dir.getFileName().toString());
+        assertThat(r.failures().values()).allSatisfy(v -> assertThat(v).contains("manifest unreadable"));
+        assertThat(dir).isDirectory();
+        for (String k : objectsOf(manifest)) {
+            assertThat(store.head(k).size()).isPositive();
+        }
+    }
+
+    @Test
+    void aCrashAtAnyStepIsFinishedByTheNextRun() throws Exception {
+        for (RetentionStep crashAt : List.of(RetentionStep.OBJECT_BATCH_DELETED, RetentionStep.DELETED_SHARD_OBJECTS_DELETED,
+                RetentionStep.DELETED_SHARD_MANIFEST_REMOVED)) {
+            Manifest manifest = offloadedThenDeleted("orders-" + crashAt.ordinal());
+            Path dir = deletedDir.resolve(TestData.shardOf(root, "orders-" + crashAt.ordinal(), 0).getFileName());
+            RetentionHook crash = (step, shard, detail) -> {
+                if (step == crashAt) {
+                    throw new IOException("simulated crash at " + step);
+                }
+            };
+
+            DeletedStreamsReport crashed = run(crash);
+
+            assertThat(crashed.failures()).as("%s", crashAt).containsKey(dir.getFileName().toString());
+            assertThat(dir).as("the directory outlives a crash at %s", crashAt).isDirectory();
+            if (crashAt != RetentionStep.DELETED_SHARD_MANIFEST_REMOVED) {
+                assertThat(ManifestStore.fileIn(dir)).as("the manifest goes last").exists();
+            }
+
+            DeletedStreamsReport again = run(RetentionHook.none());
+
+            assertThat(again.failures()).isEmpty();
+            assertThat(again.directoriesRemoved()).contains(dir.getFileName().toString());
+            assertThat(dir).doesNotExist();
+            for (String k : objectsOf(manifest)) {
+                assertThatThrownBy(() -> store.head(k)).as(k).isInstanceOf(ObjectNotFoundException.class);
+            }
+        }
+    }
+
+    @Test
+    void withoutADeletedDirectoryThereIsNothingToDo() throws Exception {
+        assertThat(run(RetentionHook.none())).isEqualTo(DeletedStreamsReport.nothing());
+    }
+}

@@ -1,0 +1,232 @@
+package dev.felix.offload.retention;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.fs.FilesystemStore;
+import dev.felix.offload.tier.SegmentKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The orphan sweep against the filesystem store. */
+class OrphanSweepTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path root;
+    private Path shard;
+    private FilesystemStore store;
+    private ManualPassClock clock;
+    private final SegmentKeys keys = new SegmentKeys("", TestData.NODE);
+
+    @BeforeEach
+    void setUp() throws Exception {
+        root = Files.createDirectories(tmp.resolve("root"));
+        store = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
+        shard = TestData.shardOf(root, "orders", 0);
+        TestData.write(shard, 200, Duration.ofSeconds(1), 3);
+        TestData.offload(root, store);
+        clock = new ManualPassClock(Instant.parse("2031-06-01T00:00:00Z"), ZoneOffset.UTC);
+    }
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+    }
+
+    private OrphanSweepReport sweep(OrphanSweepSettings settings) throws Exception {
+        return new OrphanSweep(new DataRoot(root), store, keys, clock, settings, RetentionHook.none()).run(StopSignal.never());
+    }
+
+    private static void put(ObjectStore store, String key) throws Exception {
+        store.put(key, UploadBody.ofBytes(("bytes of " + key).getBytes(StandardCharsets.UTF_8)), PutOptions.defaults());
+    }
+
+    private String shardName() {
+        return shard.getFileName().toString();
+    }
+
+    @Test
+    void unnamedSegmentAndIndexKeysGoOnlyAfterTheGracePeriod() throws Exception {
+        TreeSet<String> named = TestData.keys(store, keys.nodePrefix());
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        String orphanIndex = SegmentKeys.indexKeyFor(orphan);
+        String goneShard = keys.segmentKey("acme_default_gone_0-0123456789abcdef", 0, 0);
+        put(store, orphan);
+        put(store, orphanIndex);
+        put(store, goneShard);
+
+        OrphanSweepReport first = sweep(OrphanSweepSettings.defaults());
+        assertThat(first.found()).containsExactlyInAnyOrder(orphan, orphanIndex, goneShard);
+        assertThat(first.waiting()).containsExactlyInAnyOrder(orphan, orphanIndex, goneShard);
+        assertThat(first.deleted()).isEmpty();
+
+        clock.advance(Duration.ofMinutes(59));
+        assertThat(sweep(OrphanSweepSettings.defaults()).deleted()).as("within the hour").isEmpty();
+
+        clock.advance(Duration.ofMinutes(1));
+        OrphanSweepReport due = sweep(OrphanSweepSettings.defaults());
+        assertThat(due.deleted()).containsExactlyInAnyOrder(orphan, orphanIndex, goneShard);
+        assertThat(due.deletedCount()).isEqualTo(3);
+        assertThat(TestData.keys(store, keys.nodePrefix())).isEqualTo(named);
+        TestData.assertEveryEntryHasItsObject(shard, store);
+    }
+
+    @Test
+    void aDryRunReportsWhatWouldGoAndChangesNothing() throws Exception {
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        sweep(OrphanSweepSettings.defaults()); // first sighting recorded
+        byte[] ledger = Files.readAllBytes(OrphanLedger.fileIn(root));
+        clock.advance(Duration.ofHours(2));
+        TreeSet<String> before = TestData.keys(store, "");
+
+        OrphanSweepReport dry = sweep(OrphanSweepSettings.defaults().withDryRun(true));
+
+        assertThat(dry.dryRun()).isTrue();
+        assertThat(dry.found()).containsExactly(orphan);
+        assertThat(dry.eligible()).containsExactly(orphan);
+        assertThat(dry.deleted()).isEmpty();
+        assertThat(TestData.keys(store, "")).isEqualTo(before);
+        assertThat(Files.readAllBytes(OrphanLedger.fileIn(root))).isEqualTo(ledger);
+    }
+
+    @Test
+    void keysOfAnotherNodeAndOutsideThePrefixAreNeverTouched() throws Exception {
+        SegmentKeys otherNode = new SegmentKeys("", "node-b");
+        String theirs = otherNode.segmentKey(shardName(), 0, 0);
+        String theirsIndex = SegmentKeys.indexKeyFor(theirs);
+        String prefixedLookalike = "node-a-old/" + shardName() + "/00000000000000000000-00000000000000000000.segment";
+        String unrelated = "backups/2030/dump.segment";
+        for (String k : List.of(theirs, theirsIndex, prefixedLookalike, unrelated)) {
+            put(store, k);
+        }
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.found()).isEmpty();
+        for (String k : List.of(theirs, theirsIndex, prefixedLookalike, unrelated)) {
+            assertThat(store.head(k).size()).as(k).isPositive();
+        }
+    }
+
+    @Test
+    void keysThatAreNeitherSegmentsNorIndexesAreReportedAndKept() throws Exception {
+        String odd = keys.shardPrefix(shardName()) + "notes.txt";
+        put(store, odd);
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.ignored()).containsExactly(odd);
+        assertThat(r.found()).isEmpty();
+        assertThat(store.head(odd).size()).isPositive();
+    }
+
+    @Test
+    void aShardWithAnUnreadableManifestKeepsEveryKeyUnderItsPrefix() throws Exception {
+        String orphanOfBroken = keys.segmentKey(shardName(), 900_000, 77);
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 50, Duration.ofSeconds(1), 4);
+        String orphanOfOther = keys.segmentKey(other.getFileName().toString(), 900_000, 77);
+        put(store, orphanOfBroken);
+        put(store, orphanOfOther);
+        TreeSet<String> namedOfBroken = TestData.keys(store, keys.shardPrefix(shardName()));
+        byte[] bytes = Files.readAllBytes(ManifestStore.fileIn(shard));
+        bytes[9] ^= 0x01;
+        Files.write(ManifestStore.fileIn(shard), bytes);
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.problems()).anySatisfy(p -> assertThat(p).contains(shardName()).contains("manifest unreadable"));
+        assertThat(r.deleted()).containsExactly(orphanOfOther);
+        assertThat(TestData.keys(store, keys.shardPrefix(shardName()))).isEqualTo(namedOfBroken);
+    }
+
+    @Test
+    void objectsNamedByADeletedShardsManifestAreNotOrphans() throws Exception {
+        Path deleted = Files.createDirectories(root.resolve(".deleted"));
+        Files.move(shard, deleted.resolve(shardName()));
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 50, Duration.ofSeconds(1), 4);
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.found()).isEmpty();
+        for (ManifestEntry e : ManifestStore.read(deleted.resolve(shardName())).entries()) {
+            assertThat(store.head(e.objectKey()).size()).isEqualTo(e.sizeBytes());
+        }
+    }
+
+    @Test
+    void aRootWithoutShardsOrManifestsDeletesNothing() throws Exception {
+        Path empty = Files.createDirectories(tmp.resolve("unmounted"));
+        OrphanSweepReport r = new OrphanSweep(new DataRoot(empty), store, keys, clock,
+                OrphanSweepSettings.defaults().withGrace(Duration.ZERO), RetentionHook.none()).run(StopSignal.never());
+
+        assertThat(r.found()).isNotEmpty();
+        assertThat(r.deleted()).isEmpty();
+        assertThat(r.problems()).anySatisfy(p -> assertThat(p).contains("no shard directory"));
+        TestData.assertEveryEntryHasItsObject(shard, store);
+    }
+
+    @Test
+    void anObjectReplacedSinceItWasFirstSeenStartsItsGracePeriodAgain() throws Exception {
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        sweep(OrphanSweepSettings.defaults());
+        clock.advance(Duration.ofMinutes(50));
+        store.put(orphan, UploadBody.ofBytes(new byte[] {1, 2, 3}), PutOptions.defaults());
+        sweep(OrphanSweepSettings.defaults());
+
+        clock.advance(Duration.ofMinutes(50));
+        assertThat(sweep(OrphanSweepSettings.defaults()).deleted()).as("100 minutes after the first, 50 after the new").isEmpty();
+        clock.advance(Duration.ofMinutes(10));
+        assertThat(sweep(OrphanSweepSettings.defaults()).deleted()).containsExactly(orphan);
+    }
+
+    @Test
+    void aLedgerThatDoesNotParseOnlyRestartsTheGracePeriods() throws Exception {
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        Files.writeString(OrphanLedger.fileIn(root), "garbage\n");
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults());
+
+        assertThat(r.waiting()).containsExactly(orphan);
+        assertThat(Files.readString(OrphanLedger.fileIn(root))).startsWith("felix-orphan-ledger 1\n").contains(orphan);
+        clock.advance(Duration.ofHours(1));
+        assertThat(sweep(OrphanSweepSettings.defaults()).deleted()).containsExactly(orphan);
+    }
+
+    @Test
+    void keysUnderAKeyPrefixAreSweptUnderThatPrefixOnly() throws Exception {
+        SegmentKeys prefixed = new SegmentKeys("tiered/eu", TestData.NODE);
+        String orphan = prefixed.segmentKey(shardName(), 900_000, 77);
+        String unprefixedNamed = ManifestStore.read(shard).oldestEntry().orElseThrow().objectKey();
+        put(store, orphan);
+
+        OrphanSweepReport r = new OrphanSweep(new DataRoot(root), store, prefixed, clock,
+                OrphanSweepSettings.defaults().withGrace(Duration.ZERO), RetentionHook.none()).run(StopSignal.never());
+
+        assertThat(r.prefix()).isEqualTo("tiered/eu/" + TestData.NODE + "/");
+        assertThat(r.deleted()).containsExactly(orphan);
+        assertThat(store.head(unprefixedNamed).size()).isPositive();
+    }
+}
