@@ -181,12 +181,20 @@ public final class ProducerState {
      */
     public OptionalLong heldBatch(long producerId, long sequence, SequenceLookup lookup) throws java.io.IOException {
         Producer p = producers.get(producerId);
-        if (p != null) {
-            for (Batch b : p.batches) {
-                if (!b.sequenceKnown) {
-                    b.sequence = lookup.sequenceAt(b.first);
-                    b.sequenceKnown = true;
-                }
+        if (p == null) {
+            return OptionalLong.empty();
+        }
+        // Known sequences first (the newest always is); older ones restored from a snapshot are read
+        // from the log only when needed.
+        for (Batch b : p.batches) {
+            if (b.sequenceKnown && b.sequence == sequence) {
+                return OptionalLong.of(b.first);
+            }
+        }
+        for (Batch b : p.batches) {
+            if (!b.sequenceKnown) {
+                b.sequence = lookup.sequenceAt(b.first);
+                b.sequenceKnown = true;
                 if (b.sequence == sequence) {
                     return OptionalLong.of(b.first);
                 }
