@@ -547,14 +547,12 @@ public final class ShardLog implements Closeable {
                     }
                 }
                 boolean full = readSegment(file, end, hitOffset, hitPosition, want, budget);
-                if (!budget.records.isEmpty()) {
-                    want = budget.records.get(budget.records.size() - 1).offset() + 1;
-                }
+                want = budget.nextOffset(want);
                 if (full) {
                     break;
                 }
             }
-            return new ReadResult.Records(budget.records, want);
+            return new ReadResult.Records(budget.records(), want);
         } finally {
             structure.readLock().unlock();
         }
@@ -581,38 +579,10 @@ public final class ShardLog implements Closeable {
         return found;
     }
 
-    /** What one read may still take, and what it took. */
-    private static final class ReadBudget {
-        final int maxRecords;
-        final long maxBytes;
-        final List<Record> records = new ArrayList<>();
-        long bytes;
-
-        ReadBudget(int maxRecords, long maxBytes) {
-            this.maxRecords = maxRecords;
-            this.maxBytes = maxBytes;
-        }
-
-        /** Takes the record unless it would break the byte limit (the first record is always taken). */
-        boolean fits(Record r) {
-            return records.isEmpty() || bytes + r.encodedLength() <= maxBytes;
-        }
-
-        void take(Record r) {
-            records.add(r);
-            bytes += r.encodedLength();
-        }
-
-        boolean full() {
-            return records.size() >= maxRecords || bytes >= maxBytes;
-        }
-    }
-
     /** Reads one segment's records from {@code want}; answers true when a limit was reached. */
     private boolean readSegment(SegmentFile file, long end, long hitOffset, long hitPosition, long want,
                                 ReadBudget budget) throws IOException, CorruptionException {
-        int before = budget.records.size();
-        long bytesBefore = budget.bytes;
+        int mark = budget.mark();
         try {
             return scanSegment(file, end, hitOffset, hitPosition, want, budget);
         } catch (CorruptionException e) {
@@ -621,8 +591,7 @@ public final class ShardLog implements Closeable {
                 // An index is never trusted: its entry led nowhere valid, so scan from the start.
                 LOG.warn("{}: index entry for offset {} in {} points at no valid record; scanning from the start",
                         shard, hitOffset, file.indexName());
-                budget.records.subList(before, budget.records.size()).clear();
-                budget.bytes = bytesBefore;
+                budget.rollBack(mark);
                 return scanSegment(file, end, -1, -1, want, budget);
             }
             throw e;

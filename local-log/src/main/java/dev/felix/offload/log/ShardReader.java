@@ -104,9 +104,9 @@ public final class ShardReader {
                 start = i;
             }
         }
-        Budget budget = new Budget(maxRecords, maxBytes);
+        ReadBudget budget = new ReadBudget(maxRecords, maxBytes);
         long want = offset;
-        for (int i = start; i < segs.size() && !budget.full; i++) {
+        for (int i = start; i < segs.size() && !budget.full(); i++) {
             Seg seg = segs.get(i);
             try {
                 want = readSegment(seg, want, true, budget);
@@ -120,28 +120,12 @@ public final class ShardReader {
             }
         }
         // Records may have been taken from a segment that then ended in a torn tail.
-        long next = budget.records.isEmpty() ? want : budget.records.get(budget.records.size() - 1).offset() + 1;
-        return new ReadResult.Records(budget.records, next);
-    }
-
-    /** What a read may still take. */
-    private static final class Budget {
-        final int maxRecords;
-        final long maxBytes;
-        final List<Record> records = new ArrayList<>();
-        long bytes;
-        boolean full;
-
-        Budget(int maxRecords, long maxBytes) {
-            this.maxRecords = maxRecords;
-            this.maxBytes = maxBytes;
-        }
+        return new ReadResult.Records(budget.records(), budget.nextOffset(want));
     }
 
     /** Reads one segment's records from {@code want} into the budget; answers the next offset wanted. */
-    private long readSegment(Seg seg, long want, boolean useIndex, Budget budget) throws IOException, CorruptionException {
-        int before = budget.records.size();
-        long bytesBefore = budget.bytes;
+    private long readSegment(Seg seg, long want, boolean useIndex, ReadBudget budget) throws IOException, CorruptionException {
+        int mark = budget.mark();
         long seekedTo = -1;
         try (SegmentScanner scanner = SegmentScanner.open(seg.file().log(), shard, seg.file().id(), true)) {
             if (useIndex) {
@@ -154,27 +138,19 @@ public final class ShardReader {
                 }
             }
             Record r;
-            while ((r = scanner.nextRecord()) != null) {
-                if (!budget.records.isEmpty() && budget.bytes + r.encodedLength() > budget.maxBytes) {
-                    budget.full = true;
+            while (!budget.full() && (r = scanner.nextRecord()) != null) {
+                if (!budget.fits(r)) {
                     return next;
                 }
-                budget.records.add(r);
-                budget.bytes += r.encodedLength();
+                budget.take(r);
                 next = r.offset() + 1;
-                if (budget.records.size() >= budget.maxRecords || budget.bytes >= budget.maxBytes) {
-                    budget.full = true;
-                    return next;
-                }
             }
             return next;
         } catch (CorruptionException e) {
             if (seekedTo >= 0 && e.site().position() == seekedTo) {
                 // An index is never trusted: its entry led nowhere valid. Forget it and scan from the start.
                 indexes.put(seg.file().id(), SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]));
-                budget.records.subList(before, budget.records.size()).clear();
-                budget.bytes = bytesBefore;
-                budget.full = false;
+                budget.rollBack(mark);
                 return readSegment(seg, want, false, budget);
             }
             throw e;

@@ -69,6 +69,30 @@ class ShardReaderTest {
     }
 
     @Test
+    void everyByteLimitGivesAContiguousRunFromTheOffsetAskedFor() throws Exception {
+        try (ShardLog log = ShardLog.open(dir, SMALL)) {
+            SplittableRandom random = new SplittableRandom(17);
+            for (int i = 0; i < 120; i++) {
+                log.append(i, new byte[random.nextInt(3) == 0 ? 1500 : 10]); // big and small records, many segments
+            }
+            ShardReader reader = new ShardReader(dir);
+            for (long from = 0; from < 120; from += 7) {
+                for (long maxBytes : new long[] {1, 50, 100, 1600, 3000, 10_000}) {
+                    for (ReadResult result : List.of(reader.read(from, 40, maxBytes), log.read(from, 40, maxBytes))) {
+                        List<Record> got = ((ReadResult.Records) result).records();
+                        assertThat(got).isNotEmpty();
+                        for (int k = 0; k < got.size(); k++) {
+                            assertThat(got.get(k).offset()).as("from %d, limit %d", from, maxBytes).isEqualTo(from + k);
+                        }
+                        long bytes = got.stream().mapToLong(Record::encodedLength).sum();
+                        assertThat(got.size() == 1 || bytes <= maxBytes).isTrue();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aTornTailOfTheNewestSegmentIsTheEndNotAnError() throws Exception {
         write(100);
         List<SegmentFile> files = SegmentFile.list(dir);
