@@ -1,0 +1,13 @@
+package dev.felix.offload.retention;
+
+/**
+ * Work a {@link PassScheduler} runs on a schedule: an offload, retention or scrub pass. It should
+ * check {@code stop} between units of work and end early, leaving nothing half-written, once it is
+ * set; a pass that keeps running past the scheduler's patience is interrupted. Whatever it throws is
+ * recorded as a failed run, and the next run happens on schedule.
+ */
+@FunctionalInterface
+public interface Pass {
+
+    void run(StopSignal stop) throws Exception;
+}
