@@ -93,6 +93,20 @@ class ShardReaderTest {
     }
 
     @Test
+    void aRecordOverTheByteLimitEndsTheReadEvenWhenTheNextSegmentsFirstWouldFit() throws Exception {
+        try (ShardLog log = ShardLog.open(dir, SMALL)) {
+            log.append(0, new byte[10]);    // 38 bytes
+            log.append(1, new byte[1500]);  // 1528 bytes, same segment
+            log.append(2, new byte[500]);   // does not fit the 2048-byte segment: starts the next one
+            assertThat(log.segments().get(1).baseOffset()).isEqualTo(2);
+            for (ReadResult result : List.of(new ShardReader(dir).read(0, 10, 600), log.read(0, 10, 600))) {
+                assertThat(((ReadResult.Records) result).records()).extracting(Record::offset).containsExactly(0L);
+                assertThat(((ReadResult.Records) result).nextOffset()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
     void aTornTailOfTheNewestSegmentIsTheEndNotAnError() throws Exception {
         write(100);
         List<SegmentFile> files = SegmentFile.list(dir);
