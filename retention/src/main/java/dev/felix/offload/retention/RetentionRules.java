@@ -137,14 +137,6 @@ public final class RetentionRules {
         return out;
     }
 
-    /** True when some shard may have a limit, so a retention pass has anything to do. */
-    public boolean limitsAnything() {
-        if (!defaults.unlimited()) {
-            return true;
-        }
-        return streams.stream().anyMatch(e -> !e.getValue().isEmpty()) || shards.values().stream().anyMatch(o -> !o.isEmpty());
-    }
-
     @Override
     public String toString() {
         return "RetentionRules[defaults " + defaults + ", streams " + streams + ", shards " + shards + "]";

@@ -156,13 +156,17 @@ public final class ShardRetention {
             if (!overBytes && !overTime) {
                 break;
             }
-            LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
-            if (!check.matches()) {
-                LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), check.mismatch());
-                blockedBy = check.mismatch();
-                break;
+            try {
+                LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
+                if (!check.matches()) {
+                    LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), check.mismatch());
+                    blockedBy = check.mismatch();
+                    break;
+                }
+                Files.delete(f.log());
+            } catch (NoSuchFileException gone) {
+                break; // the broker removed it meanwhile; the next pass sees the directory as it is then
             }
-            Files.delete(f.log());
             Files.deleteIfExists(f.index());
             long size = sizes.get(f.id());
             localBytes -= size;
