@@ -69,6 +69,7 @@ public final class RetentionPass {
      * @throws RootLock.HeldException at once when an offload or retention pass holds the root
      * @throws IOException            when the root itself cannot be read
      */
+    @SuppressWarnings("try") // the lock is held for the body's duration, never referenced
     public RetentionReport run(StopSignal stop) throws IOException {
         long started = System.nanoTime();
         try (RootLock lock = RootLock.acquire(root.path())) {

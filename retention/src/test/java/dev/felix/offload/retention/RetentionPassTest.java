@@ -125,6 +125,7 @@ class RetentionPassTest {
     }
 
     @Test
+    @SuppressWarnings("try")
     void thePassRefusesToRunWhileAnotherHoldsTheRoot() throws Exception {
         TestData.write(TestData.shardOf(root, "orders", 0), 50, Duration.ofSeconds(1), 1);
         try (RootLock held = RootLock.acquire(root)) {
