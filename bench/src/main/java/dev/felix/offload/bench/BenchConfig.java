@@ -1,0 +1,105 @@
+package dev.felix.offload.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every size and count of a run, from {@code bench.*} system properties. {@code -Dbench.quick=true}
+ * switches the defaults to small sizes (a few minutes in all); any property given explicitly wins.
+ */
+final class BenchConfig {
+
+    static final long MiB = 1024L * 1024;
+    static final long GiB = 1024L * MiB;
+
+    final boolean quick = Boolean.getBoolean("bench.quick");
+    final List<String> sections = list("bench.sections", "offload,reads,log,manifest");
+    final int runs = integer("bench.runs", 5);
+    final int warmups = integer("bench.warmups", 1);
+    final Path work = Path.of(System.getProperty("bench.work", defaultWork())).toAbsolutePath();
+    final Path out = Path.of(System.getProperty("bench.out", defaultOut())).toAbsolutePath();
+
+    final List<String> servers = list("bench.servers", "s3proxy,s3mock");
+    final long offloadBytes = size("bench.offload.bytes", quick ? 128 * MiB : GiB);
+    final long offloadSegmentBytes = size("bench.offload.segment.bytes", quick ? 32 * MiB : 128 * MiB);
+    final int offloadShards = integer("bench.offload.shards", 2);
+    final int offloadParallelism = integer("bench.offload.parallelism", 2);
+    final int offloadPayloadBytes = integer("bench.offload.payload.bytes", 1024);
+    final boolean offloadNoVerifySide = !"false".equals(System.getProperty("bench.offload.no-verify-side"));
+    final String rclone = System.getProperty("bench.rclone", "rclone");
+
+    final int randomReads = integer("bench.reads.random", 20);
+    final int chunkBytes = integer("bench.reads.chunk.bytes", 4 * 1024 * 1024);
+
+    final long recoveryBytes = size("bench.log.recovery.bytes", quick ? 128 * MiB : GiB);
+    final int recoveryPayloadBytes = integer("bench.log.recovery.payload.bytes", 1024);
+    final long rebuildBytes = size("bench.log.rebuild.bytes", quick ? 64 * MiB : 256 * MiB);
+    final int batchRecords = integer("bench.log.batch.records", 16);
+
+    final List<String> manifestSizes = list("bench.manifest.sizes", "1000,10000,100000");
+
+    final int jmhWarmupIterations = integer("bench.jmh.warmup.iterations", quick ? 1 : 2);
+    final int jmhWarmupMillis = integer("bench.jmh.warmup.ms", quick ? 300 : 500);
+    final int jmhIterations = integer("bench.jmh.iterations", quick ? 2 : 3);
+    final int jmhMillis = integer("bench.jmh.ms", quick ? 500 : 1000);
+
+    boolean runs(String section) {
+        return sections.contains(section);
+    }
+
+    /** The settings, for the report. */
+    Map<String, String> describe() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("runs", runs + " measured after " + warmups + " warm-up");
+        m.put("offload", Table.bytes(offloadBytes) + " of sealed segments of " + Table.bytes(offloadSegmentBytes)
+                + ", " + offloadShards + " shards, parallelism " + offloadParallelism + ", payloads of "
+                + offloadPayloadBytes + " B");
+        m.put("reads", randomReads + " random single-record reads per run, chunks of " + Table.bytes(chunkBytes));
+        m.put("log", "recovery segment " + Table.bytes(recoveryBytes) + " (" + recoveryPayloadBytes
+                + " B payloads), index rebuild segments " + Table.bytes(rebuildBytes) + ", batches of " + batchRecords
+                + " records");
+        m.put("JMH", "1 fork, " + jmhWarmupIterations + " x " + jmhWarmupMillis + " ms warm-up, " + jmhIterations
+                + " x " + jmhMillis + " ms measured, per run");
+        return m;
+    }
+
+    private static String defaultWork() {
+        return Files.isDirectory(Path.of("bench", "target")) ? "bench/target/bench-work" : "felix-bench-work";
+    }
+
+    private static String defaultOut() {
+        return Files.isDirectory(Path.of("docs")) ? "docs/benchmarks.md" : "benchmarks.md";
+    }
+
+    private static List<String> list(String name, String def) {
+        return Arrays.stream(System.getProperty(name, def).split(","))
+                .map(s -> s.trim().toLowerCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static int integer(String name, int def) {
+        String v = System.getProperty(name);
+        return v == null ? def : Integer.parseInt(v.trim());
+    }
+
+    /** A byte count: digits with an optional k, m or g (powers of 1024). */
+    static long size(String name, long def) {
+        String v = System.getProperty(name);
+        return v == null ? def : parseSize(v);
+    }
+
+    static long parseSize(String text) {
+        String v = text.trim().toLowerCase(Locale.ROOT).replace("ib", "").replace("b", "");
+        long unit = 1;
+        char last = v.charAt(v.length() - 1);
+        if (last == 'k' || last == 'm' || last == 'g') {
+            unit = last == 'k' ? 1024 : last == 'm' ? MiB : GiB;
+            v = v.substring(0, v.length() - 1);
+        }
+        return Long.parseLong(v.trim()) * unit;
+    }
+}

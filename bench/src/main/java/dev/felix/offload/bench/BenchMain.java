@@ -1,0 +1,161 @@
+package dev.felix.offload.bench;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs every benchmark section, prints the tables and writes them to {@code docs/benchmarks.md} (see
+ * {@link BenchConfig} for the {@code bench.*} properties). A section that fails is reported in its
+ * place; the others still run.
+ */
+public final class BenchMain {
+
+    static final String COMMAND = "mvn -B -ntp -Pbench -pl bench -am -DskipTests -Dexec.skip package"
+            + " && java -jar bench/target/felix-bench.jar";
+
+    private final BenchConfig config = new BenchConfig();
+    private final StringBuilder doc = new StringBuilder();
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+                System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        new BenchMain().run();
+    }
+
+    private void run() throws IOException {
+        long started = System.nanoTime();
+        Files.createDirectories(config.work);
+        String when = ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z"));
+        doc.append("# Benchmarks\n\n");
+        doc.append("Written by `").append(COMMAND).append("`")
+                .append(config.quick ? " with `-Dbench.quick=true` (**quick sizes**, not the full ones)" : "")
+                .append(", ").append(when).append(". Every figure is the median of ").append(config.runs)
+                .append(" runs; every ratio is taken within one run, where the sides ran one after the other ")
+                .append("(their order rotating from run to run), and the median of those ratios is shown. ")
+                .append("The machine is shared with other work, so single runs are noisy; medians and in-run ")
+                .append("ratios are what to read.\n\n");
+        doc.append("## Machine\n\n");
+        for (Map.Entry<String, String> e : Machine.describe(config.work).entrySet()) {
+            doc.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
+        }
+        doc.append("\n## Settings\n\n");
+        for (Map.Entry<String, String> e : config.describe().entrySet()) {
+            doc.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
+        }
+        doc.append('\n');
+        System.out.print(doc);
+
+        if (config.runs("offload") || config.runs("reads")) {
+            section("1-2. Offload and reads", this::remote);
+        }
+        JmhRounds jmh = new JmhRounds(config, List.of("-Xms1g", "-Xmx1g", "-Dbench.work=" + config.work.resolve("jmh"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        if (config.runs("log")) {
+            section("3. The local log", () -> localLog(jmh));
+        }
+        if (config.runs("manifest")) {
+            section("4. The manifest", () -> manifest(jmh));
+        }
+        double minutes = (System.nanoTime() - started) / 60e9;
+        String end = Table.f("\nThe whole run took %.1f minutes.\n", minutes);
+        doc.append(end);
+        System.out.print(end);
+        Files.createDirectories(config.out.getParent());
+        Files.writeString(config.out, doc.toString());
+        System.out.println("written to " + config.out);
+    }
+
+    private interface Section {
+        void run() throws Exception;
+    }
+
+    private void section(String name, Section s) {
+        try {
+            s.run();
+        } catch (Exception | Error e) {
+            StringWriter w = new StringWriter();
+            e.printStackTrace(new PrintWriter(w));
+            System.err.println(name + " failed:\n" + w);
+            emit("**" + name + " failed**: `" + e + "`\n\n");
+        }
+    }
+
+    private void emit(String text) {
+        doc.append(text);
+        System.out.print(text);
+    }
+
+    // ------------------------------------------------------------------ 1 and 2
+
+    private void remote() throws IOException {
+        int sealedPerShard = (int) Math.max(1, Math.round(config.offloadBytes / (double) config.offloadSegmentBytes
+                / config.offloadShards));
+        System.out.println("generating the data root (" + config.offloadShards + " shards x " + sealedPerShard
+                + " sealed segments of " + Table.bytes(config.offloadSegmentBytes) + ") ...");
+        RootGenerator.Root root = RootGenerator.generate(config.work.resolve("offload-root"), config.offloadShards,
+                sealedPerShard, config.offloadSegmentBytes, config.offloadPayloadBytes);
+        OffloadSection.Rclone rclone = new OffloadSection.Rclone(config.rclone, config.work);
+        List<OffloadSection.Result> offload = new ArrayList<>();
+        List<ReadsSection.Result> reads = new ArrayList<>();
+        for (String name : config.servers) {
+            Path dir = config.work.resolve("servers").resolve(name);
+            BenchFiles.deleteTree(dir);
+            Files.createDirectories(dir);
+            System.out.println("starting " + name + " ...");
+            try (S3ServerProcess server = S3ServerProcess.start(name, dir)) {
+                if (config.runs("offload")) {
+                    try {
+                        offload.add(new OffloadSection(config, root, rclone).run(server));
+                    } catch (IOException | RuntimeException e) {
+                        e.printStackTrace();
+                        OffloadSection.Result failed = new OffloadSection.Result(server.label());
+                        failed.failures.put("all", e.toString());
+                        offload.add(failed);
+                    }
+                }
+                if (config.runs("reads")) {
+                    try {
+                        reads.add(new ReadsSection(config, root).run(server));
+                    } catch (IOException | RuntimeException e) {
+                        e.printStackTrace();
+                        ReadsSection.Result failed = new ReadsSection.Result(server.label());
+                        failed.failure = e.toString();
+                        reads.add(failed);
+                    }
+                }
+            }
+        }
+        if (config.runs("offload")) {
+            emit(Report.offload(config, root, rclone, offload));
+        }
+        if (config.runs("reads")) {
+            emit(Report.reads(config, reads));
+        }
+    }
+
+    // ------------------------------------------------------------------ 3 and 4
+
+    private void localLog(JmhRounds jmh) {
+        LocalLogSection s = new LocalLogSection(config, jmh);
+        emit("## 3. The local log\n\n");
+        section("3a. Appends", () -> emit(Report.APPENDS_TEXT + s.appends().markdown() + "\n"));
+        section("3b. Recovery scan", () -> emit(Report.RECOVERY_TEXT + s.recovery().markdown() + "\n"));
+        section("3c. Index rebuild", () -> emit(Report.REBUILD_TEXT + s.indexRebuild().markdown() + "\n"));
+    }
+
+    private void manifest(JmhRounds jmh) throws Exception {
+        emit("## 4. The manifest\n\n" + Report.MANIFEST_TEXT + new ManifestSection(config, jmh).run().markdown() + "\n");
+    }
+}

@@ -1,0 +1,311 @@
+package dev.felix.offload.bench;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.tier.NodeId;
+import dev.felix.offload.tier.OffloadPass;
+import dev.felix.offload.tier.OffloadSettings;
+import dev.felix.offload.tier.PassReport;
+import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.SegmentUpload;
+import dev.felix.offload.tier.ShardResult;
+import dev.felix.offload.tier.StepHook;
+import dev.felix.offload.tier.VerifyMode;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Offload throughput against one S3 server: the same sealed segment files moved by (a) plain AWS SDK
+ * PutObject calls with the same parallelism, (b) one offload pass with verification on (the CLI's
+ * defaults: verify auto, two shards at a time), (b0) the same pass with verify none, to attribute
+ * the cost of verifying, and (c) {@code rclone copy}. Each run writes under a fresh key prefix, which
+ * is deleted (untimed) after it; before each pass the shards' manifests are removed so every segment
+ * is offloaded again.
+ */
+final class OffloadSection {
+
+    static final String SDK = "a: SDK PutObject";
+    static final String PASS = "b: offload pass";
+    static final String PASS_NO_VERIFY = "b0: offload, verify none";
+    static final String RCLONE = "c: rclone copy";
+    private static final String NODE = "bench-node";
+
+    private final BenchConfig config;
+    private final RootGenerator.Root root;
+    private final Rclone rclone;
+
+    /** What one server's runs measured. */
+    static final class Result {
+        final String server;
+        final Map<String, List<Double>> mibps = new LinkedHashMap<>();
+        final Map<String, String> failures = new LinkedHashMap<>();
+        final Map<String, Integer> verifiedBy = new TreeMap<>();
+        final Map<String, List<Double>> ratios = new LinkedHashMap<>();
+
+        Result(String server) {
+            this.server = server;
+        }
+    }
+
+    OffloadSection(BenchConfig config, RootGenerator.Root root, Rclone rclone) {
+        this.config = config;
+        this.root = root;
+        this.rclone = rclone;
+    }
+
+    Result run(S3ServerProcess server) throws IOException {
+        String bucket = "bench-offload";
+        server.createBucket(bucket);
+        Result result = new Result(server.label());
+        List<String> sides = new ArrayList<>(List.of(SDK, PASS));
+        if (config.offloadNoVerifySide) {
+            sides.add(PASS_NO_VERIFY);
+        }
+        if (rclone.available()) {
+            sides.add(RCLONE);
+        } else {
+            result.failures.put(RCLONE, rclone.why());
+        }
+        for (String s : sides) {
+            result.mibps.put(s, new ArrayList<>());
+        }
+        S3Client client = server.client(config.offloadParallelism * 2 + 16);
+        try (ObjectStore store = S3Store.open(server.settings(bucket))) {
+            for (int round = -config.warmups; round < config.runs; round++) {
+                Map<String, Double> thisRound = new LinkedHashMap<>();
+                for (int i = 0; i < sides.size(); i++) {
+                    String side = sides.get(Math.floorMod(i + round, sides.size()));
+                    if (result.failures.containsKey(side)) {
+                        continue;
+                    }
+                    String prefix = (round < 0 ? "warm" + (-round) : "run" + round) + "-" + slug(side);
+                    double seconds;
+                    try {
+                        seconds = switch (side) {
+                            case SDK -> sdk(client, bucket, prefix);
+                            case PASS -> pass(store, prefix, VerifyMode.AUTO, round >= 0 ? result : null);
+                            case PASS_NO_VERIFY -> pass(store, prefix, VerifyMode.NONE, null);
+                            case RCLONE -> rclone.copy(server, bucket, prefix, root, config.offloadParallelism);
+                            default -> throw new IllegalStateException(side);
+                        };
+                        if (side.equals(SDK) || side.equals(RCLONE)) {
+                            long stored = server.storedBytes(bucket, prefix + "/");
+                            if (stored != root.sealedBytes()) {
+                                throw new IOException(side + " stored " + stored + " bytes, expected " + root.sealedBytes());
+                            }
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        result.failures.put(side, "failed: " + e.getMessage());
+                        System.out.printf("  [offload %s] %s failed: %s%n", server.name, side, e);
+                        continue;
+                    } finally {
+                        server.deleteAll(bucket, prefix + "/");
+                    }
+                    double mibps = root.sealedBytes() / (double) BenchConfig.MiB / seconds;
+                    thisRound.put(side, mibps);
+                    System.out.printf("  [offload %s] %s %s: %.1f s, %.1f MiB/s%n", server.name,
+                            round < 0 ? "warm-up" : "run " + (round + 1) + "/" + config.runs, side, seconds, mibps);
+                    if (round >= 0) {
+                        result.mibps.get(side).add(mibps);
+                    }
+                }
+                if (round >= 0) {
+                    ratio(result, thisRound, "b/a", PASS, SDK);
+                    ratio(result, thisRound, "b/c", PASS, RCLONE);
+                    ratio(result, thisRound, "b0/a", PASS_NO_VERIFY, SDK);
+                    ratio(result, thisRound, "b/b0", PASS, PASS_NO_VERIFY);
+                }
+            }
+        } finally {
+            client.close();
+            resetManifests(root);
+        }
+        return result;
+    }
+
+    private static void ratio(Result result, Map<String, Double> round, String name, String top, String bottom) {
+        if (round.containsKey(top) && round.containsKey(bottom)) {
+            result.ratios.computeIfAbsent(name, k -> new ArrayList<>()).add(round.get(top) / round.get(bottom));
+        }
+    }
+
+    private static String slug(String side) {
+        return side.substring(0, side.indexOf(':')).trim();
+    }
+
+    /** (a): every sealed file with one PutObject each, {@code parallelism} at a time; seconds. */
+    private double sdk(S3Client client, String bucket, String prefix) throws IOException {
+        ExecutorService pool = Executors.newFixedThreadPool(config.offloadParallelism);
+        try {
+            long start = System.nanoTime();
+            List<Future<?>> futures = new ArrayList<>();
+            for (Path file : root.sealed()) {
+                String key = prefix + "/" + file.getParent().getFileName() + "/" + file.getFileName();
+                futures.add(pool.submit(() -> client.putObject(b -> b.bucket(bucket).key(key)
+                        .contentType("application/octet-stream"), RequestBody.fromFile(file))));
+            }
+            for (Future<?> f : futures) {
+                f.get();
+            }
+            return (System.nanoTime() - start) / 1e9;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** (b) or (b0): one offload pass over the root; seconds. */
+    private double pass(ObjectStore store, String prefix, VerifyMode verify, Result record) throws IOException {
+        resetManifests(root);
+        OffloadSettings settings = OffloadSettings.defaults().withKeyPrefix(prefix).withVerify(verify)
+                .withParallelism(config.offloadParallelism);
+        OffloadPass pass = new OffloadPass(new DataRoot(root.path()), store, settings, StepHook.none(),
+                Map.of(NodeId.ENV, NODE), shard -> OptionalLong.empty());
+        long start = System.nanoTime();
+        PassReport report = pass.run(ProgressListener.none());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (!report.complete() || report.bytesUploaded() != root.sealedBytes()) {
+            StringBuilder why = new StringBuilder();
+            for (ShardResult s : report.shards()) {
+                if (s.problem() != null) {
+                    why.append(s.shard()).append(": ").append(s.problem()).append("; ");
+                }
+            }
+            throw new IOException("pass incomplete: " + report.bytesUploaded() + " of " + root.sealedBytes()
+                    + " bytes; " + why);
+        }
+        if (record != null) {
+            for (ShardResult s : report.shards()) {
+                for (SegmentUpload u : s.uploaded()) {
+                    record.verifiedBy.merge(u.verifiedBy(), 1, Integer::sum);
+                }
+            }
+        }
+        return seconds;
+    }
+
+    /** Removes every shard's manifest, so the next pass offloads every sealed segment again. */
+    static void resetManifests(RootGenerator.Root root) throws IOException {
+        for (Path shard : root.shards()) {
+            Files.deleteIfExists(ManifestStore.fileIn(shard));
+            Files.deleteIfExists(shard.resolve(ManifestStore.FILE_NAME + ".tmp"));
+        }
+    }
+
+    /** {@code rclone}, when installed. */
+    static final class Rclone {
+        private final String command;
+        private final String version;
+        private final String why;
+        private final Path work;
+
+        Rclone(String command, Path work) {
+            this.command = command;
+            this.work = work;
+            String v = null;
+            String reason = null;
+            try {
+                Process p = new ProcessBuilder(command, "version").redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                    v = out.lines().findFirst().orElse("rclone").trim();
+                } else {
+                    reason = "rclone version failed: " + out.trim();
+                }
+            } catch (IOException e) {
+                reason = "not installed (apt-get install rclone)";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                reason = "interrupted";
+            }
+            this.version = v;
+            this.why = reason;
+        }
+
+        boolean available() {
+            return version != null;
+        }
+
+        String version() {
+            return version;
+        }
+
+        String why() {
+            return why;
+        }
+
+        /**
+         * {@code rclone copy} of the sealed files to {@code bucket/prefix}, {@code transfers} at a time,
+         * rclone's defaults otherwise (single PUT below its 200 MiB cutoff, MD5 checked against the
+         * ETag); with {@code AWS_CA_BUNDLE} unset. Seconds, from process start to exit.
+         */
+        double copy(S3ServerProcess server, String bucket, String prefix, RootGenerator.Root root, int transfers)
+                throws IOException {
+            Path list = work.resolve("rclone-files.txt");
+            StringBuilder files = new StringBuilder();
+            for (Path f : root.sealed()) {
+                files.append(root.path().relativize(f)).append('\n');
+            }
+            Files.writeString(list, files);
+            Path config = work.resolve("rclone.conf");
+            if (!Files.exists(config)) {
+                Files.writeString(config, "");
+            }
+            Path log = work.resolve("rclone-" + server.name + ".log");
+            ProcessBuilder pb = new ProcessBuilder(command, "copy", root.path().toString(), ":s3:" + bucket + "/" + prefix,
+                    "--files-from", list.toString(), "--transfers", Integer.toString(transfers),
+                    "--checkers", Integer.toString(Math.max(transfers, 1)), "-q")
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            Map<String, String> env = pb.environment();
+            env.remove("AWS_CA_BUNDLE");
+            env.put("RCLONE_CONFIG", config.toString());
+            env.put("RCLONE_S3_PROVIDER", "Other");
+            env.put("RCLONE_S3_ENV_AUTH", "false");
+            env.put("RCLONE_S3_ACCESS_KEY_ID", server.accessKey);
+            env.put("RCLONE_S3_SECRET_ACCESS_KEY", server.secretKey);
+            env.put("RCLONE_S3_ENDPOINT", server.endpoint.toString());
+            env.put("RCLONE_S3_REGION", server.region);
+            env.put("RCLONE_S3_FORCE_PATH_STYLE", "true");
+            long start = System.nanoTime();
+            Process p = pb.start();
+            try {
+                if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                    p.destroyForcibly();
+                    throw new IOException("rclone did not finish in 30 minutes");
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (p.exitValue() != 0) {
+                throw new IOException("rclone exited with " + p.exitValue() + ": "
+                        + Files.readString(log).lines().limit(5).reduce("", (a, b) -> a + " " + b));
+            }
+            return seconds;
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package dev.felix.offload.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The Markdown of the remote sections, and the text that explains each table. */
+final class Report {
+
+    private Report() {
+    }
+
+    static final String APPENDS_TEXT = """
+            ### Appends
+
+            One append call per JMH operation, into a fresh shard directory every iteration, 64 MiB segments
+            (the default). A call of 1 record is `ShardLog.append`; a call of several is `ShardLog.appendBatch`
+            (one idempotent producer's batch: one write). fsync "per call" is `FsyncPolicy.onCommit()`, one
+            fdatasync per call; "off" is `FsyncPolicy.none()`, where only a roll flushes. The raw side writes
+            the very same encoded bytes with one `FileChannel.write` per call (and one `force(false)` per call
+            when fsync is on) into files of the same 64 MiB, forcing each when it is full, as a roll does. So
+            "log / raw" is what the log costs beyond the I/O itself.
+
+            """;
+
+    static final String RECOVERY_TEXT = """
+            ### Recovery scan
+
+            One big segment, the newest and only one of its shard, read front to back. The file is in the page
+            cache for every side (the machine has the memory for it), so this compares CPU work per byte, not
+            disk speed. JMH single-shot runs.
+
+            """;
+
+    static final String REBUILD_TEXT = """
+            ### Index rebuild (headers only)
+
+            `ShardLog.rebuildIndexOf` over segments of the same size holding payloads of different sizes: it
+            steps from record header to record header without reading payloads, so it should cost per record,
+            not per byte. A raw read of every byte of the same file is beside it for reference.
+
+            """;
+
+    static final String MANIFEST_TEXT = """
+            Load is `ManifestStore.read` (read the file, decode and check every entry); save is
+            `ManifestStore.save` (encode, write a temporary, fsync, atomic move, fsync the directory). The raw
+            sides do the same file operations with bytes already encoded, so the ratio is what the codec adds.
+            Entries look like offload's: 20-digit keys under a node id and a shard directory.
+
+            """;
+
+    static String offload(BenchConfig config, RootGenerator.Root root, OffloadSection.Rclone rclone,
+                          List<OffloadSection.Result> results) {
+        StringBuilder sb = new StringBuilder("## 1. Offload throughput\n\n");
+        sb.append(Table.f("%s of sealed segments (%d files of about %s, in %d shards, payloads of %d random bytes), "
+                        + "moved to each server by:\n\n", Table.bytes(root.sealedBytes()), root.sealed().size(),
+                Table.bytes(config.offloadSegmentBytes), root.shards().size(), config.offloadPayloadBytes));
+        sb.append("- **a**: plain AWS SDK v2 `PutObject` of each file (one PUT each), ")
+                .append(config.offloadParallelism).append(" files at a time, one long-lived client with the ")
+                .append("settings an S3-compatible server needs (path style, no aws-chunked checksum trailers) ")
+                .append("and the same Apache HTTP client as the project's store;\n");
+        sb.append("- **b**: one offload pass (`OffloadPass`, what `felix-offload offload` runs) with the CLI's ")
+                .append("defaults: `--verify auto`, `--parallelism ").append(config.offloadParallelism)
+                .append("` (shards at a time), the store an `s3://` URI gives by default (multipart above 64 MiB ")
+                .append("in 16 MiB parts, 4 at a time); each segment is fully scanned and CRC-checked, its index ")
+                .append("rebuilt and uploaded, the segment uploaded with its CRC32, verified, and recorded in the ")
+                .append("manifest (fsync);\n");
+        if (config.offloadNoVerifySide) {
+            sb.append("- **b0**: the same pass with `--verify none`, only to show what verification costs;\n");
+        }
+        sb.append("- **c**: `rclone copy --transfers ").append(config.offloadParallelism).append("` of the same files ")
+                .append(rclone.available() ? "(" + rclone.version() + ", defaults otherwise: single PUT below its "
+                        + "200 MiB cutoff, MD5 compared with the ETag), `AWS_CA_BUNDLE` unset, timed from process "
+                        + "start to exit" : "(" + rclone.why() + ")")
+                .append(".\n\n");
+        sb.append("MiB/s = sealed segment bytes / wall time; median of the runs, with the slowest and fastest run. ")
+                .append("Ratios above 1 mean the offload pass was faster.\n\n");
+        Table t = new Table("server", "a: SDK PutObject MiB/s", "b: offload pass MiB/s", "b0: verify none MiB/s",
+                "c: rclone copy MiB/s", "b/a", "b/c", "b0/a", "b/b0", "b verified by");
+        for (OffloadSection.Result r : results) {
+            if (r.failures.containsKey("all")) {
+                t.row(r.server, "failed: " + r.failures.get("all"));
+                continue;
+            }
+            t.row(r.server, cell(r, OffloadSection.SDK), cell(r, OffloadSection.PASS),
+                    config.offloadNoVerifySide ? cell(r, OffloadSection.PASS_NO_VERIFY) : "not run",
+                    cell(r, OffloadSection.RCLONE), ratio(r, "b/a"), ratio(r, "b/c"), ratio(r, "b0/a"),
+                    ratio(r, "b/b0"), verified(r.verifiedBy));
+        }
+        sb.append(t.markdown()).append('\n');
+        return sb.toString();
+    }
+
+    private static String cell(OffloadSection.Result r, String side) {
+        List<Double> v = r.mibps.get(side);
+        if (v == null || v.isEmpty()) {
+            String why = r.failures.get(side);
+            return why == null ? "n/a" : why.replace('|', '/');
+        }
+        double[] a = Stats.toArray(v);
+        String s = Table.num(Stats.median(a)) + " (" + Table.num(Stats.min(a)) + "–" + Table.num(Stats.max(a)) + ")";
+        if (r.failures.containsKey(side)) {
+            s += " (some runs failed)";
+        }
+        return s;
+    }
+
+    private static String ratio(OffloadSection.Result r, String name) {
+        List<Double> v = r.ratios.get(name);
+        return v == null || v.isEmpty() ? "n/a" : Table.ratio(Stats.median(v));
+    }
+
+    private static String verified(Map<String, Integer> by) {
+        List<String> parts = new ArrayList<>();
+        by.forEach((k, v) -> parts.add(k + " x" + v));
+        return parts.isEmpty() ? "n/a" : String.join(", ", parts);
+    }
+
+    static String reads(BenchConfig config, List<ReadsSection.Result> results) {
+        StringBuilder sb = new StringBuilder("## 2. Reads below the local base\n\n");
+        sb.append("One shard's sealed segments offloaded (untimed); its reader then holds only the manifest and the ")
+                .append("newest segment, so everything below is read from the store. **tiered**: `TieredReader` with ")
+                .append("a fresh `ChunkCache` per run (").append(Table.bytes(config.chunkBytes))
+                .append(" chunks, 256 MiB), so each run starts cold. **whole object**: the baseline, which serves a ")
+                .append("read by downloading the whole object holding the offset (one GET, CRC32 checked) and walking ")
+                .append("its records to the offset. GETs and bytes are counted at the store interface, so they include ")
+                .append("the tiered reader's segment-header and index GETs.\n\n");
+        sb.append(Table.f("Random reads: %d single-record reads per run at uniformly random offsets, the same offsets "
+                + "for both sides; p50 and p99 over all %d measured reads of a side (so p99 is close to the slowest).\n\n",
+                config.randomReads, config.randomReads * config.runs));
+        Table t = new Table("server", "reader", "bytes fetched per read", "GETs per read", "p50 ms", "p99 ms",
+                "p50 tiered / whole object", "bytes tiered / whole object");
+        for (ReadsSection.Result r : results) {
+            if (r.failure != null) {
+                t.row(r.server, "failed: " + r.failure.replace('|', '/'));
+                continue;
+            }
+            double tb = Stats.median(r.tieredBytesPerRead);
+            double bb = Stats.median(r.baselineBytesPerRead);
+            t.row(r.server, "tiered", Table.bytes((long) tb), Table.num(Stats.median(r.tieredGetsPerRead)),
+                    Table.num(Stats.median(r.tieredLatencyMs)), Table.num(Stats.percentile(r.tieredLatencyMs, 99)),
+                    Table.ratio(Stats.median(r.latencyRatio)), Table.ratio(tb / bb));
+            t.row("", "whole object", Table.bytes((long) bb), Table.num(Stats.median(r.baselineGetsPerRead)),
+                    Table.num(Stats.median(r.baselineLatencyMs)), Table.num(Stats.percentile(r.baselineLatencyMs, 99)),
+                    "", "");
+        }
+        sb.append(t.markdown()).append('\n');
+        sb.append("Sequential scan of the whole remote range (every record, checksums verified), run by run:\n\n");
+        Table s = new Table("server", "remote range", "reader", "median s", "MiB/s", "GETs", "bytes fetched / remote bytes",
+                "chunk cache hit ratio", "time tiered / whole object");
+        for (ReadsSection.Result r : results) {
+            if (r.failure != null) {
+                continue;
+            }
+            String range = Table.f("%s in %d objects, %,d records", Table.bytes(r.remoteBytes), r.objects, r.remoteRecords);
+            double ts = Stats.median(r.scanTieredSeconds);
+            double bs = Stats.median(r.scanBaselineSeconds);
+            s.row(r.server, range, "tiered", Table.num(ts), Table.num(r.remoteBytes / (double) BenchConfig.MiB / ts),
+                    Table.num(Stats.median(r.scanTieredGets)),
+                    Table.num(Stats.median(r.scanTieredBytes) / r.remoteBytes),
+                    Table.f("%.4f", Stats.median(r.scanHitRatio)), Table.ratio(Stats.median(r.scanRatio)));
+            s.row("", "", "whole object", Table.num(bs), Table.num(r.remoteBytes / (double) BenchConfig.MiB / bs),
+                    Table.num(Stats.median(r.scanBaselineGets)),
+                    Table.num(Stats.median(r.scanBaselineBytes) / r.remoteBytes), "", "");
+        }
+        sb.append(s.markdown()).append('\n');
+        return sb.toString();
+    }
+}
