@@ -51,6 +51,15 @@ public final class OffloadPass {
 
     /** Runs the pass; fails at once with {@link RootLock.HeldException} when another offloader runs. */
     public PassReport run(ProgressListener progress) throws IOException {
+        return run(progress, () -> false);
+    }
+
+    /**
+     * Runs the pass, checking {@code stopRequested} before each segment: once it answers true, every
+     * shard stops between two segments (nothing half-done) and the report says so.
+     */
+    public PassReport run(ProgressListener progress, java.util.function.BooleanSupplier stopRequested)
+            throws IOException {
         long started = System.nanoTime();
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
@@ -74,7 +83,7 @@ public final class OffloadPass {
                 List<Future<ShardResult>> futures = new ArrayList<>();
                 for (Path shard : shards) {
                     futures.add(pool.submit(() -> new ShardOffload(shard, store, keys, settings, hook, limiter, progress,
-                            commitOffsets.apply(shard)).run()));
+                            commitOffsets.apply(shard), stopRequested).run()));
                 }
                 for (int i = 0; i < futures.size(); i++) {
                     results.add(outcome(shards.get(i), futures.get(i)));

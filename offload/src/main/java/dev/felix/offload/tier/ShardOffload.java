@@ -78,6 +78,7 @@ public final class ShardOffload {
     private final RateLimiter bandwidth;
     private final ProgressListener progress;
     private final OptionalLong commitOffset;
+    private final java.util.function.BooleanSupplier stopRequested;
 
     /**
      * @param commitOffset one past the last committed record when the shard has a {@code replica}
@@ -86,6 +87,17 @@ public final class ShardOffload {
      */
     public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
                         RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset) {
+        this(shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset, () -> false);
+    }
+
+    /**
+     * As above; {@code stopRequested} is checked before each segment, so a stop (SIGTERM) ends the
+     * shard between two segments, never inside one's steps. A segment already past its commit point
+     * is complete; one before it is left for the next pass.
+     */
+    public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
+                        RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
+                        java.util.function.BooleanSupplier stopRequested) {
         this.shardDir = shardDir;
         this.shard = shardDir.getFileName().toString();
         this.store = store;
@@ -95,6 +107,7 @@ public final class ShardOffload {
         this.bandwidth = bandwidth;
         this.progress = progress;
         this.commitOffset = commitOffset;
+        this.stopRequested = stopRequested;
     }
 
     /** A local segment and what a pass learned of it. */
@@ -151,6 +164,11 @@ public final class ShardOffload {
             Manifest manifest = manifests.manifest();
             if (hasEntry(manifest, seg)) {
                 continue;
+            }
+            if (stopRequested.getAsBoolean()) {
+                problem = "stopped before segment " + seg.file().id() + "; the next pass goes on from here";
+                pending = countPending(locals, i);
+                break;
             }
             ManifestEntry newest = manifest.newestEntry().orElse(null);
             if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {

@@ -220,6 +220,27 @@ class OffloadPassTest {
     }
 
     @Test
+    void aStopEndsThePassBetweenSegmentsAndTheNextPassGoesOn() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 6);
+        Path shard = written.keySet().iterator().next();
+        AtomicInteger recorded = new AtomicInteger();
+        StepHook count = (step, s, id) -> {
+            if (step == OffloadStep.RECORDED) {
+                recorded.incrementAndGet();
+            }
+        };
+        PassReport stopped = new OffloadPass(new DataRoot(root), store, keepOne(), count, Map.of(NodeId.ENV, "node-a"),
+                dir -> OptionalLong.empty()).run(ProgressListener.none(), () -> recorded.get() >= 2);
+        assertThat(stopped.complete()).isFalse();
+        assertThat(stopped.shards().get(0).problem()).contains("stopped before segment");
+        assertThat(ManifestStore.read(shard).size()).isEqualTo(2);
+        assertConsistent(shard, written.get(shard));
+        assertThat(pass(keepOne(), StepHook.none()).complete()).isTrue();
+        TestRoots.assertEveryOffsetReadsBack(written, store);
+    }
+
+    @Test
     void aSecondConcurrentPassIsRefused() throws Exception {
         setUp();
         TestRoots.write(root, 1, 50, 1);
