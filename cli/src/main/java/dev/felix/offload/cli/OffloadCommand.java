@@ -42,10 +42,16 @@ final class OffloadCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--data-dir", required = true, paramLabel = "ROOT", description = "The broker's data root.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Take data-dir, store, node-id and the offload.* settings from this configuration file "
+                    + "(instead of --data-dir, --store, --verify, --parallelism and --bandwidth); local copies are then "
+                    + "left to the retention command's local.retention.* settings unless a --keep option is given.")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
     Path dataDir;
 
-    @Option(names = "--store", required = true, paramLabel = "URI",
+    @Option(names = "--store", paramLabel = "URI",
             description = "file:///path, s3://bucket[/prefix]?endpoint=URL&region=R&path-style=true, or minio://bucket[/prefix]?endpoint=URL")
     String store;
 
@@ -62,31 +68,51 @@ final class OffloadCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     Keep keep;
 
-    @Option(names = "--verify", defaultValue = "auto", paramLabel = "MODE",
+    @Option(names = "--verify", paramLabel = "MODE",
             description = "auto (default), server-checksum, read-back or none.")
     String verify;
 
-    @Option(names = "--parallelism", defaultValue = "2", description = "Shards offloaded at once (default ${DEFAULT-VALUE}).")
-    int parallelism;
+    @Option(names = "--parallelism", description = "Shards offloaded at once (default 2).")
+    Integer parallelism;
 
-    @Option(names = "--bandwidth", defaultValue = "0", paramLabel = "BYTES_PER_SECOND",
+    @Option(names = "--bandwidth", paramLabel = "BYTES_PER_SECOND",
             description = "Upload limit in bytes per second; 0 (default) for none.")
-    long bandwidth;
+    Long bandwidth;
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
     @Override
     public Integer call() throws IOException {
+        Map<String, String> env = System.getenv();
+        OffloadSettings settings;
+        if (config != null) {
+            if (dataDir != null || store != null || verify != null || parallelism != null || bandwidth != null) {
+                throw new FelixOffload.UsageException("with --config, --data-dir, --store, --verify, --parallelism and "
+                        + "--bandwidth come from the file");
+            }
+            DaemonConfig c = ConfigOption.load(config);
+            dataDir = c.dataDir;
+            store = c.store;
+            env = c.environment(env);
+            settings = c.offloadSettings();
+            if (keep != null) {
+                settings = settings.withLocalRetention(retention());
+            }
+        } else {
+            if (dataDir == null || store == null) {
+                throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
+            }
+            try {
+                settings = OffloadSettings.defaults().withVerify(VerifyMode.parse(verify == null ? "auto" : verify))
+                        .withLocalRetention(retention()).withParallelism(parallelism == null ? 2 : parallelism)
+                        .withUploadBytesPerSecond(bandwidth == null ? 0 : bandwidth);
+            } catch (IllegalArgumentException e) {
+                throw new FelixOffload.UsageException(e.getMessage());
+            }
+        }
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
-        }
-        OffloadSettings settings;
-        try {
-            settings = OffloadSettings.defaults().withVerify(VerifyMode.parse(verify)).withLocalRetention(retention())
-                    .withParallelism(parallelism).withUploadBytesPerSecond(bandwidth);
-        } catch (IllegalArgumentException e) {
-            throw new FelixOffload.UsageException(e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -94,7 +120,7 @@ final class OffloadCommand implements Callable<Integer> {
         try (ObjectStore objectStore = Stores.open(store)) {
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
-                    System.getenv(), ReplicaCommit::of).run(progress);
+                    env, ReplicaCommit::of).run(progress);
         } catch (RootLock.HeldException e) {
             err.println("felix-offload: " + e.getMessage());
             err.flush();

@@ -1,0 +1,420 @@
+package dev.felix.offload.cli;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.retention.Pass;
+import dev.felix.offload.retention.PassClock;
+import dev.felix.offload.retention.PassListener;
+import dev.felix.offload.retention.PassOutcome;
+import dev.felix.offload.retention.PassScheduler;
+import dev.felix.offload.retention.RetentionHook;
+import dev.felix.offload.retention.RetentionPass;
+import dev.felix.offload.retention.RetentionReport;
+import dev.felix.offload.retention.Schedule;
+import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.ChunkCache;
+import dev.felix.offload.tier.NodeId;
+import dev.felix.offload.tier.OffloadPass;
+import dev.felix.offload.tier.OffloadSettings;
+import dev.felix.offload.tier.OffloadStep;
+import dev.felix.offload.tier.PassReport;
+import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.ShardResult;
+import dev.felix.offload.tier.StepHook;
+import dev.felix.offload.tier.TieredReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What {@code felix-offload run} runs: the offload, retention and scrub passes on their cron
+ * schedules (each never overlapping itself, missed runs not stacked, and never two of them over the
+ * data root at once), an HTTP endpoint for metrics, health and per-shard status, and tiered reads.
+ *
+ * <p>A stop ({@link #stop}) starts no further pass; a running offload finishes the segment it is
+ * uploading and leaves the rest (see {@link #offloadHook}), retention and scrub end at their next
+ * unit of work; one still running after the patience is interrupted, which aborts its upload (the
+ * store aborts a multipart upload that fails) and leaves the same state a crash would: nothing is
+ * recorded before it is verified.
+ */
+final class Daemon {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+
+    static final String OFFLOAD = "offload";
+    static final String RETENTION = "retention";
+    static final String SCRUB = "scrub";
+    /** The most problems one pass result keeps. */
+    private static final int MAX_PROBLEMS = 20;
+    /** Surveys of the data root are reused for this long (gauges and /shards ask often). */
+    private static final long SURVEY_REUSE_NANOS = 1_000_000_000L;
+
+    /**
+     * What one run of a pass found, beyond whether it threw.
+     *
+     * @param problems what went wrong in it (empty when all went well)
+     */
+    record PassResult(String pass, Instant finished, String summary, List<String> problems) {
+        boolean ok() {
+            return problems.isEmpty();
+        }
+    }
+
+    /** The last thing a pass did to a shard. */
+    record ShardNote(Instant at, String result, boolean ok) {
+    }
+
+    private final DaemonConfig config;
+    private final DataRoot root;
+    private final DaemonMetrics metrics;
+    private final MeteredStore store;
+    private final Map<String, String> env;
+    private final PassClock clock;
+    private final DataRootGuard guard = new DataRootGuard();
+    private final ChunkCache chunks;
+    private final Map<String, TieredReader> readers = new ConcurrentHashMap<>();
+    private final Map<String, PassResult> results = new ConcurrentHashMap<>();
+    private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
+    private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
+    private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
+    private final PassScheduler scheduler;
+    private volatile String storeProblem = "the store has not been asked yet";
+    private List<ShardSurvey.ShardStatus> survey = List.of();
+    private long surveyNanos;
+    private StatusServer http;
+
+    /**
+     * @param store      the opened store; the daemon closes it on stop
+     * @param processEnv the process's environment (for {@code FELIX_NODE_ID})
+     */
+    Daemon(DaemonConfig config, ObjectStore store, Map<String, String> processEnv, PassClock clock) {
+        this.config = config;
+        this.root = new DataRoot(config.dataDir);
+        this.metrics = new DaemonMetrics();
+        this.store = new MeteredStore(store, metrics);
+        this.env = config.environment(processEnv);
+        this.clock = clock;
+        this.chunks = new ChunkCache(this.store, ChunkCache.DEFAULT_CHUNK_BYTES, config.chunkCacheBytes);
+        PassScheduler.Builder b = PassScheduler.builder(clock).listener(new PassListener() {
+            @Override
+            public void finished(PassOutcome outcome) {
+                metrics.passFinished(outcome);
+                if (outcome.succeeded()) {
+                    PassResult r = results.get(outcome.pass());
+                    if (r == null || r.ok()) {
+                        lastSuccess.put(outcome.pass(), outcome.finished());
+                    }
+                }
+            }
+        });
+        add(b, OFFLOAD, config.offloadSchedule, this::offload);
+        add(b, RETENTION, config.retentionSchedule, this::retention);
+        add(b, SCRUB, config.scrubSchedule, this::scrub);
+        this.scheduler = b.build();
+        registerGauges();
+    }
+
+    private static void add(PassScheduler.Builder b, String name, Optional<Schedule> schedule, Pass pass) {
+        schedule.ifPresent(s -> b.pass(name, s, pass));
+    }
+
+    private void registerGauges() {
+        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this, d -> d.totals().localBytes());
+        metrics.gauge("felix.local.segments", "Segment files on local disk", this, d -> d.totals().localSegments());
+        metrics.gauge("felix.remote.bytes", "Bytes the manifests record in the store", this,
+                d -> d.totals().remoteBytes());
+        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this, d -> d.totals().remoteSegments());
+        metrics.gauge("felix.offload.lag.bytes", "Bytes of sealed segments not offloaded yet", this,
+                d -> d.totals().lagBytes());
+        metrics.gauge("felix.offload.lag.segments", "Sealed segments not offloaded yet", this,
+                d -> d.totals().lagSegments());
+        metrics.gauge("felix.store.ready", "1 when the store answered its probe, else 0", this,
+                d -> d.storeProblem == null ? 1 : 0);
+        metrics.functionCounter("felix.remote.reads", "Reads served from the store (below the local base)", null,
+                readers, m -> m.values().stream().mapToLong(TieredReader::remoteReads).sum());
+        metrics.functionCounter("felix.remote.read.bytes", "Record bytes served from the store", "bytes", readers,
+                m -> m.values().stream().mapToLong(TieredReader::remoteRecordBytes).sum());
+        metrics.chunkCache(chunks);
+        for (String pass : List.of(OFFLOAD, RETENTION, SCRUB)) {
+            metrics.gauge("felix.pass.last.success", "When a pass last ended without problems, seconds since the epoch",
+                    lastSuccess, m -> m.containsKey(pass) ? m.get(pass).getEpochSecond() : 0, "pass", pass);
+        }
+    }
+
+    /** Probes the store, starts the HTTP endpoint and the schedules. */
+    void start() throws IOException {
+        if (!Files.isDirectory(config.dataDir)) {
+            throw new FelixOffload.UsageException(config.file + ": " + DaemonConfig.DATA_DIR + ": no directory at "
+                    + config.dataDir);
+        }
+        probeStore();
+        http = StatusServer.start(this, config.httpBind, config.httpPort);
+        scheduler.start();
+        for (String pass : scheduler.passNames()) {
+            Schedule s = scheduler.schedule(pass);
+            LOG.info("pass {} runs {} ({})", pass, s.expression(), s.describe());
+        }
+    }
+
+    /** Asks the store what it can do; remembers whether it answered. */
+    private void probeStore() {
+        try {
+            store.capabilities();
+            if (storeProblem != null) {
+                LOG.info("store answered: {}", store.describe());
+            }
+            storeProblem = null;
+        } catch (StoreException | RuntimeException e) {
+            storeProblem = DaemonMetrics.kindOf(e) + ": " + e.getMessage();
+            LOG.error("store did not answer ({}): {}", store.describe(), storeProblem);
+        }
+    }
+
+    /**
+     * Stops the schedules (see the class comment), then the HTTP endpoint, and closes the store.
+     *
+     * @return true when every pass ended
+     */
+    boolean stop(Duration patience) {
+        LOG.info("stopping: no new pass starts; waiting up to {} for running ones", patience);
+        boolean ended = scheduler.stop(patience);
+        if (http != null) {
+            http.stop();
+        }
+        store.close();
+        LOG.info(ended ? "stopped" : "stopped, but a pass did not end");
+        return ended;
+    }
+
+    int httpPort() {
+        return http.port();
+    }
+
+    /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */
+    boolean requestRun(String pass) {
+        return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);
+    }
+
+    // ---- the passes
+
+    /** The offload hook: halts for crash tests when asked, and leaves every further segment once stopping. */
+    private static StepHook offloadHook(StopSignal stop) {
+        StepHook halt = StepHook.haltAtSystemProperty();
+        return (step, shard, segmentId) -> {
+            halt.reached(step, shard, segmentId);
+            if (step == OffloadStep.SELECTED && stop.stopRequested()) {
+                throw new StoppingException("stopping; segment " + Long.toUnsignedString(segmentId)
+                        + " is left for the next run");
+            }
+        };
+    }
+
+    /** Ends a shard's offload early at a stop, before anything of the segment is uploaded. */
+    static final class StoppingException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        StoppingException(String message) {
+            super(message);
+        }
+    }
+
+    private void offload(StopSignal stop) throws Exception {
+        requireStore();
+        OffloadSettings settings = config.offloadSettings();
+        PassReport report;
+        try (DataRootGuard.Held held = guard.hold(stop)) {
+            if (held == null) {
+                return;
+            }
+            report = new OffloadPass(root, store, settings, offloadHook(stop), env, ReplicaCommit::of)
+                    .run(ProgressListener.none());
+        }
+        metrics.offloaded(report, settings.uploadAttempts());
+        Instant now = clock.now();
+        List<String> problems = new ArrayList<>();
+        for (ShardResult s : report.shards()) {
+            boolean stopped = s.problem() != null && s.problem().contains(StoppingException.class.getSimpleName());
+            String result = s.problem() == null
+                    ? s.uploaded().size() + " uploaded, " + s.unlinked().size() + " unlinked, " + s.pending() + " pending"
+                    : stopped ? "stopped: " + s.uploaded().size() + " uploaded before the stop" : s.problem();
+            offloadNotes.put(s.shard(), new ShardNote(now, result, s.problem() == null || stopped));
+            if (s.problem() != null && !stopped) {
+                problems.add(s.shard() + ": " + s.problem());
+            }
+        }
+        String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
+                + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
+        finish(OFFLOAD, now, summary, problems);
+        if (report.segmentsUploaded() > 0 && !stop.stopRequested()) {
+            requestRun(RETENTION); // local retention can let the new copies' local files go now
+        }
+    }
+
+    private void retention(StopSignal stop) throws Exception {
+        requireStore();
+        RetentionReport report;
+        try (DataRootGuard.Held held = guard.hold(stop)) {
+            if (held == null) {
+                return;
+            }
+            report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(), env,
+                    RetentionHook.none()).run(stop);
+        }
+        metrics.retained(report);
+        Instant now = clock.now();
+        report.shards().forEach(s -> retentionNotes.put(s.shard(), new ShardNote(now, s.failed() ? s.failure()
+                : s.local().removedSegments().size() + " local and " + s.remote().expiredSegments().size()
+                + " remote segments removed", !s.failed())));
+        List<String> problems = new ArrayList<>();
+        report.failures().forEach((where, why) -> problems.add(where + ": " + why));
+        String summary = report.localSegmentsDeleted() + " local and " + report.remoteSegmentsDeleted()
+                + " remote segments removed, " + report.orphansFound() + " orphans found, " + report.orphansDeleted()
+                + " deleted";
+        finish(RETENTION, now, summary, problems);
+    }
+
+    private void scrub(StopSignal stop) throws Exception {
+        requireStore();
+        Scrub.Report report = new Scrub(root, store, env, config.scrubReadBandwidth, Clock.systemUTC()).run(stop, guard);
+        metrics.scrubbed(report);
+        List<String> problems = new ArrayList<>();
+        for (Scrub.Anomaly a : report.anomalies()) {
+            problems.add(a.kind().label() + " " + (a.key() == null ? a.shard() : a.key()) + ": " + a.detail());
+        }
+        finish(SCRUB, clock.now(), report.entriesChecked() + " entries checked, " + report.anomalies().size()
+                + " anomalies", problems);
+    }
+
+    private void requireStore() {
+        if (storeProblem != null) {
+            probeStore();
+            if (storeProblem != null) {
+                throw new IllegalStateException("the store did not answer: " + storeProblem);
+            }
+        }
+    }
+
+    private void finish(String pass, Instant at, String summary, List<String> problems) {
+        List<String> kept = problems.size() > MAX_PROBLEMS ? new ArrayList<>(problems.subList(0, MAX_PROBLEMS)) : problems;
+        if (problems.size() > MAX_PROBLEMS) {
+            kept.add((problems.size() - MAX_PROBLEMS) + " more");
+        }
+        results.put(pass, new PassResult(pass, at, summary, List.copyOf(kept)));
+        if (problems.isEmpty()) {
+            LOG.info("{} pass: {}", pass, summary);
+        } else {
+            LOG.warn("{} pass: {}; {} problems, first: {}", pass, summary, problems.size(), problems.get(0));
+        }
+    }
+
+    // ---- what the HTTP endpoint shows
+
+    DaemonMetrics metrics() {
+        return metrics;
+    }
+
+    /** The survey of the data root, at most a second old. */
+    synchronized List<ShardSurvey.ShardStatus> survey() {
+        long now = System.nanoTime();
+        if (surveyNanos == 0 || now - surveyNanos > SURVEY_REUSE_NANOS) {
+            try {
+                survey = ShardSurvey.of(root);
+            } catch (IOException e) {
+                LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
+            }
+            surveyNanos = now;
+        }
+        return survey;
+    }
+
+    ShardSurvey.Totals totals() {
+        return ShardSurvey.Totals.of(survey());
+    }
+
+    ShardNote lastOffload(String shard) {
+        return offloadNotes.get(shard);
+    }
+
+    ShardNote lastRetention(String shard) {
+        return retentionNotes.get(shard);
+    }
+
+    /** The node id, without creating one. */
+    Optional<String> nodeId() {
+        try {
+            if (env.get(NodeId.ENV) == null && !Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+                return Optional.empty();
+            }
+            return Optional.of(NodeId.resolve(root, env));
+        } catch (IOException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    String storeDescription() {
+        return store.describe();
+    }
+
+    /** Null when the store answered, else why it did not. */
+    String storeProblem() {
+        return storeProblem;
+    }
+
+    /** One pass's state for {@code /health}. */
+    record PassState(String pass, Schedule schedule, boolean running, long runs, Optional<Instant> nextRun,
+                     Optional<PassOutcome> outcome, Optional<PassResult> result) {
+    }
+
+    List<PassState> passStates() {
+        List<PassState> out = new ArrayList<>();
+        for (String pass : scheduler.passNames()) {
+            out.add(new PassState(pass, scheduler.schedule(pass), scheduler.isRunning(pass),
+                    scheduler.completedRuns(pass), scheduler.nextRun(pass), scheduler.lastOutcome(pass),
+                    Optional.ofNullable(results.get(pass))));
+        }
+        return out;
+    }
+
+    /** Why the daemon is not ready: empty when the store answered and the last run of every pass went well. */
+    List<String> notReadyReasons() {
+        List<String> reasons = new ArrayList<>();
+        if (storeProblem != null) {
+            reasons.add("store: " + storeProblem);
+        }
+        for (PassState p : passStates()) {
+            if (p.outcome().isPresent() && !p.outcome().get().succeeded()) {
+                reasons.add(p.pass() + ": " + p.outcome().get().status().name().toLowerCase(java.util.Locale.ROOT)
+                        + (p.outcome().get().error() == null ? "" : ": " + p.outcome().get().error()));
+            } else if (p.result().isPresent()) {
+                for (String problem : p.result().get().problems()) {
+                    reasons.add(p.pass() + ": " + problem);
+                }
+            }
+        }
+        return reasons;
+    }
+
+    /** A tiered reader of {@code shard}, empty when the root has no such shard directory. */
+    Optional<TieredReader> reader(String shard) throws IOException {
+        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")) {
+            return Optional.empty();
+        }
+        Path dir = root.path().resolve(shard);
+        if (!root.shardDirectories().contains(dir)) {
+            return Optional.empty();
+        }
+        return Optional.of(readers.computeIfAbsent(shard, s -> new TieredReader(dir, store, chunks)));
+    }
+}

@@ -1,0 +1,168 @@
+package dev.felix.offload.cli;
+
+import dev.felix.offload.retention.PassOutcome;
+import dev.felix.offload.retention.RetentionReport;
+import dev.felix.offload.tier.ChunkCache;
+import dev.felix.offload.tier.PassReport;
+import dev.felix.offload.tier.SegmentUpload;
+import dev.felix.offload.tier.ShardResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The daemon's metrics, in one Micrometer registry scraped in the Prometheus text format. Names
+ * are Micrometer's dotted ones; Prometheus sees them with underscores and the usual suffixes
+ * ({@code felix.offload.bytes} is {@code felix_offload_bytes_total}). docs/configuration.md lists them.
+ */
+final class DaemonMetrics {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Counter bytesOffloaded;
+    private final Counter segmentsOffloaded;
+    private final Counter verificationFailures;
+    private final Timer uploads;
+    private final Map<String, Counter> storeErrors = new ConcurrentHashMap<>();
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> passDurations = new ConcurrentHashMap<>();
+
+    DaemonMetrics() {
+        bytesOffloaded = Counter.builder("felix.offload.bytes").description("Segment bytes uploaded, verified and recorded")
+                .baseUnit("bytes").register(registry);
+        segmentsOffloaded = Counter.builder("felix.offload.segments")
+                .description("Segments uploaded, verified and recorded").register(registry);
+        verificationFailures = Counter.builder("felix.offload.verification.failures")
+                .description("Uploads whose copy did not match the local bytes (each is deleted and uploaded again)")
+                .register(registry);
+        uploads = Timer.builder("felix.store.upload").description("Latency of one object put (segments and indexes)")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(5)).register(registry);
+    }
+
+    PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** The registry in the Prometheus text format (version 0.0.4). */
+    String scrape() {
+        return registry.scrape();
+    }
+
+    Timer uploads() {
+        return uploads;
+    }
+
+    /** Counts a store call that failed, by what kind of answer it was and which call. */
+    void storeError(String operation, Throwable error) {
+        String kind = kindOf(error);
+        storeErrors.computeIfAbsent(operation + "/" + kind, k -> Counter.builder("felix.store.errors")
+                .description("Store calls that failed, by kind of failure and operation")
+                .tag("kind", kind).tag("operation", operation).register(registry)).increment();
+    }
+
+    /** {@code ThrottledException} as {@code throttled}, {@code ObjectNotFoundException} as {@code object_not_found}. */
+    static String kindOf(Throwable error) {
+        String name = error.getClass().getSimpleName().replaceAll("Exception$", "");
+        return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
+    }
+
+    /** Adds what an offload pass did. */
+    void offloaded(PassReport report, int uploadAttempts) {
+        for (ShardResult s : report.shards()) {
+            for (SegmentUpload u : s.uploaded()) {
+                bytesOffloaded.increment(u.bytes());
+                segmentsOffloaded.increment();
+                verificationFailures.increment(u.attempts() - 1);
+            }
+            if (s.problem() != null && s.problem().contains("failed verification")) {
+                verificationFailures.increment(uploadAttempts);
+            }
+        }
+    }
+
+    /** Adds what a retention pass did. */
+    void retained(RetentionReport r) {
+        count("felix.retention.deleted.segments", "Segments removed by retention", "where", "local")
+                .increment(r.localSegmentsDeleted());
+        count("felix.retention.deleted.segments", "Segments removed by retention", "where", "remote")
+                .increment(r.remoteSegmentsDeleted());
+        count("felix.retention.deleted.bytes", "Segment bytes removed by retention", "where", "local")
+                .increment(r.localBytesDeleted());
+        count("felix.retention.deleted.bytes", "Segment bytes removed by retention", "where", "remote")
+                .increment(r.remoteBytesDeleted());
+        count("felix.retention.deleted.objects", "Objects deleted for expired entries and deleted streams", null, null)
+                .increment(r.remoteObjectsDeleted());
+        count("felix.retention.deleted.stream.directories", "Directories under .deleted/ finished", null, null)
+                .increment(r.deletedStreamDirectoriesRemoved());
+        count("felix.orphans.found", "Objects under this node's prefix that no manifest names, per sweep", null, null)
+                .increment(r.orphansFound());
+        count("felix.orphans.deleted", "Orphans deleted by the sweep", null, null).increment(r.orphansDeleted());
+    }
+
+    /** Adds what a scrub found. */
+    void scrubbed(Scrub.Report report) {
+        count("felix.scrub.entries.checked", "Manifest entries a scrub checked", null, null)
+                .increment(report.entriesChecked());
+        for (Scrub.Anomaly a : report.anomalies()) {
+            count("felix.scrub.anomalies", "Anomalies scrubs found, by kind", "kind", a.kind().label()).increment();
+        }
+    }
+
+    /** Counts a scheduled run's end and times it. */
+    void passFinished(PassOutcome outcome) {
+        count("felix.pass.runs", "Scheduled pass runs, by pass and how they ended", "pass", outcome.pass(),
+                "status", outcome.status().name().toLowerCase(Locale.ROOT)).increment();
+        passDurations.computeIfAbsent(outcome.pass(), p -> Timer.builder("felix.pass.duration")
+                .description("How long scheduled passes take").tag("pass", p).register(registry))
+                .record(outcome.duration());
+    }
+
+    /** A gauge read from {@code source} at each scrape. */
+    <T> void gauge(String name, String description, T source, ToDoubleFunction<T> value, String... tags) {
+        Gauge.builder(name, source, value).description(description).tags(tags).strongReference(true).register(registry);
+    }
+
+    /** The chunk cache's hits, misses and fetches. */
+    void chunkCache(ChunkCache cache) {
+        FunctionCounter.builder("felix.chunk.cache.hits", cache, c -> c.stats().hitCount())
+                .description("Chunk reads served from the chunk cache").register(registry);
+        FunctionCounter.builder("felix.chunk.cache.misses", cache, c -> c.stats().missCount())
+                .description("Chunk reads that had to fetch from the store").register(registry);
+        FunctionCounter.builder("felix.chunk.cache.fetched", cache, ChunkCache::bytesFetched).baseUnit("bytes")
+                .description("Bytes the chunk cache fetched from the store").register(registry);
+    }
+
+    /** A counter that sums {@code source} at each scrape (it must only grow). */
+    <T> void functionCounter(String name, String description, String unit, T source, ToDoubleFunction<T> value) {
+        FunctionCounter.Builder<T> b = FunctionCounter.builder(name, source, value).description(description);
+        if (unit != null) {
+            b.baseUnit(unit);
+        }
+        b.register(registry);
+    }
+
+    private Counter count(String name, String description, String... tags) {
+        StringBuilder id = new StringBuilder(name);
+        for (String t : tags) {
+            id.append('/').append(t);
+        }
+        return counters.computeIfAbsent(id.toString(), k -> {
+            Counter.Builder b = Counter.builder(name).description(description);
+            for (int i = 0; i + 1 < tags.length; i += 2) {
+                if (tags[i] != null) {
+                    b.tag(tags[i], tags[i + 1]);
+                }
+            }
+            return b.register(registry);
+        });
+    }
+}

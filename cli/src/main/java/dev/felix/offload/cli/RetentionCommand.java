@@ -1,0 +1,147 @@
+package dev.felix.offload.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.retention.OrphanSweepReport;
+import dev.felix.offload.retention.RetentionHook;
+import dev.felix.offload.retention.RetentionPass;
+import dev.felix.offload.retention.RetentionReport;
+import dev.felix.offload.retention.ShardRetentionResult;
+import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.tier.RootLock;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code felix-offload retention --config FILE}: one retention pass (local and remote retention,
+ * deleted streams, the orphan sweep) as the daemon runs it, for system cron or a Kubernetes CronJob.
+ * Exit 0 when nothing failed, 1 when a shard, a deleted stream or the sweep failed or another
+ * offloader holds the root, 2 on configuration errors.
+ */
+@Command(name = "retention", mixinStandardHelpOptions = true,
+        description = {"Run one retention pass with the settings of a configuration file: local copies past "
+                + "local.retention.* go (only those with a verified copy), remote copies past retention.* go, "
+                + "deleted streams are finished, and orphans are swept (see docs/configuration.md)."})
+final class RetentionCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The configuration file.")
+    Path config;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        DaemonConfig c = ConfigOption.load(config);
+        if (!Files.isDirectory(c.dataDir)) {
+            throw new FelixOffload.UsageException(c.file + ": data-dir: no directory at " + c.dataDir);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        RetentionReport report;
+        try (ObjectStore store = Stores.open(c.store)) {
+            report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
+                    Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none()).run(StopSignal.never());
+        } catch (RootLock.HeldException e) {
+            err.println("felix-offload: " + e.getMessage());
+            err.flush();
+            return FelixOffload.EXIT_CORRUPT;
+        }
+        if (json) {
+            writeJson(out, report);
+        } else {
+            writeText(out, report);
+        }
+        out.flush();
+        return report.succeeded() ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
+    }
+
+    static void writeText(PrintWriter out, RetentionReport r) {
+        out.printf("retention as node %s in %.1f s%n", r.nodeId(), r.elapsed().toNanos() / 1e9);
+        out.printf("  local: %d segments (%s) removed%n", r.localSegmentsDeleted(), Bytes.human(r.localBytesDeleted()));
+        out.printf("  remote: %d segments (%s) expired, %d objects deleted%n", r.remoteSegmentsDeleted(),
+                Bytes.human(r.remoteBytesDeleted()), r.remoteObjectsDeleted());
+        out.printf("  deleted streams: %d directories finished%n", r.deletedStreamDirectoriesRemoved());
+        r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted%s%n",
+                o.prefix(), o.foundCount(), o.eligible().size(), o.deletedCount(), o.dryRun() ? " (dry run)" : ""));
+        r.failures().forEach((where, why) -> out.printf("  %s: %s%n", where, why));
+        out.println(r.succeeded() ? "retention done" : "retention failed in places");
+    }
+
+    static void writeJson(PrintWriter out, RetentionReport r) throws IOException {
+        try (JsonGenerator g = Json.generator(out)) {
+            g.writeStartObject();
+            g.writeStringField("node_id", r.nodeId());
+            g.writeBooleanField("succeeded", r.succeeded());
+            g.writeBooleanField("stopped", r.stopped());
+            g.writeNumberField("local_segments_deleted", r.localSegmentsDeleted());
+            g.writeNumberField("local_bytes_deleted", r.localBytesDeleted());
+            g.writeNumberField("remote_segments_deleted", r.remoteSegmentsDeleted());
+            g.writeNumberField("remote_bytes_deleted", r.remoteBytesDeleted());
+            g.writeNumberField("remote_objects_deleted", r.remoteObjectsDeleted());
+            g.writeNumberField("deleted_stream_directories_removed", r.deletedStreamDirectoriesRemoved());
+            g.writeArrayFieldStart("shards");
+            for (ShardRetentionResult s : r.shards()) {
+                g.writeStartObject();
+                g.writeStringField("dir", s.shard());
+                g.writeNumberField("local_segments_removed", s.local().removedSegments().size());
+                g.writeNumberField("local_bytes_after", s.local().localBytesAfter());
+                g.writeNumberField("remote_segments_expired", s.remote().expiredSegments().size());
+                g.writeNumberField("total_bytes_after", s.remote().totalBytesAfter());
+                if (s.local().blockedBy() != null) {
+                    g.writeStringField("local_blocked_by", s.local().blockedBy());
+                }
+                if (s.remote().blockedBy() != null) {
+                    g.writeStringField("remote_blocked_by", s.remote().blockedBy());
+                }
+                if (s.failure() != null) {
+                    g.writeStringField("failure", s.failure());
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            if (r.orphanSweep().isPresent()) {
+                OrphanSweepReport o = r.orphanSweep().get();
+                g.writeObjectFieldStart("orphans");
+                g.writeStringField("prefix", o.prefix());
+                g.writeBooleanField("dry_run", o.dryRun());
+                writeStrings(g, "found", o.found());
+                writeStrings(g, "eligible", o.eligible());
+                writeStrings(g, "deleted", o.deleted());
+                writeStrings(g, "waiting", o.waiting());
+                writeStrings(g, "problems", o.problems());
+                g.writeEndObject();
+            }
+            g.writeObjectFieldStart("failures");
+            for (Map.Entry<String, String> e : r.failures().entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeNumberField("elapsed_ms", r.elapsed().toMillis());
+            g.writeEndObject();
+        }
+        out.println();
+    }
+
+    private static void writeStrings(JsonGenerator g, String field, java.util.List<String> values) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (String v : values) {
+            g.writeString(v);
+        }
+        g.writeEndArray();
+    }
+}

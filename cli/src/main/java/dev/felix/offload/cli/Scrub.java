@@ -1,0 +1,291 @@
+package dev.felix.offload.cli;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.retention.OrphanSweep;
+import dev.felix.offload.retention.OrphanSweepReport;
+import dev.felix.offload.retention.OrphanSweepSettings;
+import dev.felix.offload.retention.RetentionHook;
+import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.NodeId;
+import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.SegmentKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.zip.CRC32;
+
+/**
+ * Checks that the store holds what the manifests say, and lists what it holds that they do not.
+ *
+ * <ol>
+ *   <li>For every entry of every shard directory's manifest: the object exists, has the entry's
+ *       size, and has its CRC32: the store's own stored checksum where it keeps one
+ *       ({@link StoreCapability#CRC32_STORED} and a CRC32 in the head), else a full read of the
+ *       object, at most {@code readBytesPerSecond}.</li>
+ *   <li>An anomaly is checked again against the manifest as it is then: an entry that retention
+ *       removed meanwhile is not one.</li>
+ *   <li>Orphans: an {@link OrphanSweep} of this node's prefix in dry-run mode (it deletes and writes
+ *       nothing), under the data root's lock when it can be had, so no upload is between its put
+ *       and its manifest entry; when another process holds the root, the listing still runs and
+ *       the report says so.</li>
+ * </ol>
+ * Scrub only reads, locally and remotely.
+ */
+final class Scrub {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Scrub.class);
+
+    /** Full reads go in pieces of this size. */
+    static final int READ_CHUNK = 8 * 1024 * 1024;
+
+    enum Kind {
+        MISSING("missing"),
+        SIZE_MISMATCH("size-mismatch"),
+        CRC_MISMATCH("crc-mismatch"),
+        ORPHAN("orphan"),
+        /** A manifest that does not decode, or an object the store would not answer for. */
+        UNREADABLE("unreadable");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+    }
+
+    /**
+     * One thing wrong.
+     *
+     * @param segmentId the entry's segment id, or -1 for orphans and manifests
+     * @param key       the object key, or null for a manifest
+     */
+    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
+    }
+
+    /**
+     * What a scrub found.
+     *
+     * @param checkedBy      entries checked, by how: {@code server-checksum} or {@code read-back}
+     * @param orphansListed  whether the node's prefix was listed for orphans
+     * @param notes          what limited the scrub
+     */
+    record Report(int shards, int entriesChecked, Map<String, Integer> checkedBy, List<Anomaly> anomalies,
+                  boolean orphansListed, String nodePrefix, List<String> notes, boolean stopped, Duration elapsed) {
+        boolean clean() {
+            return anomalies.isEmpty();
+        }
+    }
+
+    private final DataRoot root;
+    private final ObjectStore store;
+    private final Map<String, String> env;
+    private final long readBytesPerSecond;
+    private final Clock clock;
+
+    /**
+     * @param env                where {@value NodeId#ENV} is looked up
+     * @param readBytesPerSecond limit of full reads, 0 for none
+     */
+    Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock) {
+        this.root = root;
+        this.store = store;
+        this.env = env;
+        this.readBytesPerSecond = readBytesPerSecond;
+        this.clock = clock;
+    }
+
+    /**
+     * Runs the scrub.
+     *
+     * @param guard this process's guard of the data root, or null when no other pass runs in it
+     */
+    Report run(StopSignal stop, DataRootGuard guard) throws IOException, StoreException, InterruptedException {
+        long started = System.nanoTime();
+        boolean storedCrc = store.capabilities().contains(StoreCapability.CRC32_STORED);
+        RateLimiter limiter = readBytesPerSecond > 0 ? RateLimiter.create(readBytesPerSecond) : null;
+        List<Anomaly> anomalies = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        Map<String, Integer> checkedBy = new TreeMap<>();
+        int entries = 0;
+        List<Path> shards = root.shardDirectories();
+        for (Path dir : shards) {
+            if (stop.stopRequested()) {
+                break;
+            }
+            String shard = dir.getFileName().toString();
+            Manifest manifest;
+            try {
+                manifest = ManifestStore.read(dir);
+            } catch (NoSuchFileException e) {
+                continue;
+            } catch (CorruptionException e) {
+                anomalies.add(new Anomaly(Kind.UNREADABLE, shard, -1, null, "manifest: " + e.getMessage()));
+                continue;
+            }
+            for (ManifestEntry entry : manifest.entries()) {
+                if (stop.stopRequested()) {
+                    break;
+                }
+                entries++;
+                Checked c = check(shard, entry, storedCrc, limiter);
+                if (c.how() != null) {
+                    checkedBy.merge(c.how(), 1, Integer::sum);
+                }
+                if (c.anomaly() != null && stillNamed(dir, entry)) {
+                    LOG.warn("{}: segment {}: {} {}: {}", shard, Long.toUnsignedString(entry.segmentId()),
+                            c.anomaly().kind().label(), entry.objectKey(), c.anomaly().detail());
+                    anomalies.add(c.anomaly());
+                }
+            }
+        }
+
+        boolean listed = false;
+        String prefix = null;
+        Optional<String> nodeId = nodeId();
+        if (stop.stopRequested()) {
+            notes.add("stopped before the end; orphans not listed");
+        } else if (nodeId.isEmpty()) {
+            notes.add("the data root has no node id yet (nothing was offloaded from it); orphans not listed");
+        } else {
+            SegmentKeys keys = new SegmentKeys("", nodeId.get());
+            prefix = keys.nodePrefix();
+            DataRootGuard.Held held = guard == null ? null : guard.hold(stop);
+            if (guard == null || held != null) {
+                try {
+                    OrphanSweepReport orphans = listOrphans(keys, stop, notes);
+                    listed = true;
+                    for (String key : orphans.found()) {
+                        anomalies.add(new Anomaly(Kind.ORPHAN, shardOf(key, prefix), -1, key,
+                                "no manifest names it"));
+                    }
+                    notes.addAll(orphans.problems());
+                } finally {
+                    if (held != null) {
+                        held.close();
+                    }
+                }
+            }
+        }
+        return new Report(shards.size(), entries, checkedBy, anomalies, listed, prefix, notes, stop.stopRequested(),
+                Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    private OrphanSweepReport listOrphans(SegmentKeys keys, StopSignal stop, List<String> notes)
+            throws IOException, StoreException {
+        OrphanSweep sweep = new OrphanSweep(root, store, keys, clock,
+                OrphanSweepSettings.defaults().withDryRun(true), RetentionHook.none());
+        RootLock lock = null;
+        try {
+            lock = RootLock.acquire(root.path());
+        } catch (RootLock.HeldException e) {
+            notes.add("another process holds the data root (" + e.getMessage()
+                    + "); an upload in progress there may be listed as an orphan");
+        }
+        try {
+            return sweep.run(stop);
+        } finally {
+            if (lock != null) {
+                lock.close();
+            }
+        }
+    }
+
+    private static String shardOf(String key, String prefix) {
+        String rest = key.substring(prefix.length());
+        int slash = rest.indexOf('/');
+        return slash < 0 ? "" : rest.substring(0, slash);
+    }
+
+    /** The node id without creating one: FELIX_NODE_ID, else the root's node-id file when it exists. */
+    private Optional<String> nodeId() throws IOException {
+        if (env.get(NodeId.ENV) == null && !Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+            return Optional.empty();
+        }
+        return Optional.of(NodeId.resolve(root, env));
+    }
+
+    private record Checked(String how, Anomaly anomaly) {
+    }
+
+    private Checked check(String shard, ManifestEntry entry, boolean storedCrc, RateLimiter limiter) {
+        String key = entry.objectKey();
+        long segment = entry.segmentId();
+        long expectedCrc = Integer.toUnsignedLong(entry.objectCrc32());
+        try {
+            ObjectHead head = store.head(key);
+            if (head.size() != entry.sizeBytes()) {
+                return new Checked(null, new Anomaly(Kind.SIZE_MISMATCH, shard, segment, key,
+                        "the store holds " + head.size() + " bytes, the manifest says " + entry.sizeBytes()));
+            }
+            long crc;
+            String how;
+            if (storedCrc && head.crc32().isPresent()) {
+                crc = head.crc32().getAsLong();
+                how = "server-checksum";
+            } else {
+                crc = readCrc(key, head.size(), limiter);
+                how = "read-back";
+            }
+            if (crc != expectedCrc) {
+                return new Checked(how, new Anomaly(Kind.CRC_MISMATCH, shard, segment, key,
+                        String.format("crc32 %08x by %s, the manifest says %08x", crc, how, expectedCrc)));
+            }
+            return new Checked(how, null);
+        } catch (ObjectNotFoundException e) {
+            return new Checked(null, new Anomaly(Kind.MISSING, shard, segment, key, "the store has no such object"));
+        } catch (StoreException e) {
+            return new Checked(null, new Anomaly(Kind.UNREADABLE, shard, segment, key,
+                    DaemonMetrics.kindOf(e) + ": " + e.getMessage()));
+        }
+    }
+
+    private long readCrc(String key, long size, RateLimiter limiter) throws StoreException {
+        CRC32 crc = new CRC32();
+        long at = 0;
+        while (at < size) {
+            int n = (int) Math.min(READ_CHUNK, size - at);
+            if (limiter != null) {
+                limiter.acquire(n);
+            }
+            crc.update(store.readRange(key, ByteRange.of(at, n)));
+            at += n;
+        }
+        return crc.getValue();
+    }
+
+    /** True when the shard's manifest, read again now, still has {@code entry}. */
+    private static boolean stillNamed(Path dir, ManifestEntry entry) {
+        try {
+            return ManifestStore.read(dir).entries().stream()
+                    .anyMatch(e -> e.segmentId() == entry.segmentId() && e.objectKey().equals(entry.objectKey()));
+        } catch (IOException | CorruptionException e) {
+            return true;
+        }
+    }
+}

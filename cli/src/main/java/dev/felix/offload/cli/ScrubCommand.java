@@ -1,0 +1,166 @@
+package dev.felix.offload.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code felix-offload scrub}: checks every manifest entry against the store and lists orphans.
+ * Exit 0 when nothing is wrong, 1 on any anomaly, 2 on usage errors, 3 when the store cannot be used.
+ */
+@Command(name = "scrub", mixinStandardHelpOptions = true,
+        description = {"Check that every object a manifest names exists with the manifest's size and CRC32 (the "
+                + "store's stored checksum where it keeps one, else a rate-limited full read), and list orphans: "
+                + "objects under this node's prefix that no manifest names. Reads only.",
+                "Anomalies: missing, size-mismatch, crc-mismatch, orphan, unreadable."})
+final class ScrubCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Take data-dir, store, node-id and scrub.read-bandwidth from this configuration file.")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
+    Path dataDir;
+
+    @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
+    String store;
+
+    @Option(names = "--read-bandwidth", paramLabel = "BYTES_PER_SECOND",
+            description = "Limit of full reads (default 32MiB a second; 0 for none).")
+    String readBandwidth;
+
+    @Option(names = "--json", description = "Print the report as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        Path root;
+        String uri;
+        long bandwidth = DaemonConfig.DEFAULT_SCRUB_READ_BANDWIDTH;
+        Map<String, String> env = System.getenv();
+        if (config != null) {
+            if (dataDir != null || store != null) {
+                throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");
+            }
+            DaemonConfig c = ConfigOption.load(config);
+            root = c.dataDir;
+            uri = c.store;
+            bandwidth = c.scrubReadBandwidth;
+            env = c.environment(env);
+        } else {
+            if (dataDir == null || store == null) {
+                throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
+            }
+            root = dataDir;
+            uri = store;
+        }
+        if (readBandwidth != null) {
+            Long v = ConfigValues.bytes(readBandwidth);
+            if (v == null || v < 0) {
+                throw new FelixOffload.UsageException("--read-bandwidth must be a number of bytes >= 0, got " + readBandwidth);
+            }
+            bandwidth = v;
+        }
+        if (!Files.isDirectory(root)) {
+            throw new FelixOffload.UsageException("no data root directory at " + root);
+        }
+        Scrub.Report report;
+        try (ObjectStore objectStore = Stores.open(uri)) {
+            report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC())
+                    .run(StopSignal.never(), null);
+        } catch (StoreException e) {
+            throw new IOException("store: " + e.getMessage(), e);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            writeJson(out, report);
+        } else {
+            writeText(out, report);
+        }
+        out.flush();
+        return report.clean() ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
+    }
+
+    static void writeText(PrintWriter out, Scrub.Report r) {
+        for (Scrub.Anomaly a : r.anomalies()) {
+            StringBuilder line = new StringBuilder(a.kind().label()).append(" shard=").append(a.shard());
+            if (a.segmentId() >= 0) {
+                line.append(" segment=").append(Long.toUnsignedString(a.segmentId()));
+            }
+            if (a.key() != null) {
+                line.append(" key=").append(a.key());
+            }
+            out.println(line.append(": ").append(a.detail()));
+        }
+        for (String note : r.notes()) {
+            out.println("note: " + note);
+        }
+        StringBuilder by = new StringBuilder();
+        r.checkedBy().forEach((how, n) -> by.append(by.length() == 0 ? " (" : ", ").append(how).append(' ').append(n));
+        if (by.length() > 0) {
+            by.append(')');
+        }
+        out.printf("checked %d entries in %d shards%s%s in %.1f s: %s%n", r.entriesChecked(), r.shards(), by,
+                r.orphansListed() ? " and listed " + r.nodePrefix() + " for orphans" : "",
+                r.elapsed().toNanos() / 1e9, r.clean() ? "no anomalies" : r.anomalies().size() + " anomalies");
+    }
+
+    static void writeJson(PrintWriter out, Scrub.Report r) throws IOException {
+        try (JsonGenerator g = Json.generator(out)) {
+            g.writeStartObject();
+            g.writeBooleanField("clean", r.clean());
+            g.writeNumberField("shards", r.shards());
+            g.writeNumberField("entries_checked", r.entriesChecked());
+            g.writeObjectFieldStart("checked_by");
+            for (Map.Entry<String, Integer> e : r.checkedBy().entrySet()) {
+                g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeBooleanField("orphans_listed", r.orphansListed());
+            if (r.nodePrefix() != null) {
+                g.writeStringField("node_prefix", r.nodePrefix());
+            }
+            g.writeArrayFieldStart("anomalies");
+            for (Scrub.Anomaly a : r.anomalies()) {
+                g.writeStartObject();
+                g.writeStringField("kind", a.kind().label());
+                g.writeStringField("shard", a.shard());
+                if (a.segmentId() >= 0) {
+                    Json.u64(g, "segment", a.segmentId());
+                }
+                if (a.key() != null) {
+                    g.writeStringField("key", a.key());
+                }
+                g.writeStringField("detail", a.detail());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("notes");
+            for (String n : r.notes()) {
+                g.writeString(n);
+            }
+            g.writeEndArray();
+            g.writeBooleanField("stopped", r.stopped());
+            g.writeNumberField("elapsed_ms", r.elapsed().toMillis());
+            g.writeEndObject();
+        }
+        out.println();
+    }
+}

@@ -1,0 +1,112 @@
+package dev.felix.offload.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.fs.FilesystemStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ScrubCommandTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+    Path root;
+    Path storeDir;
+    String store;
+
+    @BeforeEach
+    void offloadedRoot() throws Exception {
+        root = tmp.resolve("root");
+        CliRun gen = CliRun.of("generate", "--data-dir", root.toString(), "--streams", "1", "--shards-per-stream", "2",
+                "--records", "1000", "--payload-bytes", "100", "--segment-bytes", "32768");
+        assertThat(gen.exitCode()).as(gen.err()).isZero();
+        storeDir = Files.createDirectories(tmp.resolve("store"));
+        store = storeDir.toUri().toString();
+        CliRun offload = CliRun.of("offload", "--data-dir", root.toString(), "--store", store);
+        assertThat(offload.exitCode()).as(offload.out() + offload.err()).isZero();
+    }
+
+    private List<ManifestEntry> entries() throws Exception {
+        List<ManifestEntry> out = new ArrayList<>();
+        try (var dirs = Files.list(root)) {
+            for (Path d : dirs.filter(Files::isDirectory).sorted().toList()) {
+                out.addAll(ManifestStore.read(d).entries());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aCleanStoreHasNoAnomalies() throws Exception {
+        CliRun scrub = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store, "--json");
+        assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isZero();
+        JsonNode r = JSON.readTree(scrub.out());
+        assertThat(r.get("clean").asBoolean()).isTrue();
+        assertThat(r.get("entries_checked").asInt()).isEqualTo(entries().size()).isPositive();
+        assertThat(r.get("orphans_listed").asBoolean()).isTrue();
+        assertThat(r.get("anomalies")).isEmpty();
+
+        CliRun text = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store);
+        assertThat(text.exitCode()).isZero();
+        assertThat(text.out()).contains("checked " + entries().size() + " entries in 2 shards", "no anomalies");
+    }
+
+    @Test
+    void reportsMissingSizeAndCrcMismatchesAndOrphans() throws Exception {
+        List<ManifestEntry> entries = entries();
+        assertThat(entries).hasSizeGreaterThanOrEqualTo(3);
+        ManifestEntry missing = entries.get(0);
+        ManifestEntry shorter = entries.get(1);
+        ManifestEntry changed = entries.get(2);
+        String orphan = missing.objectKey().substring(0, missing.objectKey().lastIndexOf('/') + 1)
+                + "00000000000000099999-00000000000000099999.segment";
+        try (ObjectStore s = FilesystemStore.open(storeDir)) {
+            s.delete(missing.objectKey());
+            s.put(shorter.objectKey(), UploadBody.ofBytes(new byte[(int) shorter.sizeBytes() - 1]));
+            byte[] other = new byte[(int) changed.sizeBytes()];
+            other[0] = 1;
+            s.put(changed.objectKey(), UploadBody.ofBytes(other));
+            s.put(orphan, UploadBody.ofBytes("left behind".getBytes(StandardCharsets.UTF_8)));
+        }
+        CliRun scrub = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store, "--json",
+                "--read-bandwidth", "0");
+        assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isEqualTo(1);
+        JsonNode r = JSON.readTree(scrub.out());
+        assertThat(r.get("clean").asBoolean()).isFalse();
+        List<String> found = new ArrayList<>();
+        r.get("anomalies").forEach(a -> found.add(a.get("kind").asText() + " " + a.get("key").asText()));
+        assertThat(found).containsExactlyInAnyOrder("missing " + missing.objectKey(),
+                "size-mismatch " + shorter.objectKey(), "crc-mismatch " + changed.objectKey(), "orphan " + orphan);
+
+        CliRun text = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store);
+        assertThat(text.exitCode()).isEqualTo(1);
+        assertThat(text.out()).contains("missing shard=", "orphan shard=", "4 anomalies");
+    }
+
+    @Test
+    void takesItsSettingsFromAConfigurationFile() throws Exception {
+        Path config = tmp.resolve("felix.yaml");
+        Files.writeString(config, "data-dir: root\nstore: " + store + "\nscrub.read-bandwidth: 0\n");
+        CliRun scrub = CliRun.of("scrub", "--config", config.toString());
+        assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isZero();
+        CliRun both = CliRun.of("scrub", "--config", config.toString(), "--data-dir", root.toString());
+        assertThat(both.exitCode()).isEqualTo(2);
+        CliRun neither = CliRun.of("scrub", "--json");
+        assertThat(neither.exitCode()).isEqualTo(2);
+    }
+}
