@@ -17,7 +17,6 @@ import dev.felix.offload.tier.ChunkCache;
 import dev.felix.offload.tier.NodeId;
 import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.OffloadStep;
 import dev.felix.offload.tier.PassReport;
 import dev.felix.offload.tier.ProgressListener;
 import dev.felix.offload.tier.ShardResult;
@@ -44,8 +43,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * data root at once), an HTTP endpoint for metrics, health and per-shard status, and tiered reads.
  *
  * <p>A stop ({@link #stop}) starts no further pass; a running offload finishes the segment it is
- * uploading and leaves the rest (see {@link #offloadHook}), retention and scrub end at their next
- * unit of work; one still running after the patience is interrupted, which aborts its upload (the
+ * uploading and leaves the rest, retention and scrub end at their next unit of work; one still running after the patience is interrupted, which aborts its upload (the
  * store aborts a multipart upload that fails) and leaves the same state a crash would: nothing is
  * recorded before it is verified.
  */
@@ -209,26 +207,8 @@ final class Daemon {
 
     // ---- the passes
 
-    /** The offload hook: halts for crash tests when asked, and leaves every further segment once stopping. */
-    private static StepHook offloadHook(StopSignal stop) {
-        StepHook halt = StepHook.haltAtSystemProperty();
-        return (step, shard, segmentId) -> {
-            halt.reached(step, shard, segmentId);
-            if (step == OffloadStep.SELECTED && stop.stopRequested()) {
-                throw new StoppingException("stopping; segment " + Long.toUnsignedString(segmentId)
-                        + " is left for the next run");
-            }
-        };
-    }
-
-    /** Ends a shard's offload early at a stop, before anything of the segment is uploaded. */
-    static final class StoppingException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        StoppingException(String message) {
-            super(message);
-        }
-    }
+    /** How an offload pass reports a shard it left early because of a stop. */
+    private static final String STOPPED_PROBLEM = "stopped before segment";
 
     private void offload(StopSignal stop) throws Exception {
         requireStore();
@@ -238,14 +218,14 @@ final class Daemon {
             if (held == null) {
                 return;
             }
-            report = new OffloadPass(root, store, settings, offloadHook(stop), env, ReplicaCommit::of)
-                    .run(ProgressListener.none());
+            report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
+                    .run(ProgressListener.none(), stop::stopRequested);
         }
         metrics.offloaded(report, settings.uploadAttempts());
         Instant now = clock.now();
         List<String> problems = new ArrayList<>();
         for (ShardResult s : report.shards()) {
-            boolean stopped = s.problem() != null && s.problem().contains(StoppingException.class.getSimpleName());
+            boolean stopped = s.problem() != null && s.problem().startsWith(STOPPED_PROBLEM);
             String result = s.problem() == null
                     ? s.uploaded().size() + " uploaded, " + s.unlinked().size() + " unlinked, " + s.pending() + " pending"
                     : stopped ? "stopped: " + s.uploaded().size() + " uploaded before the stop" : s.problem();
