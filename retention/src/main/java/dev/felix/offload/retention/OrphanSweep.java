@@ -4,6 +4,7 @@ import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
@@ -134,6 +135,7 @@ public final class OrphanSweep {
         }
 
         List<String> deleted = List.of();
+        List<String> aborted = List.of();
         if (!settings.dryRun()) {
             if (!refuse && !eligible.isEmpty()) {
                 BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible, settings.deleteBatchSize(), stop,
@@ -148,12 +150,24 @@ public final class OrphanSweep {
                 }
             }
             OrphanLedger.save(root.path(), nextSeen);
+            if (!refuse && store instanceof IncompleteUploads uploads && !stop.stopRequested()) {
+                // Begun before the grace period: no upload of a live pass (which holds the root lock) is that old.
+                try {
+                    aborted = uploads.abortIncompleteUploads(prefix, now.minus(settings.grace()));
+                    for (String key : aborted) {
+                        LOG.info("{}: aborted incomplete multipart upload of {}", prefix, key);
+                    }
+                } catch (StoreException e) {
+                    problems.add("incomplete uploads not aborted: " + e.getMessage());
+                }
+            }
         }
         if (!found.isEmpty()) {
             LOG.info("{}: {} orphans found, {} past the grace period of {}, {} deleted{}", prefix, found.size(),
                     eligible.size(), settings.grace(), deleted.size(), settings.dryRun() ? " (dry run)" : "");
         }
-        return new OrphanSweepReport(prefix, settings.dryRun(), found, eligible, deleted, waiting, ignored, problems);
+        return new OrphanSweepReport(prefix, settings.dryRun(), found, eligible, deleted, waiting, ignored, problems,
+                aborted);
     }
 
     private static boolean isProtected(String key, Set<String> prefixes) {

@@ -14,10 +14,11 @@ import java.util.List;
  * @param ignored  keys under the prefix that are neither segment nor index keys; never deleted
  * @param problems what limited the sweep: unreadable manifests (whose shards' keys were left
  *                 alone), a refusal to delete, a store failure
+ * @param abortedUploads keys of multipart uploads left incomplete (a killed upload) that were aborted
  */
 public record OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
                                 List<String> deleted, List<String> waiting, List<String> ignored,
-                                List<String> problems) {
+                                List<String> problems, List<String> abortedUploads) {
 
     public OrphanSweepReport {
         found = List.copyOf(found);
@@ -26,6 +27,7 @@ public record OrphanSweepReport(String prefix, boolean dryRun, List<String> foun
         waiting = List.copyOf(waiting);
         ignored = List.copyOf(ignored);
         problems = List.copyOf(problems);
+        abortedUploads = List.copyOf(abortedUploads);
     }
 
     public int foundCount() {

@@ -103,7 +103,8 @@ public final class RetentionPass {
                 } catch (StoreException e) {
                     LOG.error("{}: orphan sweep failed: {}", keys.nodePrefix(), e.getMessage());
                     orphans = Optional.of(new OrphanSweepReport(keys.nodePrefix(), settings.orphanSweep().dryRun(),
-                            List.of(), List.of(), List.of(), List.of(), List.of(), List.of("listing failed: " + e.getMessage())));
+                            List.of(), List.of(), List.of(), List.of(), List.of(), List.of("listing failed: " + e.getMessage()),
+                            List.of()));
                 }
             }
             RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),

@@ -1,5 +1,6 @@
 package dev.felix.offload.store.s3;
 
+import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.DownloadResult;
@@ -59,6 +60,9 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
@@ -92,7 +96,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * are uploaded in parts, several at once, and the upload is aborted if any part (or the
  * completion) fails.
  */
-public final class S3Store implements ObjectStore {
+public final class S3Store implements ObjectStore, IncompleteUploads {
     private static final int DELETE_BATCH = 1000;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -341,6 +345,40 @@ public final class S3Store implements ObjectStore {
                         .bucket(settings.bucket()).key(fullKey).uploadId(uploadId).build()));
             }
         });
+    }
+
+    // ---- incomplete uploads
+
+    @Override
+    public java.util.List<String> abortIncompleteUploads(String prefix, java.time.Instant startedBefore)
+            throws StoreException {
+        String fullPrefix = settings.fullKey(prefix);
+        java.util.List<String> aborted = new java.util.ArrayList<>();
+        String keyMarker = null;
+        String uploadMarker = null;
+        for (int page = 0; page < 10_000; page++) {
+            ListMultipartUploadsRequest.Builder req = ListMultipartUploadsRequest.builder().bucket(settings.bucket())
+                    .prefix(fullPrefix);
+            if (keyMarker != null) {
+                req.keyMarker(keyMarker).uploadIdMarker(uploadMarker);
+            }
+            ListMultipartUploadsResponse res = call("list multipart uploads", prefix,
+                    () -> s3.listMultipartUploads(req.build()));
+            for (MultipartUpload u : res.uploads()) {
+                if (u.initiated() != null && u.initiated().isBefore(startedBefore)) {
+                    String key = u.key().substring(settings.fullKey("").length());
+                    call("abort multipart upload", key, () -> s3.abortMultipartUpload(AbortMultipartUploadRequest.builder()
+                            .bucket(settings.bucket()).key(u.key()).uploadId(u.uploadId()).build()));
+                    aborted.add(key);
+                }
+            }
+            if (!Boolean.TRUE.equals(res.isTruncated())) {
+                return aborted;
+            }
+            keyMarker = res.nextKeyMarker();
+            uploadMarker = res.nextUploadIdMarker();
+        }
+        return aborted;
     }
 
     // ---- fetch
