@@ -270,11 +270,17 @@ final class Daemon {
         Scrub.Report report = new Scrub(root, store, env, config.scrubReadBandwidth, Clock.systemUTC()).run(stop, guard);
         metrics.scrubbed(report);
         List<String> problems = new ArrayList<>();
+        // Orphans are the sweep's to delete once their grace period is over; only when nothing will
+        // sweep them do they make the daemon degraded.
+        boolean swept = config.retentionSchedule.isPresent() && config.sweepOrphans && !config.orphanDryRun;
         for (Scrub.Anomaly a : report.anomalies()) {
+            if (swept && a.kind() == Scrub.Kind.ORPHAN) {
+                continue;
+            }
             problems.add(a.kind().label() + " " + (a.key() == null ? a.shard() : a.key()) + ": " + a.detail());
         }
         finish(SCRUB, clock.now(), report.entriesChecked() + " entries checked, " + report.anomalies().size()
-                + " anomalies", problems);
+                + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
     }
 
     private void requireStore() {

@@ -137,6 +137,11 @@ final class DaemonConfig {
         this.orphanDryRun = r.bool(ORPHANS_DRY_RUN, false);
         this.scrubReadBandwidth = r.bytes(SCRUB_READ_BANDWIDTH, DEFAULT_SCRUB_READ_BANDWIDTH, false);
         this.httpBind = r.optional(HTTP_BIND).orElse("127.0.0.1");
+        try {
+            java.net.InetAddress.getByName(httpBind);
+        } catch (java.net.UnknownHostException e) {
+            throw r.expected(HTTP_BIND, "an IP address or a host name this machine resolves", httpBind);
+        }
         this.httpPort = r.integer(HTTP_PORT, DEFAULT_HTTP_PORT, 0, 65535);
         this.chunkCacheBytes = r.bytes(CHUNK_CACHE_BYTES, DEFAULT_CHUNK_CACHE_BYTES, false);
         if (chunkCacheBytes < 4L << 20) {

@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 
@@ -153,7 +154,7 @@ final class Scrub {
                     break;
                 }
                 entries++;
-                Checked c = check(shard, entry, storedCrc, limiter);
+                Checked c = check(shard, entry, storedCrc, limiter, stop);
                 if (c.how() != null) {
                     checkedBy.merge(c.how(), 1, Integer::sum);
                 }
@@ -233,7 +234,7 @@ final class Scrub {
     private record Checked(String how, Anomaly anomaly) {
     }
 
-    private Checked check(String shard, ManifestEntry entry, boolean storedCrc, RateLimiter limiter) {
+    private Checked check(String shard, ManifestEntry entry, boolean storedCrc, RateLimiter limiter, StopSignal stop) {
         String key = entry.objectKey();
         long segment = entry.segmentId();
         long expectedCrc = Integer.toUnsignedLong(entry.objectCrc32());
@@ -249,7 +250,11 @@ final class Scrub {
                 crc = head.crc32().getAsLong();
                 how = "server-checksum";
             } else {
-                crc = readCrc(key, head.size(), limiter);
+                OptionalLong read = readCrc(key, head.size(), limiter, stop);
+                if (read.isEmpty()) {
+                    return new Checked(null, null); // stopped in the middle: not checked
+                }
+                crc = read.getAsLong();
                 how = "read-back";
             }
             if (crc != expectedCrc) {
@@ -265,10 +270,14 @@ final class Scrub {
         }
     }
 
-    private long readCrc(String key, long size, RateLimiter limiter) throws StoreException {
+    /** The CRC32 of the whole object, read in pieces; empty when a stop came first. */
+    private OptionalLong readCrc(String key, long size, RateLimiter limiter, StopSignal stop) throws StoreException {
         CRC32 crc = new CRC32();
         long at = 0;
         while (at < size) {
+            if (stop.stopRequested()) {
+                return OptionalLong.empty();
+            }
             int n = (int) Math.min(READ_CHUNK, size - at);
             if (limiter != null) {
                 limiter.acquire(n);
@@ -276,7 +285,7 @@ final class Scrub {
             crc.update(store.readRange(key, ByteRange.of(at, n)));
             at += n;
         }
-        return crc.getValue();
+        return OptionalLong.of(crc.getValue());
     }
 
     /** True when the shard's manifest, read again now, still has {@code entry}. */

@@ -142,7 +142,8 @@ class DaemonConfigTest {
                 Map.entry("node-id=has space", "node-id: node id from node-id holds a forbidden character"),
                 Map.entry("retention.streams.acme/default.retention.ms=1", "retention.streams.acme/default: stream pattern"),
                 Map.entry("retention.streams.acme/default/x.retention.hours=1", "retention.streams.acme/default/x.retention.hours: expected"),
-                Map.entry("log.level=loud", "log.level: expected error, warn, info, debug or trace"));
+                Map.entry("log.level=loud", "log.level: expected error, warn, info, debug or trace"),
+                Map.entry("http.bind=no such host.invalid", "http.bind: expected an IP address or a host name"));
         int n = 0;
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Path file = write("bad" + n++ + ".properties", base + c.getKey() + "\n");
