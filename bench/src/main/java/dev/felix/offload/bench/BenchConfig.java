@@ -44,9 +44,14 @@ final class BenchConfig {
     final List<String> manifestSizes = list("bench.manifest.sizes", "1000,10000,100000");
 
     final int jmhWarmupIterations = integer("bench.jmh.warmup.iterations", quick ? 1 : 2);
-    final int jmhWarmupMillis = integer("bench.jmh.warmup.ms", quick ? 300 : 500);
+    final int jmhWarmupMillis = integer("bench.jmh.warmup.ms", 300);
     final int jmhIterations = integer("bench.jmh.iterations", quick ? 2 : 3);
-    final int jmhMillis = integer("bench.jmh.ms", quick ? 500 : 1000);
+    final int jmhMillis = integer("bench.jmh.ms", 500);
+    /** Single-shot benchmarks (one whole scan per iteration): warm-up and measured shots per run. */
+    final int jmhShotWarmups = integer("bench.jmh.shot.warmups", 1);
+    final int jmhShots = integer("bench.jmh.shots", 2);
+    /** Manifest loads and saves take up to a few hundred ms at 100k entries: a longer warm-up per iteration. */
+    final int jmhManifestWarmupMillis = integer("bench.jmh.manifest.warmup.ms", 1000);
 
     boolean runs(String section) {
         return sections.contains(section);
@@ -63,8 +68,10 @@ final class BenchConfig {
         m.put("log", "recovery segment " + Table.bytes(recoveryBytes) + " (" + recoveryPayloadBytes
                 + " B payloads), index rebuild segments " + Table.bytes(rebuildBytes) + ", batches of " + batchRecords
                 + " records");
-        m.put("JMH", "1 fork, " + jmhWarmupIterations + " x " + jmhWarmupMillis + " ms warm-up, " + jmhIterations
-                + " x " + jmhMillis + " ms measured, per run");
+        m.put("JMH", "each run is 1 fork: " + jmhWarmupIterations + " x " + jmhWarmupMillis + " ms warm-up, "
+                + jmhIterations + " x " + jmhMillis + " ms measured (manifest: warm-up iterations of "
+                + jmhManifestWarmupMillis + " ms; single-shot scans: " + jmhShotWarmups + " warm-up and " + jmhShots
+                + " measured shots)");
         return m;
     }
 

@@ -28,17 +28,35 @@ final class JmhRounds {
 
     private final BenchConfig config;
     private final List<String> jvmArgs;
+    private final boolean singleShot;
+    private final int warmupMillis;
 
     JmhRounds(BenchConfig config, List<String> jvmArgs) {
+        this(config, jvmArgs, false, config.jmhWarmupMillis);
+    }
+
+    private JmhRounds(BenchConfig config, List<String> jvmArgs, boolean singleShot, int warmupMillis) {
         this.config = config;
         this.jvmArgs = jvmArgs;
+        this.singleShot = singleShot;
+        this.warmupMillis = warmupMillis;
+    }
+
+    /** The same rounds for single-shot benchmarks: iterations are shots, no iteration time. */
+    JmhRounds singleShot() {
+        return new JmhRounds(config, jvmArgs, true, warmupMillis);
+    }
+
+    /** The same rounds with warm-up iterations of {@code millis}. */
+    JmhRounds warmupMillis(int millis) {
+        return new JmhRounds(config, jvmArgs, singleShot, millis);
     }
 
     /** The same rounds with more JVM arguments for the forks. */
     JmhRounds with(List<String> more) {
         List<String> all = new ArrayList<>(jvmArgs);
         all.addAll(more);
-        return new JmhRounds(config, all);
+        return new JmhRounds(config, all, singleShot, warmupMillis);
     }
 
     /** The scores of each side, one per round (in JMH's unit for the benchmark), by side name. */
@@ -62,9 +80,9 @@ final class JmhRounds {
         ChainedOptionsBuilder b = new OptionsBuilder()
                 .include("^" + Pattern.quote(side.benchmark().getName() + "." + side.method()) + "$")
                 .forks(1)
-                .warmupIterations(config.jmhWarmupIterations)
-                .warmupTime(TimeValue.milliseconds(config.jmhWarmupMillis))
-                .measurementIterations(config.jmhIterations)
+                .warmupIterations(singleShot ? config.jmhShotWarmups : config.jmhWarmupIterations)
+                .warmupTime(TimeValue.milliseconds(warmupMillis))
+                .measurementIterations(singleShot ? config.jmhShots : config.jmhIterations)
                 .measurementTime(TimeValue.milliseconds(config.jmhMillis))
                 .jvmArgsAppend(jvmArgs.toArray(String[]::new))
                 .verbosity(VerboseMode.SILENT)

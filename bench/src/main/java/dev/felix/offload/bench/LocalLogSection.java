@@ -27,13 +27,13 @@ final class LocalLogSection {
 
     Table appends() throws RunnerException {
         Table t = new Table("payload", "fsync", "records per append call", "log records/s", "log payload MiB/s",
-                "raw records/s", "raw payload MiB/s", "log / raw");
+                "raw records/s", "raw payload MiB/s", "log / raw (throughput)");
         record Combo(int payload, String fsync, int batch) {
         }
         List<Combo> combos = List.of(
                 new Combo(100, "off", 1), new Combo(100, "off", config.batchRecords),
                 new Combo(100, "batch", config.batchRecords),
-                new Combo(16384, "off", 1), new Combo(16384, "off", config.batchRecords),
+                new Combo(16384, "off", config.batchRecords),
                 new Combo(16384, "batch", config.batchRecords));
         for (Combo c : combos) {
             Map<String, String> params = Map.of("payload", Integer.toString(c.payload()), "fsync", c.fsync(),
@@ -58,7 +58,7 @@ final class LocalLogSection {
         long size = Files.size(file.log());
         long records = SegmentScan.of(file.log(), "shard", 0, false).recordCount();
         List<String> args = List.of("-Dbench.recovery.dir=" + shard);
-        JmhRounds rounds = jmh.with(args);
+        JmhRounds rounds = jmh.with(args).singleShot();
         Map<String, List<Double>> s = rounds.run("recovery", List.of(
                 new JmhRounds.Side("scan", RecoveryBenchmark.class, "scan", Map.of()),
                 new JmhRounds.Side("open", RecoveryBenchmark.class, "open", Map.of()),

@@ -15,7 +15,7 @@ final class ManifestSection {
 
     ManifestSection(BenchConfig config, JmhRounds jmh) {
         this.config = config;
-        this.jmh = jmh;
+        this.jmh = jmh.warmupMillis(config.jmhManifestWarmupMillis);
     }
 
     Table run() throws RunnerException {
