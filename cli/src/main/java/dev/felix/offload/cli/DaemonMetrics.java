@@ -106,6 +106,8 @@ final class DaemonMetrics {
         count("felix.orphans.found", "Objects under this node's prefix that no manifest names, per sweep", null, null)
                 .increment(r.orphansFound());
         count("felix.orphans.deleted", "Orphans deleted by the sweep", null, null).increment(r.orphansDeleted());
+        count("felix.orphans.aborted.uploads", "Incomplete multipart uploads the sweep aborted", null, null)
+                .increment(r.orphanSweep().map(o -> o.abortedUploads().size()).orElse(0));
     }
 
     /** Adds what a scrub found. */

@@ -2,6 +2,7 @@ package dev.felix.offload.cli;
 
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
+import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ListPage;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
@@ -12,7 +13,9 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A store that counts what passes through it: put latency and every failure by kind and
  * operation. It changes nothing else; every call goes to the store it wraps.
  */
-final class MeteredStore implements ObjectStore {
+final class MeteredStore implements ObjectStore, IncompleteUploads {
 
     private final ObjectStore store;
     private final DaemonMetrics metrics;
@@ -149,6 +152,22 @@ final class MeteredStore implements ObjectStore {
             return c;
         } catch (StoreException | RuntimeException e) {
             failed("probe", e);
+            throw e;
+        }
+    }
+
+    /** The wrapped store's, when it has multipart uploads; nothing otherwise (there is nothing to abort). */
+    @Override
+    public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
+        if (!(store instanceof IncompleteUploads uploads)) {
+            return List.of();
+        }
+        try {
+            List<String> aborted = uploads.abortIncompleteUploads(prefix, startedBefore);
+            answered();
+            return aborted;
+        } catch (StoreException | RuntimeException e) {
+            failed("abort-uploads", e);
             throw e;
         }
     }

@@ -76,8 +76,9 @@ final class RetentionCommand implements Callable<Integer> {
         out.printf("  remote: %d segments (%s) expired, %d objects deleted%n", r.remoteSegmentsDeleted(),
                 Bytes.human(r.remoteBytesDeleted()), r.remoteObjectsDeleted());
         out.printf("  deleted streams: %d directories finished%n", r.deletedStreamDirectoriesRemoved());
-        r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted%s%n",
-                o.prefix(), o.foundCount(), o.eligible().size(), o.deletedCount(), o.dryRun() ? " (dry run)" : ""));
+        r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted, "
+                        + "%d incomplete uploads aborted%s%n", o.prefix(), o.foundCount(), o.eligible().size(),
+                o.deletedCount(), o.abortedUploads().size(), o.dryRun() ? " (dry run)" : ""));
         r.failures().forEach((where, why) -> out.printf("  %s: %s%n", where, why));
         out.println(r.succeeded() ? "retention done" : "retention failed in places");
     }
@@ -123,6 +124,7 @@ final class RetentionCommand implements Callable<Integer> {
                 writeStrings(g, "eligible", o.eligible());
                 writeStrings(g, "deleted", o.deleted());
                 writeStrings(g, "waiting", o.waiting());
+                writeStrings(g, "aborted_uploads", o.abortedUploads());
                 writeStrings(g, "problems", o.problems());
                 g.writeEndObject();
             }
