@@ -1,0 +1,168 @@
+package dev.felix.offload.reliability;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The runnable jar started as a separate process, as an operator starts it:
+ * {@code java [-D...] -jar felix-offload.jar <command> ...}.
+ *
+ * <p>The jar is copied once per test JVM (from {@code felix.jar}, normally
+ * {@code cli/target/felix-offload.jar}) so that a rebuild of {@code cli} during a run cannot swap it
+ * under the suite. Processes start with C1 only and the serial collector (start-up dominates these
+ * short runs) and share a class-data archive written by the first run that exits normally.
+ */
+final class Felix {
+
+    /** Exit value of a process ended by SIGKILL (128 + 9), and of {@code Runtime.halt(137)}. */
+    static final int KILLED = 137;
+
+    private static final AtomicLong RUNS = new AtomicLong();
+    private static Path jar;
+    private static boolean archiveTried;
+
+    private Felix() {
+    }
+
+    /** The snapshot of the runnable jar this JVM's processes run. */
+    static synchronized Path jar() throws IOException {
+        if (jar == null) {
+            Path built = Path.of(System.getProperty("felix.jar", "../cli/target/felix-offload.jar")).toAbsolutePath();
+            if (!Files.isRegularFile(built)) {
+                throw new IllegalStateException("the runnable jar is built before the reliability suite: no " + built);
+            }
+            Path dir = Files.createDirectories(Props.work().resolve("jar"));
+            Path copy = dir.resolve("felix-offload-" + ProcessHandle.current().pid() + ".jar");
+            Files.copy(built, copy, StandardCopyOption.REPLACE_EXISTING);
+            jar = copy;
+        }
+        return jar;
+    }
+
+    private static Path archive() throws IOException {
+        return jar().resolveSibling(jar().getFileName() + ".jsa");
+    }
+
+    /** A finished process: exit value, output, and how long it ran. */
+    record Result(int exit, String out, String err, Duration took) {
+        String describe() {
+            return "exit " + exit + ", stdout: " + tail(out) + ", stderr: " + tail(err);
+        }
+
+        private static String tail(String s) {
+            return s.length() <= 2000 ? s : "..." + s.substring(s.length() - 2000);
+        }
+    }
+
+    /** A started process and the files its output goes to. */
+    static final class Running implements AutoCloseable {
+        final Process process;
+        final Path out;
+        final Path err;
+        final long startedNanos = System.nanoTime();
+
+        Running(Process process, Path out, Path err) {
+            this.process = process;
+            this.out = out;
+            this.err = err;
+        }
+
+        /** Waits for the exit, at most {@code timeout}; a process still running then is killed and this fails. */
+        Result await(Duration timeout, String what) throws IOException, InterruptedException {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                kill();
+                throw new AssertionError(what + " did not finish within " + timeout + "; stderr: "
+                        + read(err));
+            }
+            return result();
+        }
+
+        /** SIGKILL, and waits until it is gone. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new AssertionError("pid " + process.pid() + " survived SIGKILL for 30 s");
+            }
+        }
+
+        Result result() throws IOException {
+            return new Result(process.exitValue(), read(out), read(err),
+                    Duration.ofNanos(System.nanoTime() - startedNanos));
+        }
+
+        /** Kills the process if it still runs: for finally blocks, so no test leaves one behind. */
+        @Override
+        public void close() {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+                try {
+                    process.waitFor(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    }
+
+    /**
+     * Starts {@code felix-offload args} in {@code dir} with extra JVM options and environment
+     * variables. {@code normalExit} marks a run expected to end by itself: the first such run writes
+     * the class-data archive the others map.
+     */
+    static Running start(Path dir, Map<String, String> env, List<String> jvmOptions, boolean normalExit,
+                         List<String> args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // JVM warnings (class-data sharing ones, say) go to stderr: stdout is the tool's parsed output.
+        command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-Xshare:auto",
+                "-Xlog:disable", "-Xlog:all=warning:stderr"));
+        command.addAll(archiveOptions(normalExit));
+        command.addAll(jvmOptions);
+        command.add("-jar");
+        command.add(jar().toString());
+        command.addAll(args);
+        long n = RUNS.incrementAndGet();
+        Path logs = Files.createDirectories(dir.resolve("process-output"));
+        Path out = logs.resolve(n + ".out");
+        Path err = logs.resolve(n + ".err");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().remove("FELIX_NODE_ID");
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().putAll(env);
+        return new Running(pb.start(), out, err);
+    }
+
+    /** Runs {@code felix-offload args} to its end, at most {@code timeout}. */
+    static Result run(Path dir, Map<String, String> env, Duration timeout, String... args)
+            throws IOException, InterruptedException {
+        try (Running r = start(dir, env, List.of(), true, List.of(args))) {
+            return r.await(timeout, "felix-offload " + String.join(" ", args));
+        }
+    }
+
+    private static synchronized List<String> archiveOptions(boolean normalExit) throws IOException {
+        Path archive = archive();
+        if (Files.isRegularFile(archive)) {
+            return List.of("-XX:SharedArchiveFile=" + archive);
+        }
+        if (normalExit && !archiveTried) {
+            archiveTried = true;
+            return List.of("-XX:ArchiveClassesAtExit=" + archive);
+        }
+        return List.of();
+    }
+}
