@@ -102,7 +102,7 @@ final class DaemonMetrics {
         count("felix.retention.deleted.objects", "Objects deleted for expired entries and deleted streams", null, null)
                 .increment(r.remoteObjectsDeleted());
         count("felix.retention.deleted.stream.directories", "Directories under .deleted/ finished", null, null)
-                .increment(r.deletedStreamDirectoriesRemoved());
+                .increment(r.deletedStreamDirectoriesFinished());
         count("felix.orphans.found", "Objects under this node's prefix that no manifest names, per sweep", null, null)
                 .increment(r.orphansFound());
         count("felix.orphans.deleted", "Orphans deleted by the sweep", null, null).increment(r.orphansDeleted());

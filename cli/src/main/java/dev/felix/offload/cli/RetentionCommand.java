@@ -75,7 +75,7 @@ final class RetentionCommand implements Callable<Integer> {
         out.printf("  local: %d segments (%s) removed%n", r.localSegmentsDeleted(), Bytes.human(r.localBytesDeleted()));
         out.printf("  remote: %d segments (%s) expired, %d objects deleted%n", r.remoteSegmentsDeleted(),
                 Bytes.human(r.remoteBytesDeleted()), r.remoteObjectsDeleted());
-        out.printf("  deleted streams: %d directories finished%n", r.deletedStreamDirectoriesRemoved());
+        out.printf("  deleted streams: %d directories finished%n", r.deletedStreamDirectoriesFinished());
         r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted, "
                         + "%d incomplete uploads aborted%s%n", o.prefix(), o.foundCount(), o.eligible().size(),
                 o.deletedCount(), o.abortedUploads().size(), o.dryRun() ? " (dry run)" : ""));
@@ -94,7 +94,7 @@ final class RetentionCommand implements Callable<Integer> {
             g.writeNumberField("remote_segments_deleted", r.remoteSegmentsDeleted());
             g.writeNumberField("remote_bytes_deleted", r.remoteBytesDeleted());
             g.writeNumberField("remote_objects_deleted", r.remoteObjectsDeleted());
-            g.writeNumberField("deleted_stream_directories_removed", r.deletedStreamDirectoriesRemoved());
+            g.writeNumberField("deleted_stream_directories_finished", r.deletedStreamDirectoriesFinished());
             g.writeArrayFieldStart("shards");
             for (ShardRetentionResult s : r.shards()) {
                 g.writeStartObject();

@@ -12,13 +12,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,23 +22,30 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Finishes the shard directories of deleted streams, which the broker moves under
- * {@code <root>/.deleted/}. For each directory there (each is taken as one shard directory):
+ * Finishes, on the remote side, the shard directories of deleted streams, which the broker moves
+ * under {@code <root>/.deleted/} and removes from there itself. For each directory there that holds
+ * an {@code offload.manifest}:
  * <ol>
- *   <li>when it holds an {@code offload.manifest}: every object the manifest names, segment and
- *       index, is deleted in batches; then the manifest is removed (and the directory fsynced);</li>
- *   <li>the directory is removed with everything in it.</li>
+ *   <li>every object the manifest names, segment and index, is deleted in batches;</li>
+ *   <li>a {@value #DONE_FILE} file is written (durably) to record that the remote copies are gone,
+ *       so the broker may remove the directory;</li>
+ *   <li>the manifest is removed (and the directory fsynced).</li>
  * </ol>
- * A crash anywhere leaves a state the next run finishes: objects already deleted are deleted again
- * harmlessly, and the manifest goes only once none of its objects is left. A manifest that does not
- * decode leaves its directory in place, reported, since its objects cannot be known. Objects of the
- * shard that its manifest never named (a crashed upload's) are left to the orphan sweep.
+ * The directory itself is the broker's: it is never removed here. One without a manifest has nothing
+ * remote and is left alone. A crash anywhere leaves a state the next run finishes: objects already
+ * deleted are deleted again harmlessly, and the manifest goes only once none of its objects is left
+ * and the record is written. A manifest that does not decode is reported and its objects are kept,
+ * since they cannot be known. Objects of the shard that its manifest never named (a crashed upload's)
+ * are left to the orphan sweep.
  *
  * <p>The caller holds the root's {@link dev.felix.offload.tier.RootLock}.
  */
 public final class DeletedStreams {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeletedStreams.class);
+
+    /** Written in a deleted shard's directory once its objects are gone. */
+    public static final String DONE_FILE = "offload.deleted";
 
     private final Path deletedDir;
     private final ObjectDeleter store;
@@ -110,51 +113,21 @@ public final class DeletedStreams {
                     LOG.info("{}: deleted the {} objects of a deleted shard ({} entries)", name, keys.size(),
                             manifest.size());
                     hook.reached(RetentionStep.DELETED_SHARD_OBJECTS_DELETED, name, keys.size() + " objects");
+                    DurableFiles.replace(dir.resolve(DONE_FILE), ("remote copies deleted: " + keys.size()
+                            + " objects of " + manifest.size() + " segments; the directory may be removed\n")
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
                     Files.delete(manifestFile);
                     DurableFiles.fsyncDirectory(dir);
                     hook.reached(RetentionStep.DELETED_SHARD_MANIFEST_REMOVED, name, manifestFile.toString());
+                    removed.add(name);
+                    LOG.info("{}: remote copies of the deleted shard are gone; recorded in {} for the broker", name,
+                            DONE_FILE);
                 }
-                removeTree(dir);
-                DurableFiles.fsyncDirectory(deletedDir);
-                removed.add(name);
-                LOG.info("{}: removed the deleted shard's directory", name);
             } catch (IOException e) {
                 LOG.error("{}: could not finish the deleted shard", name, e);
                 failures.put(name, "failed: " + e);
             }
         }
         return new DeletedStreamsReport(removed, objectsDeleted, failures);
-    }
-
-    /** Removes a directory and everything under it, without following links; what vanished meanwhile is fine. */
-    static void removeTree(Path dir) throws IOException {
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-                    if (e instanceof NoSuchFileException) {
-                        return FileVisitResult.CONTINUE;
-                    }
-                    throw e;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    if (e != null && !(e instanceof NoSuchFileException)) {
-                        throw e;
-                    }
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (NoSuchFileException gone) {
-            // removed by someone else meanwhile
-        }
     }
 }

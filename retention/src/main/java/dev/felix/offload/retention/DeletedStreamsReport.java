@@ -6,14 +6,15 @@ import java.util.Map;
 /**
  * What the deleted-streams step did.
  *
- * @param directoriesRemoved names of the directories under {@code .deleted/} removed
- * @param objectsDeleted     objects deleted from the store (segments and indexes)
- * @param failures           directories left in place, by name, with why
+ * @param directoriesFinished names of the directories under {@code .deleted/} whose remote copies were
+ *                            deleted and recorded as done in this run (the broker removes them)
+ * @param objectsDeleted      objects deleted from the store (segments and indexes)
+ * @param failures            directories not finished, by name, with why
  */
-public record DeletedStreamsReport(List<String> directoriesRemoved, int objectsDeleted, Map<String, String> failures) {
+public record DeletedStreamsReport(List<String> directoriesFinished, int objectsDeleted, Map<String, String> failures) {
 
     public DeletedStreamsReport {
-        directoriesRemoved = List.copyOf(directoriesRemoved);
+        directoriesFinished = List.copyOf(directoriesFinished);
         failures = Map.copyOf(failures);
     }
 

@@ -112,7 +112,7 @@ public final class RetentionPass {
             LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
                             + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
-                    report.remoteBytesDeleted(), report.deletedStreamDirectoriesRemoved(), report.orphansFound(),
+                    report.remoteBytesDeleted(), report.deletedStreamDirectoriesFinished(), report.orphansFound(),
                     report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "");
             return report;
         }

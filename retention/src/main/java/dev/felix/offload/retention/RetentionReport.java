@@ -53,8 +53,8 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
         return orphanSweep.map(OrphanSweepReport::deletedCount).orElse(0);
     }
 
-    public int deletedStreamDirectoriesRemoved() {
-        return deletedStreams.directoriesRemoved().size();
+    public int deletedStreamDirectoriesFinished() {
+        return deletedStreams.directoriesFinished().size();
     }
 
     /**

@@ -152,7 +152,7 @@ class RetentionOnS3Test {
 
             assertThat(report.succeeded()).as(report.failures().toString()).isTrue();
             assertThat(report.remoteSegmentsDeleted()).isPositive();
-            assertThat(report.deletedStreamDirectoriesRemoved()).isEqualTo(1);
+            assertThat(report.deletedStreamDirectoriesFinished()).isEqualTo(1);
             assertThat(report.orphansDeleted()).isEqualTo(1);
             for (String k : goneObjects) {
                 assertThatThrownBy(() -> store.head(k)).isInstanceOf(ObjectNotFoundException.class);

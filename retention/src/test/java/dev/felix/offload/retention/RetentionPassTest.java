@@ -103,12 +103,13 @@ class RetentionPassTest {
         assertThat(report.localBytesDeleted()).isEqualTo(o.local().removedBytes() + p.local().removedBytes());
         assertThat(report.remoteSegmentsDeleted()).isEqualTo(o.remote().expiredSegments().size());
         assertThat(report.remoteBytesDeleted()).isEqualTo(o.remote().expiredBytes());
-        assertThat(report.deletedStreamDirectoriesRemoved()).isEqualTo(1);
+        assertThat(report.deletedStreamDirectoriesFinished()).isEqualTo(1);
         assertThat(report.remoteObjectsDeleted())
                 .isEqualTo(o.remote().objectsDeleted() + report.deletedStreams().objectsDeleted());
         assertThat(report.orphansFound()).isEqualTo(1);
         assertThat(report.orphansDeleted()).isEqualTo(1);
-        assertThat(root.resolve(".deleted").resolve(gone.getFileName())).doesNotExist();
+        assertThat(root.resolve(".deleted").resolve(gone.getFileName()).resolve(DeletedStreams.DONE_FILE))
+                .as("recorded as done; the broker removes the directory").exists();
 
         for (Path shard : List.of(orders, payments, audit)) {
             TestData.assertEveryEntryHasItsObject(shard, store);

@@ -95,7 +95,11 @@ class RetentionPropertiesTest {
             // No gap: the remote copies reach up to the local log.
             TestData.assertReadsExactlyFrom(shard, written, first, store);
         } finally {
-            DeletedStreams.removeTree(tmp);
+            try (var paths = Files.walk(tmp)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
         }
     }
 
