@@ -65,6 +65,10 @@ final class CrashCampaign {
     static final int KEEP_LOCAL_SEGMENTS = 3;
 
     private static final Duration PROCESS_TIMEOUT = Duration.ofMinutes(2);
+    /** How long a daemon gets to reach the step it is to halt at. */
+    private static final Duration DAEMON_HALT_WAIT = Duration.ofSeconds(60);
+    /** A daemon is killed at a random moment this long at most after it said it serves: a few passes of each kind. */
+    private static final Duration DAEMON_KILL_WINDOW = Duration.ofMillis(3500);
     private static final Pattern OFFSET = Pattern.compile("\"offset\":(\\d+)");
     private static final Pattern PAYLOAD = Pattern.compile("\"payload_base64\":\"([^\"]*)\"");
 
@@ -111,8 +115,8 @@ final class CrashCampaign {
 
         @Override
         public String toString() {
-            return String.format("%d kills (%d halts at steps %s; %d random SIGKILLs: %d inside the pass, %d before it "
-                            + "held the lock), %d runs finished before their kill, %d halts not reached, %d passes "
+            return String.format("%d kills (%d halts at steps %s; %d random SIGKILLs: %d inside the pass (for the daemon: "
+                            + "once it served), %d before it held the lock), %d runs finished before their kill, %d halts not reached, %d passes "
                             + "restarted to completion by the process (%d more in the test JVM), %d invariant checks (%d local and %d remote record reads), "
                             + "%d orphans seen, %d swept right after a kill, %d swept at root end, %d records read "
                             + "back through `read`, %d roots, %d cycles, %.1f s%s",
@@ -131,6 +135,8 @@ final class CrashCampaign {
     private final int kills;
     private final int killsPerRoot;
     private final int realRestartEvery;
+    /** Kill the daemon ({@code run --config}) instead of the one-shot {@code offload}. */
+    private final boolean daemon;
     private final Duration budget;
     private final SplittableRandom random;
     private final Stats stats = new Stats();
@@ -145,13 +151,14 @@ final class CrashCampaign {
      *                         kill left, so every kill is followed by a real restart either way
      */
     CrashCampaign(String name, Path work, Function<Path, StoreTarget> targets, int kills, int killsPerRoot,
-                  int realRestartEvery, Duration budget, long seed) {
+                  int realRestartEvery, Duration budget, long seed, boolean daemon) {
         this.name = name;
         this.work = work;
         this.targets = targets;
         this.kills = kills;
         this.killsPerRoot = killsPerRoot;
         this.realRestartEvery = Math.max(1, realRestartEvery);
+        this.daemon = daemon;
         this.budget = budget;
         this.random = new SplittableRandom(seed);
     }
@@ -159,7 +166,9 @@ final class CrashCampaign {
     /** The kill plan: every step a share of the kills, the rest random, shuffled. */
     private Deque<Kill> plan() {
         List<Kill> plan = new ArrayList<>();
-        OffloadStep[] steps = OffloadStep.values();
+        // The daemon's offload pass never unlinks (its retention pass does), so it never reaches UNLINKED.
+        OffloadStep[] steps = daemon ? java.util.Arrays.stream(OffloadStep.values())
+                .filter(st -> st != OffloadStep.UNLINKED).toArray(OffloadStep[]::new) : OffloadStep.values();
         int perStep = Math.max(1, (int) Math.round(kills * 0.35 / steps.length));
         for (int i = 0; i < perStep; i++) {
             for (OffloadStep s : steps) {
@@ -220,6 +229,7 @@ final class CrashCampaign {
         final ObjectStore store;
         final List<ShardWriter> shards = new ArrayList<>();
         final Invariants invariants;
+        final Path config;
         int cycle;
 
         RootRun(Path dir, StoreTarget target) throws Exception {
@@ -236,6 +246,21 @@ final class CrashCampaign {
                 w.close();
             }
             this.invariants = new Invariants(root, shards, store);
+            // The daemon runs every pass each second; local retention leaves about three segments a shard,
+            // and the orphan sweep deletes what it finds at once (it runs under the root lock).
+            this.config = root.getParent().resolve("felix.yaml");
+            Files.writeString(config, String.join("\n",
+                    "data-dir: " + root,
+                    "store: " + target.uri(),
+                    "offload.schedule: '* * * * * ?'",
+                    "retention.schedule: '* * * * * ?'",
+                    "scrub.schedule: 'off'",
+                    "local.retention.bytes: 40KiB",
+                    "orphans.grace: 0s",
+                    "http.port: 0",
+                    "shutdown.grace: 5s",
+                    "log.level: warn",
+                    ""), StandardCharsets.UTF_8);
         }
 
         /** One planned kill, the checks after it and a pass restarted to completion; false if no kill happened. */
@@ -257,8 +282,24 @@ final class CrashCampaign {
             String what = name + " root " + stats.roots + " cycle " + cycle + " " + kill;
             writer.start();
             long runStart = System.nanoTime();
-            try (Felix.Running p = Felix.start(root.getParent(), target.env(), jvm, false, offloadArgs())) {
-                if (kill instanceof RandomKill rk) {
+            boolean notReached = false;
+            List<String> args = daemon ? List.of("run", "--config", config.toString()) : offloadArgs();
+            try (Felix.Running p = Felix.start(root.getParent(), target.env(), jvm, false, args)) {
+                if (daemon) {
+                    if (kill instanceof Halt) {
+                        // It halts itself in its first offload pass; one that never reaches the step runs on.
+                        if (!p.process.waitFor(DAEMON_HALT_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                            p.kill();
+                            notReached = true;
+                        }
+                    } else {
+                        lockSeen = awaitServing(p);
+                        sleepUntil(p, System.nanoTime() + (long) (random.nextDouble() * DAEMON_KILL_WINDOW.toNanos()));
+                        if (p.process.isAlive()) {
+                            p.kill();
+                        }
+                    }
+                } else if (kill instanceof RandomKill rk) {
                     long delayNanos;
                     if (rk.inPass()) {
                         lockAtNanos = awaitLock(p);
@@ -283,7 +324,10 @@ final class CrashCampaign {
                 }
             }
             stats.killRunMillis += (System.nanoTime() - runStart) / 1_000_000;
-            boolean killed = result.exit() == Felix.KILLED;
+            boolean killed = result.exit() == Felix.KILLED && !notReached;
+            if (daemon && result.exit() != Felix.KILLED) {
+                throw new AssertionError(what + ": the daemon ended by itself: " + result.describe());
+            }
             if (kill instanceof Halt h) {
                 if (killed) {
                     if (!result.err().contains("halting at " + h.step())) {
@@ -292,7 +336,9 @@ final class CrashCampaign {
                     stats.halts.merge(h.step(), 1, Integer::sum);
                 } else {
                     stats.haltNotReached++;
-                    requireOrdinaryExit(result, what);
+                    if (!daemon) {
+                        requireOrdinaryExit(result, what);
+                    }
                 }
             } else {
                 if (killed) {
@@ -345,6 +391,18 @@ final class CrashCampaign {
         private List<String> offloadArgs() {
             return List.of("offload", "--data-dir", root.toString(), "--store", target.uri(), "--json",
                     "--keep-local-segments", Integer.toString(KEEP_LOCAL_SEGMENTS));
+        }
+
+        /** Waits until the daemon says it serves; true if it did before it ended. */
+        private boolean awaitServing(Felix.Running p) throws InterruptedException, IOException {
+            long limit = System.nanoTime() + PROCESS_TIMEOUT.toNanos();
+            while (p.process.isAlive() && System.nanoTime() < limit) {
+                if (Files.exists(p.out) && Files.readString(p.out, StandardCharsets.UTF_8).contains("serving")) {
+                    return true;
+                }
+                Thread.sleep(5);
+            }
+            return false;
         }
 
         /** The pid in the root lock, once the process's pass holds it; 0 if it never did. */

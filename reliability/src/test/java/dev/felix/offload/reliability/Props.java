@@ -61,6 +61,21 @@ final class Props {
         return h;
     }
 
+    /**
+     * Appends lines to {@code target/reliability/summary.txt} and prints them: what each part of the
+     * suite did, for the record (docs/reliability.md quotes a run of it).
+     */
+    static synchronized void summary(String text) {
+        String lines = text.endsWith(System.lineSeparator()) ? text : text + System.lineSeparator();
+        System.out.print(lines);
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Files.createDirectories(work()).resolve("summary.txt"), lines,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Where the suite keeps its data roots, stores and process output ({@code target/reliability}). */
     static Path work() {
         return Path.of(System.getProperty("felix.reliability.work", "target/reliability")).toAbsolutePath();

@@ -21,7 +21,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -74,9 +73,7 @@ class TornWriteIT {
         String line = String.format("torn writes: %d kills of an ON_COMMIT writer, %d runs finished first, %d records "
                         + "and %d acknowledged appends at the end, %d segments, %d hits of the blank-segment bug",
                 kills, finished, recordsAtEnd, acked.size(), SegmentFile.list(dir).size(), knownBugHits);
-        System.out.println(line);
-        Files.writeString(Files.createDirectories(Props.work()).resolve("summary.txt"), line + System.lineSeparator(),
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Props.summary(line);
         assertThat(kills).isEqualTo(KILLS);
         assertThat(acked).isNotEmpty();
     }
