@@ -9,6 +9,11 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 
@@ -53,16 +58,27 @@ public final class SegmentWriter implements Closeable {
     }
 
     /**
-     * Creates {@code file.log()} (which must not exist) with {@code header}, syncing the header and the
-     * directory entry before returning, and a fresh index file beside it.
+     * Creates {@code file.log()} (which must not exist) with {@code header}, and a fresh index file
+     * beside it. The header is written to a temporary, fsynced, and moved into place atomically (then
+     * the directory is fsynced), so a crash never leaves a segment file without its whole header: the
+     * segment either does not exist or has a durable header. (Segment-header damage is never
+     * repairable, so a process killed mid-creation must not be able to leave a blank segment behind.)
      */
     public static SegmentWriter create(SegmentFile file, SegmentHeader header, int indexSpacingBytes) throws IOException {
         requirePositive(indexSpacingBytes);
-        FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        if (Files.exists(file.log(), LinkOption.NOFOLLOW_LINKS)) {
+            throw new FileAlreadyExistsException(file.log().toString());
+        }
+        Path temp = file.log().resolveSibling(file.logName() + DurableFiles.TEMP_SUFFIX);
+        try (FileChannel t = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            writeFully(t, ByteBuffer.wrap(header.encode()), 0);
+            t.force(true);
+        }
+        Files.move(temp, file.log(), StandardCopyOption.ATOMIC_MOVE);
+        DurableFiles.fsyncDirectory(file.log().toAbsolutePath().getParent());
+        FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE);
         try {
-            writeFully(ch, ByteBuffer.wrap(header.encode()), 0);
-            ch.force(true);
-            DurableFiles.fsyncDirectory(file.log().toAbsolutePath().getParent());
             GrowingIndex index = new GrowingIndex(header.baseOffset(), indexSpacingBytes);
             FileChannel ich = openIndex(file, index.snapshot());
             return new SegmentWriter(ch, ich, file, header, index, SegmentHeader.LENGTH, header.baseOffset());

@@ -463,6 +463,30 @@ class ShardLogTest {
     }
 
     @Test
+    void aSegmentCreationCutShortLeavesOnlyATemporaryThatIsIgnoredAndReplaced() throws Exception {
+        long nextId;
+        try (ShardLog log = ShardLog.open(shard(), SMALL)) {
+            for (int i = 0; i < 10; i++) {
+                log.append(i, payload(i, 90));
+            }
+            nextId = log.segments().get(log.segments().size() - 1).file().id() + 1;
+        }
+        // A process killed while creating the next segment: its header half written, never moved into place.
+        Path temp = shard().resolve(SegmentFile.logName(nextId) + DurableFiles.TEMP_SUFFIX);
+        Files.write(temp, new byte[] {0x46, 0x4C});
+        assertThat(ShardLogTestSupport.fsckVerdict(shard())).isEqualTo("ok");
+        try (ShardLog log = ShardLog.open(shard(), SMALL)) {
+            assertThat(log.nextOffset()).isEqualTo(10);
+            for (int i = 10; i < 40; i++) {
+                log.append(i, payload(i, 90)); // rolls, creating segment nextId over the leftover
+            }
+            assertThat(log.segments()).extracting(s -> s.file().id()).contains(nextId);
+        }
+        assertThat(temp).doesNotExist();
+        assertThat(ShardLogTestSupport.fsckVerdict(shard())).isEqualTo("ok");
+    }
+
+    @Test
     void aBlankFirstSegmentIsDeletedAndTheLogStartsEmpty() throws Exception {
         Path dir = Files.createDirectories(shard());
         Files.write(dir.resolve(SegmentFile.logName(0)), new byte[SegmentHeader.LENGTH]);
