@@ -104,6 +104,7 @@ final class CrashCampaign {
         long localRecordsChecked;
         int invariantChecks;
         long millis;
+        final List<String> reservedLeftovers = new ArrayList<>();
         long killRunMillis;
         long completionMillis;
         long checkMillis;
@@ -125,7 +126,10 @@ final class CrashCampaign {
                     completionsInProcess, invariantChecks, localRecordsChecked, remoteRecordsChecked, orphansSeen, sweptEarly, sweptAtEnd,
                     readCommandRecords, roots, cycles, millis / 1000.0, deadlineHit ? " (DEADLINE HIT)" : "")
                     + String.format(" [kill runs %.1f s, completions %.1f s, checks %.1f s]", killRunMillis / 1000.0,
-                    completionMillis / 1000.0, checkMillis / 1000.0);
+                    completionMillis / 1000.0, checkMillis / 1000.0)
+                    + "; left under the stores' reserved prefix at the roots' ends (never listed, never swept): "
+                    + (reservedLeftovers.isEmpty() ? "nothing" : reservedLeftovers.size() + " objects, e.g. "
+                    + reservedLeftovers.get(0));
         }
     }
 
@@ -560,6 +564,7 @@ final class CrashCampaign {
                 }
             }
             stats.readCommandRecords += lines.size();
+            stats.reservedLeftovers.addAll(target.reservedLeftovers());
             Felix.Result fsck = Felix.run(root.getParent(), Map.of(), PROCESS_TIMEOUT, "fsck", "--data-dir",
                     root.toString(), "--json");
             if (fsck.exit() != 0 || fsck.out().contains("\"corrupt\"")) {

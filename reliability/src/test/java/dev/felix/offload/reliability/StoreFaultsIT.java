@@ -332,6 +332,29 @@ class StoreFaultsIT {
                 + "exit 0");
     }
 
+    /**
+     * The capability probe writes {@code .felix-probe/<uuid>-a} (and {@code -b}) and deletes them in a
+     * {@code finally}; a process killed in between leaves them, and nothing ever removes them: listings
+     * hide the reserved prefix and the orphan sweep lists only the node's prefix. The crash campaign
+     * counts such leftovers on S3Mock (a few per run). Here the leftover is put in place as a kill
+     * leaves it; a later pass and an orphan sweep should clear it, and do not. Kept out of the
+     * default run because it fails; run it with {@code -Dfelix.reliability.knownBugs=true}.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "felix.reliability.knownBugs", matches = "true")
+    void probeObjectsLeftByAKilledProcessAreClearedLater() throws Exception {
+        String bucket = root.processStore.uri().replaceAll("^s3://([^?/]+).*", "$1");
+        String leftover = ".felix-probe/" + java.util.UUID.randomUUID() + "-a";
+        s3mock.admin().putObject(b -> b.bucket(bucket).key(leftover),
+                software.amazon.awssdk.core.sync.RequestBody.fromString("felix-offload capability probe"));
+        Felix.Result pass = root.pass();
+        assertThat(pass.exit()).as(pass.describe()).isZero();
+        root.sweep("probe leftover");
+        List<String> left = s3mock.admin().listObjectsV2(b -> b.bucket(bucket).prefix(".felix-probe/")).contents()
+                .stream().map(o -> o.key()).toList();
+        assertThat(left).as("probe objects a killed process left, after a later pass and an orphan sweep").isEmpty();
+    }
+
     /** Every record line of {@code read} is the acknowledged record at its offset; all of them if {@code whole}. */
     private static long matchesAcknowledged(ShardWriter w, Felix.Result read, boolean whole) {
         long n = 0;

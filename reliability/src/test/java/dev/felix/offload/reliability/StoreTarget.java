@@ -9,6 +9,7 @@ import dev.felix.offload.store.remote.Credentials;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +28,14 @@ interface StoreTarget {
     ObjectStore open() throws IOException;
 
     String describe();
+
+    /**
+     * What the stores keep for themselves under the reserved {@code .felix-} prefix (capability
+     * probes, staging files), which listings never show and no sweep deletes.
+     */
+    default List<String> reservedLeftovers() throws IOException {
+        return List.of();
+    }
 
     /** A fresh filesystem store under {@code dir}. */
     static StoreTarget filesystem(Path dir) {
@@ -50,6 +59,17 @@ interface StoreTarget {
             @Override
             public String describe() {
                 return "filesystem store " + uri;
+            }
+
+            @Override
+            public List<String> reservedLeftovers() throws IOException {
+                Path staging = dir.resolve(".felix-staging");
+                if (!java.nio.file.Files.isDirectory(staging)) {
+                    return List.of();
+                }
+                try (var files = java.nio.file.Files.list(staging)) {
+                    return files.map(f -> ".felix-staging/" + f.getFileName()).toList();
+                }
             }
         };
     }
@@ -90,6 +110,12 @@ interface StoreTarget {
             @Override
             public String describe() {
                 return "S3Mock bucket " + bucket + " via " + via;
+            }
+
+            @Override
+            public List<String> reservedLeftovers() {
+                return server.admin().listObjectsV2(b -> b.bucket(bucket).prefix(".felix-")).contents().stream()
+                        .map(o -> o.key()).toList();
             }
         };
     }
