@@ -31,6 +31,7 @@ final class BenchConfig {
     final int offloadParallelism = integer("bench.offload.parallelism", 2);
     final int offloadPayloadBytes = integer("bench.offload.payload.bytes", 1024);
     final boolean offloadNoVerifySide = !"false".equals(System.getProperty("bench.offload.no-verify-side"));
+    final boolean offloadSinglePutSide = !"false".equals(System.getProperty("bench.offload.single-put-side"));
     final String rclone = System.getProperty("bench.rclone", "rclone");
 
     final int randomReads = integer("bench.reads.random", 20);
@@ -48,8 +49,8 @@ final class BenchConfig {
     final int jmhIterations = integer("bench.jmh.iterations", quick ? 2 : 3);
     final int jmhMillis = integer("bench.jmh.ms", 500);
     /** Single-shot benchmarks (one whole scan per iteration): warm-up and measured shots per run. */
-    final int jmhShotWarmups = integer("bench.jmh.shot.warmups", 1);
-    final int jmhShots = integer("bench.jmh.shots", 2);
+    final int jmhShotWarmups = integer("bench.jmh.shot.warmups", 2);
+    final int jmhShots = integer("bench.jmh.shots", quick ? 2 : 4);
     /** Manifest loads and saves take up to a few hundred ms at 100k entries: a longer warm-up per iteration. */
     final int jmhManifestWarmupMillis = integer("bench.jmh.manifest.warmup.ms", 1000);
 

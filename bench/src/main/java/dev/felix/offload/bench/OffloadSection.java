@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * Offload throughput against one S3 server: the same sealed segment files moved by (a) plain AWS SDK
  * PutObject calls with the same parallelism, (b) one offload pass with verification on (the CLI's
  * defaults: verify auto, two shards at a time), (b0) the same pass with verify none, to attribute
- * the cost of verifying, and (c) {@code rclone copy}. Each run writes under a fresh key prefix, which
+ * the cost of verifying, (b1) the same pass with a multipart threshold above the segment size (one
+ * PUT per segment, as (a) does), to attribute the cost of multipart, and (c) {@code rclone copy}. Each run writes under a fresh key prefix, which
  * is deleted (untimed) after it; before each pass the shards' manifests are removed so every segment
  * is offloaded again.
  */
@@ -45,6 +46,7 @@ final class OffloadSection {
     static final String SDK = "a: SDK PutObject";
     static final String PASS = "b: offload pass";
     static final String PASS_NO_VERIFY = "b0: offload, verify none";
+    static final String PASS_SINGLE_PUT = "b1: offload, single PUT";
     static final String RCLONE = "c: rclone copy";
     private static final String NODE = "bench-node";
 
@@ -58,6 +60,7 @@ final class OffloadSection {
         final Map<String, List<Double>> mibps = new LinkedHashMap<>();
         final Map<String, String> failures = new LinkedHashMap<>();
         final Map<String, Integer> verifiedBy = new TreeMap<>();
+        final Map<String, Integer> verifiedBySinglePut = new TreeMap<>();
         final Map<String, List<Double>> ratios = new LinkedHashMap<>();
 
         Result(String server) {
@@ -79,6 +82,9 @@ final class OffloadSection {
         if (config.offloadNoVerifySide) {
             sides.add(PASS_NO_VERIFY);
         }
+        if (config.offloadSinglePutSide) {
+            sides.add(PASS_SINGLE_PUT);
+        }
         if (rclone.available()) {
             sides.add(RCLONE);
         } else {
@@ -88,7 +94,11 @@ final class OffloadSection {
             result.mibps.put(s, new ArrayList<>());
         }
         S3Client client = server.client(config.offloadParallelism * 2 + 16);
-        try (ObjectStore store = S3Store.open(server.settings(bucket))) {
+        // b1: the same store with its multipart threshold above the segment size, so each segment is one PUT.
+        long threshold = Math.max(2 * config.offloadSegmentBytes, 64L * 1024 * 1024);
+        try (ObjectStore store = S3Store.open(server.settings(bucket));
+             ObjectStore singlePut = S3Store.open(server.settings(bucket).toBuilder()
+                     .multipart(threshold, 16L * 1024 * 1024, 4).build())) {
             for (int round = -config.warmups; round < config.runs; round++) {
                 Map<String, Double> thisRound = new LinkedHashMap<>();
                 for (int i = 0; i < sides.size(); i++) {
@@ -101,8 +111,10 @@ final class OffloadSection {
                     try {
                         seconds = switch (side) {
                             case SDK -> sdk(client, bucket, prefix);
-                            case PASS -> pass(store, prefix, VerifyMode.AUTO, round >= 0 ? result : null);
+                            case PASS -> pass(store, prefix, VerifyMode.AUTO, round >= 0 ? result.verifiedBy : null);
                             case PASS_NO_VERIFY -> pass(store, prefix, VerifyMode.NONE, null);
+                            case PASS_SINGLE_PUT -> pass(singlePut, prefix, VerifyMode.AUTO,
+                                    round >= 0 ? result.verifiedBySinglePut : null);
                             case RCLONE -> rclone.copy(server, bucket, prefix, root, config.offloadParallelism);
                             default -> throw new IllegalStateException(side);
                         };
@@ -132,6 +144,8 @@ final class OffloadSection {
                     ratio(result, thisRound, "b/c", PASS, RCLONE);
                     ratio(result, thisRound, "b0/a", PASS_NO_VERIFY, SDK);
                     ratio(result, thisRound, "b/b0", PASS, PASS_NO_VERIFY);
+                    ratio(result, thisRound, "b1/b", PASS_SINGLE_PUT, PASS);
+                    ratio(result, thisRound, "b1/a", PASS_SINGLE_PUT, SDK);
                 }
             }
         } finally {
@@ -177,7 +191,8 @@ final class OffloadSection {
     }
 
     /** (b) or (b0): one offload pass over the root; seconds. */
-    private double pass(ObjectStore store, String prefix, VerifyMode verify, Result record) throws IOException {
+    private double pass(ObjectStore store, String prefix, VerifyMode verify, Map<String, Integer> verifiedBy)
+            throws IOException {
         resetManifests(root);
         OffloadSettings settings = OffloadSettings.defaults().withKeyPrefix(prefix).withVerify(verify)
                 .withParallelism(config.offloadParallelism);
@@ -196,10 +211,10 @@ final class OffloadSection {
             throw new IOException("pass incomplete: " + report.bytesUploaded() + " of " + root.sealedBytes()
                     + " bytes; " + why);
         }
-        if (record != null) {
+        if (verifiedBy != null) {
             for (ShardResult s : report.shards()) {
                 for (SegmentUpload u : s.uploaded()) {
-                    record.verifiedBy.merge(u.verifiedBy(), 1, Integer::sum);
+                    verifiedBy.merge(u.verifiedBy(), 1, Integer::sum);
                 }
             }
         }
