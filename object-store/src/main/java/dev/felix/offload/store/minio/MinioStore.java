@@ -615,5 +615,19 @@ public final class MinioStore implements ObjectStore {
         public void delete(String fullKey) throws StoreException {
             deleteFull(fullKey, fullKey);
         }
+
+        @Override
+        public List<String> listFullKeys(String fullPrefix) throws StoreException {
+            ListObjectsArgs args = ListObjectsArgs.builder().bucket(settings.bucket()).prefix(fullPrefix)
+                    .recursive(true).maxKeys(1000).build();
+            return call("probe list", fullPrefix, () -> {
+                List<String> keys = new ArrayList<>();
+                Iterator<Result<Item>> it = client.listObjects(args).iterator();
+                while (keys.size() < 1000 && it.hasNext()) {
+                    keys.add(it.next().get().objectName());
+                }
+                return keys;
+            });
+        }
     }
 }

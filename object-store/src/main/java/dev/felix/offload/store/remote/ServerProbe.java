@@ -23,14 +23,22 @@ public final class ServerProbe {
         OptionalLong storedCrc32(String fullKey) throws StoreException;
 
         void delete(String fullKey) throws StoreException;
+
+        /** Up to 1000 full keys under {@code fullPrefix}, reserved ones included. */
+        java.util.List<String> listFullKeys(String fullPrefix) throws StoreException;
     }
+
+    /** Probe objects older than this are leftovers of a process killed mid-probe, and are deleted. */
+    static final java.time.Duration LEFTOVER_AGE = java.time.Duration.ofHours(1);
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServerProbe.class);
 
     private ServerProbe() {}
 
     public static ServerTraits run(Target target, RemoteStoreSettings settings) throws StoreException {
-        String base = settings.fullKey(KeyRules.RESERVED_PREFIX + "probe/" + UUID.randomUUID());
+        // The start time leads the name so that a later probe can tell a leftover from a probe running now.
+        String folder = settings.fullKey(KeyRules.RESERVED_PREFIX + "probe/");
+        String base = folder + System.currentTimeMillis() + "-" + UUID.randomUUID();
         String first = base + "-a";
         String second = base + "-b";
         byte[] body = "felix-offload capability probe".getBytes(StandardCharsets.US_ASCII);
@@ -84,9 +92,35 @@ public final class ServerProbe {
             target.delete(first);
             target.delete(second);
         }
+        deleteLeftovers(target, folder, System.currentTimeMillis() - LEFTOVER_AGE.toMillis());
         ServerTraits traits = new ServerTraits(accepted, verified, stored, createOnly);
         LOG.info("{}: {}", settings.describe(), traits);
         return traits;
+    }
+
+    /**
+     * Deletes probe objects a killed process left behind (begun before {@code cutoffMillis}, or named
+     * without a start time). Best effort: a failure here only leaves them for the next probe.
+     */
+    static void deleteLeftovers(Target target, String folder, long cutoffMillis) {
+        try {
+            for (String key : target.listFullKeys(folder)) {
+                String name = key.substring(folder.length());
+                int dash = name.indexOf('-');
+                long started;
+                try {
+                    started = dash > 0 ? Long.parseLong(name.substring(0, dash)) : Long.MIN_VALUE;
+                } catch (NumberFormatException e) {
+                    started = Long.MIN_VALUE;
+                }
+                if (started < cutoffMillis) {
+                    target.delete(key);
+                    LOG.info("deleted a capability probe object a killed process left: {}", key);
+                }
+            }
+        } catch (StoreException e) {
+            LOG.warn("could not clear old capability probe objects under {}: {}", folder, e.getMessage());
+        }
     }
 
     private static boolean isFailure(StoreException e) {

@@ -608,5 +608,11 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
         public void delete(String fullKey) throws StoreException {
             deleteFull(fullKey, fullKey);
         }
+
+        @Override
+        public List<String> listFullKeys(String fullPrefix) throws StoreException {
+            return call("probe list", fullPrefix, () -> s3.listObjectsV2(b -> b.bucket(settings.bucket())
+                    .prefix(fullPrefix).maxKeys(1000)).contents().stream().map(o -> o.key()).toList());
+        }
     }
 }

@@ -1,0 +1,57 @@
+package dev.felix.offload.store.remote;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Probe objects a killed process left behind are deleted by a later probe; a probe running now is not touched. */
+class ServerProbeLeftoversTest {
+
+    /** Keys in memory. */
+    static final class Keys implements ServerProbe.Target {
+        final TreeSet<String> keys = new TreeSet<>();
+        final List<String> deleted = new ArrayList<>();
+
+        @Override
+        public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) {
+            keys.add(fullKey);
+        }
+
+        @Override
+        public OptionalLong storedCrc32(String fullKey) {
+            return OptionalLong.empty();
+        }
+
+        @Override
+        public void delete(String fullKey) {
+            keys.remove(fullKey);
+            deleted.add(fullKey);
+        }
+
+        @Override
+        public List<String> listFullKeys(String fullPrefix) {
+            return keys.stream().filter(k -> k.startsWith(fullPrefix)).toList();
+        }
+    }
+
+    @Test
+    void deletesOnlyProbesBegunBeforeTheCutoffOrWithoutAStartTime() {
+        Keys target = new Keys();
+        String folder = "base/.felix-probe/";
+        long now = 10_000_000L;
+        String old = folder + (now - 7_200_000L) + "-0b8c-a";
+        String running = folder + (now - 1_000L) + "-77aa-a";
+        String legacy = folder + "3f2a9c1e-5d6b-4a7e-9f00-1234567890ab-a";
+        target.keys.addAll(List.of(old, running, legacy, "base/node-a/s/1.segment"));
+
+        ServerProbe.deleteLeftovers(target, folder, now - ServerProbe.LEFTOVER_AGE.toMillis());
+
+        assertThat(target.deleted).containsExactlyInAnyOrder(old, legacy);
+        assertThat(target.keys).containsExactlyInAnyOrder(running, "base/node-a/s/1.segment");
+    }
+}
