@@ -19,6 +19,8 @@ final class BenchConfig {
 
     final boolean quick = Boolean.getBoolean("bench.quick");
     final List<String> sections = list("bench.sections", "offload,reads,log,manifest");
+    /** Replace only the sections run in the existing output file, keeping the others (a re-run of one section). */
+    final boolean merge = Boolean.getBoolean("bench.merge");
     final int runs = integer("bench.runs", 5);
     final int warmups = integer("bench.warmups", 1);
     final Path work = Path.of(System.getProperty("bench.work", defaultWork())).toAbsolutePath();

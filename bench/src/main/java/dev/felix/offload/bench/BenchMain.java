@@ -73,7 +73,11 @@ public final class BenchMain {
         doc.append(end);
         System.out.print(end);
         Files.createDirectories(config.out.getParent());
-        Files.writeString(config.out, doc.toString());
+        String text = doc.toString();
+        if (config.merge && Files.isRegularFile(config.out)) {
+            text = Merge.sections(Files.readString(config.out), text, when, minutes, config.runs);
+        }
+        Files.writeString(config.out, text);
         System.out.println("written to " + config.out);
     }
 
