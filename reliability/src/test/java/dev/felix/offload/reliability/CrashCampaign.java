@@ -127,7 +127,8 @@ final class CrashCampaign {
                     readCommandRecords, roots, cycles, millis / 1000.0, deadlineHit ? " (DEADLINE HIT)" : "")
                     + String.format(" [kill runs %.1f s, completions %.1f s, checks %.1f s]", killRunMillis / 1000.0,
                     completionMillis / 1000.0, checkMillis / 1000.0)
-                    + "; left under the stores' reserved prefix at the roots' ends (never listed, never swept): "
+                    + "; left under the stores' reserved prefix at the roots' ends (hidden from listings and the sweep; "
+                    + "a later probe deletes probe objects over an hour old, a store opened a day later staging files): "
                     + (reservedLeftovers.isEmpty() ? "nothing" : reservedLeftovers.size() + " objects, e.g. "
                     + reservedLeftovers.get(0));
         }

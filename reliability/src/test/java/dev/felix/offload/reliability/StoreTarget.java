@@ -31,7 +31,9 @@ interface StoreTarget {
 
     /**
      * What the stores keep for themselves under the reserved {@code .felix-} prefix (capability
-     * probes, staging files), which listings never show and no sweep deletes.
+     * probes, staging files), which listings never show and the orphan sweep never sees: a process
+     * killed mid-probe or mid-put leaves them until a later probe (an hour on) or a later open of the
+     * filesystem store (a day on) removes them.
      */
     default List<String> reservedLeftovers() throws IOException {
         return List.of();

@@ -12,7 +12,6 @@ import dev.felix.offload.log.recovery.ShardInspection;
 import dev.felix.offload.log.recovery.ShardInspector;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
@@ -49,7 +48,8 @@ class TornWriteIT {
 
     /** Acknowledged (offset, record count) pairs across all writer processes. */
     private final TreeMap<Long, Integer> acked = new TreeMap<>();
-    private int knownBugHits;
+    /** Segment temporaries ({@code <id>.log.tmp}) a kill mid-roll left, counted after each kill. */
+    private int tempsSeen;
 
     @Test
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
@@ -71,8 +71,9 @@ class TornWriteIT {
             recordsAtEnd = checkRecovered(dir, seed, "after kill " + kills);
         }
         String line = String.format("torn writes: %d kills of an ON_COMMIT writer, %d runs finished first, %d records "
-                        + "and %d acknowledged appends at the end, %d segments, %d hits of the blank-segment bug",
-                kills, finished, recordsAtEnd, acked.size(), SegmentFile.list(dir).size(), knownBugHits);
+                        + "and %d acknowledged appends at the end, %d segments; %d times a kill mid-roll left a segment "
+                        + "temporary, which recovery ignored", kills, finished, recordsAtEnd, acked.size(),
+                SegmentFile.list(dir).size(), tempsSeen);
         Props.summary(line);
         assertThat(kills).isEqualTo(KILLS);
         assertThat(acked).isNotEmpty();
@@ -135,24 +136,17 @@ class TornWriteIT {
     }
 
     /**
-     * Checks the shard as the kill left it, then recovers it; answers how many records it holds.
-     * The known bug (a roll killed between creating the next segment and writing its header leaves a
-     * zero-length newest segment, which recovery refuses) is counted and repaired by hand so the
-     * campaign can go on; {@link #aBlankNewestSegmentLeftByAKilledRollIsRecovered} shows it alone.
+     * Checks the shard as the kill left it (at worst repairable, as fsck judges it), then recovers it;
+     * answers how many records it holds. Until the fix this suite prompted, a roll killed between
+     * creating the next segment file and writing its header left a zero-length newest segment, which
+     * recovery refuses: that shows up here as a corrupt verdict.
      */
     private long checkRecovered(Path dir, long seed, String when) throws Exception {
         ShardLogConfig config = TornWriter.config(SEGMENT_BYTES);
         ShardInspection inspection = ShardInspector.inspect(dir, RecoveryOptions.DEFAULT, ShardInspector.Depth.EVERY_SEGMENT);
-        if (inspection.verdict() == ShardInspection.Verdict.CORRUPT) {
-            List<SegmentFile> files = SegmentFile.list(dir);
-            SegmentFile newest = files.get(files.size() - 1);
-            if (files.size() > 1 && Files.size(newest.log()) == 0) {
-                knownBugHits++;
-                System.out.println("KNOWN BUG hit " + when + ": zero-length newest segment " + newest.logName()
-                        + " left by a killed roll; removing it by hand");
-                Files.delete(newest.log());
-                Files.deleteIfExists(newest.index());
-                inspection = ShardInspector.inspect(dir, RecoveryOptions.DEFAULT, ShardInspector.Depth.EVERY_SEGMENT);
+        if (Files.exists(dir)) {
+            try (var files = Files.list(dir)) {
+                tempsSeen += (int) files.filter(f -> f.getFileName().toString().endsWith(".log.tmp")).count();
             }
         }
         assertThat(inspection.verdict()).as("%s: what the kill left is at worst repairable: %s", when,
@@ -201,32 +195,43 @@ class TornWriteIT {
     }
 
     /**
-     * The bug alone, on the state a SIGKILL leaves when it lands in {@code ShardLog.roll} after
-     * {@code SegmentWriter.create} opened the next segment file (CREATE_NEW) and before it wrote the
-     * header: a zero-length newest segment after sealed ones. Nothing can have been acknowledged in
-     * it, yet recovery refuses the shard. Kept out of the default run because it fails; run it with
-     * {@code -Dfelix.reliability.knownBugs=true}.
+     * What a SIGKILL in the middle of a roll leaves now that a segment appears only whole (written as
+     * {@code <id>.log.tmp}, fsynced, moved into place): at most the temporary, empty or with its
+     * header. (Before, it could leave a zero-length {@code <id>.log}, which recovery refused; this
+     * suite found that.) The log opens, keeps every record, and rolls onto that same id later.
      */
     @Test
-    @EnabledIfSystemProperty(named = "felix.reliability.knownBugs", matches = "true")
-    void aBlankNewestSegmentLeftByAKilledRollIsRecovered(@TempDir Path tmp) throws Exception {
-        Path dir = tmp.resolve("acme_torn_stream-0_0-0000000000000000");
-        ShardLogConfig config = TornWriter.config(SEGMENT_BYTES);
-        long next;
-        long nextId;
-        try (ShardLog log = ShardLog.open(dir, config)) {
-            for (int i = 0; i < 20; i++) {
-                log.append(1_000_000L + i, new byte[600]);
+    void aRollKilledMidCreationLeavesNothingRecoveryRefuses(@TempDir Path tmp) throws Exception {
+        for (int headerBytes : new int[] {0, 10, 32}) {
+            Path dir = tmp.resolve("acme_torn_stream-" + headerBytes + "_0-0000000000000000");
+            ShardLogConfig config = TornWriter.config(SEGMENT_BYTES);
+            List<Record> written = new ArrayList<>();
+            long nextId;
+            try (ShardLog log = ShardLog.open(dir, config)) {
+                for (int i = 0; i < 20; i++) {
+                    byte[] payload = new byte[600];
+                    payload[0] = (byte) i;
+                    long offset = log.append(1_000_000L + i, payload);
+                    written.add(Record.plain(offset, 1_000_000L + i, payload));
+                }
+                nextId = log.segments().get(log.segments().size() - 1).file().id() + 1;
             }
-            next = log.nextOffset();
-            nextId = log.segments().get(log.segments().size() - 1).file().id() + 1;
-        }
-        Files.createFile(SegmentFile.in(dir, nextId).log()); // what the kill leaves
-        try (ShardLog log = ShardLog.open(dir, config)) {
-            assertThat(log.nextOffset()).isEqualTo(next);
-            assertThat(log.append(2_000_000L, new byte[10])).isEqualTo(next);
-        } catch (CorruptionException e) {
-            throw new AssertionError("recovery refuses the shard a killed roll left: " + e.getMessage(), e);
+            Path temp = dir.resolve(SegmentFile.logName(nextId) + ".tmp");
+            Files.write(temp, java.util.Arrays.copyOf(new byte[] {0x46, 0x4c, 0x53, 0x47, 0, 3}, headerBytes));
+            try (ShardLog log = ShardLog.open(dir, config)) {
+                assertThat(log.nextOffset()).isEqualTo(written.size());
+                for (int i = 0; i < 20; i++) { // enough to roll onto nextId and beyond
+                    byte[] payload = new byte[600];
+                    long offset = log.append(2_000_000L + i, payload);
+                    written.add(Record.plain(offset, 2_000_000L + i, payload));
+                }
+                assertThat(log.segments()).extracting(s -> s.file().id()).contains(nextId);
+                ReadResult r = log.read(0, 1000, 64L * 1024 * 1024);
+                assertThat(((ReadResult.Records) r).records()).containsExactlyElementsOf(written);
+            } catch (CorruptionException e) {
+                throw new AssertionError("recovery refuses what a roll killed mid-creation leaves (" + headerBytes
+                        + " header bytes in the temporary): " + e.getMessage(), e);
+            }
         }
     }
 }
