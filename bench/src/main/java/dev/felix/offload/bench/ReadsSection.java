@@ -144,6 +144,8 @@ final class ReadsSection {
             }
         } catch (StoreException | CorruptionException e) {
             throw new IOException(e);
+        } finally {
+            server.deleteAll(bucket, "reads/");
         }
         return result;
     }
