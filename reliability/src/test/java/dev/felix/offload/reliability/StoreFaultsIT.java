@@ -237,6 +237,17 @@ class StoreFaultsIT {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern SERVING = Pattern.compile("serving http://([^/\\s]+)/");
 
+    /** The daemon's count of store errors, all kinds and operations, from its Prometheus text. */
+    private static double storeErrors(String base) throws Exception {
+        double sum = 0;
+        for (String line : get(base + "/metrics").body().lines().toList()) {
+            if (line.startsWith("felix_store_errors_total")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
     private static java.net.http.HttpResponse<String> get(String url) throws Exception {
         return HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(30))
                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
@@ -300,9 +311,11 @@ class StoreFaultsIT {
             assertThat(daemon.process.isAlive()).as("the daemon stays up through the storm").isTrue();
             root.check("the daemon during the storm");
 
+            double errorsBefore = storeErrors(base[0]);
             proxy.down();
             root.append(100);
-            Thread.sleep(3000);
+            // Wait until the daemon has tried the store while it is down, rather than for a fixed time.
+            await("a pass meets the store down", Duration.ofSeconds(90), () -> storeErrors(base[0]) > errorsBefore);
             assertThat(get(base[0] + "/health").statusCode()).as("health with the store down").isEqualTo(503);
             assertThat(daemon.process.isAlive()).as("the daemon stays up with the store down").isTrue();
             root.check("the daemon with the store down");
