@@ -40,120 +40,76 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
         return lastSuccessNanos.get();
     }
 
-    private void answered() {
-        lastSuccessNanos.set(System.nanoTime());
+    /** A call to the wrapped store. */
+    @FunctionalInterface
+    private interface StoreCall<T> {
+        T run() throws StoreException;
     }
 
-    private void failed(String operation, Exception e) {
-        metrics.storeError(operation, e);
+    /** Runs {@code call}, noting an answer, or counting the failure under {@code operation} and rethrowing it. */
+    private <T> T observed(String operation, StoreCall<T> call) throws StoreException {
+        try {
+            T result = call.run();
+            lastSuccessNanos.set(System.nanoTime());
+            return result;
+        } catch (StoreException | RuntimeException e) {
+            metrics.storeError(operation, e);
+            throw e;
+        }
     }
 
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         long start = System.nanoTime();
-        try {
-            PutResult r = store.put(key, body, options);
-            metrics.uploads().record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
-            answered();
-            return r;
-        } catch (StoreException | RuntimeException e) {
-            failed("put", e);
-            throw e;
-        }
+        PutResult r = observed("put", () -> store.put(key, body, options));
+        metrics.uploads().record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        return r;
     }
 
     @Override
     public ObjectHead head(String key) throws StoreException {
-        try {
-            ObjectHead h = store.head(key);
-            answered();
-            return h;
-        } catch (StoreException | RuntimeException e) {
-            failed("head", e);
-            throw e;
-        }
+        return observed("head", () -> store.head(key));
     }
 
     @Override
     public byte[] readRange(String key, ByteRange range) throws StoreException {
-        try {
-            byte[] b = store.readRange(key, range);
-            answered();
-            return b;
-        } catch (StoreException | RuntimeException e) {
-            failed("get", e);
-            throw e;
-        }
+        return observed("get", () -> store.readRange(key, range));
     }
 
     @Override
     public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
-        try {
-            byte[] b = store.readAll(key, maxSize, expectedCrc32);
-            answered();
-            return b;
-        } catch (StoreException | RuntimeException e) {
-            failed("get", e);
-            throw e;
-        }
+        return observed("get", () -> store.readAll(key, maxSize, expectedCrc32));
     }
 
     @Override
     public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
-        try {
-            DownloadResult r = store.download(key, target, expectedCrc32);
-            answered();
-            return r;
-        } catch (StoreException | RuntimeException e) {
-            failed("get", e);
-            throw e;
-        }
+        return observed("get", () -> store.download(key, target, expectedCrc32));
     }
 
     @Override
     public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
-        try {
-            ListPage p = store.listPage(prefix, continuation, maxKeys);
-            answered();
-            return p;
-        } catch (StoreException | RuntimeException e) {
-            failed("list", e);
-            throw e;
-        }
+        return observed("list", () -> store.listPage(prefix, continuation, maxKeys));
     }
 
     @Override
     public void delete(String key) throws StoreException {
-        try {
+        observed("delete", () -> {
             store.delete(key);
-            answered();
-        } catch (StoreException | RuntimeException e) {
-            failed("delete", e);
-            throw e;
-        }
+            return null;
+        });
     }
 
     @Override
     public void deleteAll(Collection<String> keys) throws StoreException {
-        try {
+        observed("delete", () -> {
             store.deleteAll(keys);
-            answered();
-        } catch (StoreException | RuntimeException e) {
-            failed("delete", e);
-            throw e;
-        }
+            return null;
+        });
     }
 
     @Override
     public Set<StoreCapability> capabilities() throws StoreException {
-        try {
-            Set<StoreCapability> c = store.capabilities();
-            answered();
-            return c;
-        } catch (StoreException | RuntimeException e) {
-            failed("probe", e);
-            throw e;
-        }
+        return observed("probe", store::capabilities);
     }
 
     /** The wrapped store's, when it has multipart uploads; nothing otherwise (there is nothing to abort). */
@@ -162,14 +118,7 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
         if (!(store instanceof IncompleteUploads uploads)) {
             return List.of();
         }
-        try {
-            List<String> aborted = uploads.abortIncompleteUploads(prefix, startedBefore);
-            answered();
-            return aborted;
-        } catch (StoreException | RuntimeException e) {
-            failed("abort-uploads", e);
-            throw e;
-        }
+        return observed("abort-uploads", () -> uploads.abortIncompleteUploads(prefix, startedBefore));
     }
 
     @Override
