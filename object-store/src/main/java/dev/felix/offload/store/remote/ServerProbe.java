@@ -88,10 +88,20 @@ public final class ServerProbe {
                 }
                 createOnly = false;
             }
-        } finally {
-            target.delete(first);
-            target.delete(second);
+        } catch (StoreException | RuntimeException e) {
+            // The failure that stopped the probe is the one to report: an unreachable server fails the
+            // clean-up deletes too, and those must not replace it.
+            for (String key : new String[] {first, second}) {
+                try {
+                    target.delete(key);
+                } catch (StoreException | RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
         }
+        target.delete(first);
+        target.delete(second);
         deleteLeftovers(target, folder, System.currentTimeMillis() - LEFTOVER_AGE.toMillis());
         ServerTraits traits = new ServerTraits(accepted, verified, stored, createOnly);
         LOG.info("{}: {}", settings.describe(), traits);

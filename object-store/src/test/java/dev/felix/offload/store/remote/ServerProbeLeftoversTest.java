@@ -7,9 +7,17 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.TreeSet;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.felix.offload.store.StoreAnswer;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.TransientStoreException;
 
-/** Probe objects a killed process left behind are deleted by a later probe; a probe running now is not touched. */
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * Probe objects a killed process left behind are deleted by a later probe; a probe running now is not
+ * touched; a probe that cannot reach the server reports why, not its failed clean-up.
+ */
 class ServerProbeLeftoversTest {
 
     /** Keys in memory. */
@@ -53,5 +61,42 @@ class ServerProbeLeftoversTest {
 
         assertThat(target.deleted).containsExactlyInAnyOrder(old, legacy);
         assertThat(target.keys).containsExactlyInAnyOrder(running, "base/node-a/s/1.segment");
+    }
+
+    @Test
+    void anUnreachableServerIsReportedByTheFailedPutNotByTheCleanUpAfterIt() {
+        List<String> attempted = new ArrayList<>();
+        ServerProbe.Target refused = new ServerProbe.Target() {
+            @Override
+            public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException {
+                throw new TransientStoreException("put of key '" + fullKey + "' failed: connection refused", fullKey,
+                        StoreAnswer.NONE, null);
+            }
+
+            @Override
+            public OptionalLong storedCrc32(String fullKey) {
+                return OptionalLong.empty();
+            }
+
+            @Override
+            public void delete(String fullKey) throws StoreException {
+                attempted.add(fullKey);
+                throw new TransientStoreException("delete of key '" + fullKey + "' failed: connection refused", fullKey,
+                        StoreAnswer.NONE, null);
+            }
+
+            @Override
+            public List<String> listFullKeys(String fullPrefix) {
+                return List.of();
+            }
+        };
+
+        TransientStoreException e = catchThrowableOfType(TransientStoreException.class,
+                () -> ServerProbe.run(refused, RemoteStoreSettings.builder("bucket").build()));
+
+        assertThat(e.getMessage()).startsWith("put of key");
+        assertThat(attempted).hasSize(2);
+        assertThat(e.getSuppressed()).hasSize(2)
+                .allSatisfy(s -> assertThat(s.getMessage()).startsWith("delete of key"));
     }
 }
