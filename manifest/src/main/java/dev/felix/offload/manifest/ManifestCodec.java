@@ -43,7 +43,8 @@ import java.util.zip.CRC32;
  * writer wrote; even then it is checked against the bytes that remain before anything is allocated,
  * so a file that carries a valid CRC over absurd lengths cannot ask for more memory than its own size.
  *
- * <p>Content rules: reserved is 0; every entry and its key fit before the CRC; keys are valid UTF-8;
+ * <p>Content rules: reserved is 0; every entry and its key fit before the CRC; keys are valid UTF-8
+ * and relative object names ({@link ManifestEntry#keyProblem}: no {@code ..}, no leading {@code /});
  * each entry's base offset is at or below its last offset; each entry's base offset lies above the
  * previous entry's last offset (ascending, never overlapping; gaps allowed); no bytes between the last
  * entry and the CRC.
@@ -201,6 +202,10 @@ public final class ManifestCodec {
                         + " (entries ascend by base offset and never overlap)");
             }
             String key = decodeKey(utf8, buf.slice(keyAt, keyLength), site, keyAt, i);
+            String keyProblem = ManifestEntry.keyProblem(key);
+            if (keyProblem != null) {
+                throw content(site, keyAt, "entry " + i + ": " + keyProblem);
+            }
             entries[i] = new ManifestEntry(buf.getLong(p + SEGMENT_ID_OFFSET), base, last, buf.getLong(p + SIZE_OFFSET),
                     buf.getLong(p + OLDEST_OFFSET), buf.getLong(p + NEWEST_OFFSET), buf.getInt(p + OBJECT_CRC_OFFSET),
                     key);

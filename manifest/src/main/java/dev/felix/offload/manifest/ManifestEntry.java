@@ -9,7 +9,10 @@ import java.util.Objects;
  *
  * <p>The key is the object's full name, stored and used as written. Keys from 0.6.0-preview.3
  * lack the node id that later builds put first; they still name their objects, so nothing here
- * parses a key or rebuilds one from the other fields.
+ * parses a key or rebuilds one from the other fields. What is checked is only that the key is a
+ * relative object name ({@link #keyProblem}): every key any build writes is one, and a key that
+ * climbs out with {@code ..} or starts at {@code /} can only come from damage or tampering, so it is
+ * refused here rather than left for each store to refuse at the moment it is used.
  *
  * @param segmentId             the segment id, the number in the local file's name (not an offset)
  * @param baseOffset            the logical offset of the segment's first record
@@ -33,6 +36,10 @@ public record ManifestEntry(long segmentId, long baseOffset, long lastOffset, lo
             throw new IllegalArgumentException("base offset " + Long.toUnsignedString(baseOffset)
                     + " is above last offset " + Long.toUnsignedString(lastOffset));
         }
+        String problem = keyProblem(objectKey);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
         long keyBytes = utf8Length(objectKey);
         if (keyBytes < 0) {
             // A lone surrogate has no UTF-8 form; writing it would store '?' and lose the real key.
@@ -42,6 +49,45 @@ public record ManifestEntry(long segmentId, long baseOffset, long lastOffset, lo
             throw new IllegalArgumentException("object key is " + keyBytes + " bytes of UTF-8, at most "
                     + MAX_KEY_BYTES + " fit");
         }
+    }
+
+    /**
+     * Why {@code key} is not a relative object name, or null when it is one: not empty, not starting
+     * with {@code /}, {@code /}-separated parts none of which is empty, {@code .} or {@code ..}, and no
+     * backslash or control character (U+0000-U+001F, U+007F). The object store applies these rules and
+     * more (its own reserved names, a length limit) to every key; this module cannot depend on it, and
+     * the manifest only needs the part that keeps a key from naming something outside the store.
+     */
+    public static String keyProblem(String key) {
+        if (key.isEmpty()) {
+            return "object key is empty";
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return String.format("object key holds control character U+%04X at index %d", (int) c, i);
+            }
+            if (c == '\\') {
+                return "object key '" + shown(key) + "' holds a backslash at index " + i;
+            }
+        }
+        if (key.startsWith("/")) {
+            return "object key '" + shown(key) + "' starts with '/'; keys are relative to the store";
+        }
+        for (String part : key.split("/", -1)) {
+            if (part.isEmpty()) {
+                return "object key '" + shown(key) + "' holds an empty part ('//' or a trailing '/')";
+            }
+            if (part.equals(".") || part.equals("..")) {
+                return "object key '" + shown(key) + "' holds a '" + part + "' part; keys are relative to the store";
+            }
+        }
+        return null;
+    }
+
+    /** A key for a message: at most 200 characters of it (a key may be 64 KiB). */
+    private static String shown(String key) {
+        return key.length() <= 200 ? key : key.substring(0, 200) + "...";
     }
 
     /** True when this entry holds the record at {@code offset}. */

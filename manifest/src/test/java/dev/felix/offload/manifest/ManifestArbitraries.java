@@ -13,7 +13,10 @@ final class ManifestArbitraries {
     private ManifestArbitraries() {
     }
 
-    /** Object keys: mostly the shapes offload writes, some of any Unicode (never a lone surrogate). */
+    /**
+     * Object keys: mostly the shapes offload writes, some of any Unicode (never a lone surrogate), all
+     * of them relative object names ({@link ManifestEntry#keyProblem}).
+     */
     static Arbitrary<String> keys() {
         Arbitrary<String> anyUnicode = Arbitraries.integers().between(0, Character.MAX_CODE_POINT)
                 .filter(cp -> cp < Character.MIN_SURROGATE || cp > Character.MAX_SURROGATE)
@@ -22,7 +25,8 @@ final class ManifestArbitraries {
                     StringBuilder s = new StringBuilder();
                     cps.forEach(s::appendCodePoint);
                     return s.toString();
-                });
+                })
+                .filter(k -> ManifestEntry.keyProblem(k) == null);
         Arbitrary<String> offloadShape = Combinators.combine(
                 Arbitraries.of("", "node-1/", "broker-7/", "n\u00f6de/"),
                 Arbitraries.strings().withChars("abcdefghijklmnopqrstuvwxyz0123456789_-").ofMinLength(1).ofMaxLength(30),

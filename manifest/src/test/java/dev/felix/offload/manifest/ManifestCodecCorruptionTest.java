@@ -408,14 +408,26 @@ class ManifestCodecCorruptionTest {
 
     @Test
     void validUtf8KeysOfEveryLengthDecode() throws CorruptionException {
-        String key = "a\u00e9\u20ac\uD83D\uDE00/"; // one, two, three and four bytes
+        String key = "a\u00e9\u20ac\uD83D\uDE00/b"; // one, two, three and four bytes
         assertThat(decode(withKey(utf8(key))).entries().get(0).objectKey()).isEqualTo(key);
     }
 
-    @Test
-    void anEmptyKeyIsStoredAsWritten() throws CorruptionException {
-        // The spec sets no lower bound; an empty key is kept, like every key, exactly as written.
-        assertThat(decode(withKey(new byte[0])).entries().get(0).objectKey()).isEmpty();
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"", "..", "../victim.segment", "node/../../victim.segment", "/etc/passwd", "./a", "a/.",
+            "a//b", "a/", "a\\b", "..\\..\\x", "a\u0000b", "a\nb", "a\u007fb"})
+    void aKeyThatIsNotARelativeObjectNameIsSideFileContentAtTheKey(String key) {
+        // Keys are kept as written, but one that is empty, absolute or climbs out with '..' can only be
+        // damage or tampering: using it would name something outside the store.
+        int keyAt = ManifestCodec.HEADER_LENGTH + ManifestCodec.KEY_OFFSET;
+        CorruptionException e = failure(withKey(utf8(key)), CorruptionKind.SIDE_FILE_CONTENT, keyAt);
+        assertThat(e.getMessage()).contains("entry 0: object key");
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"a", "..a", "a..", "a/..b/c", "n\u00f6de/x y/00000000000000000000-00000000000000000000.segment",
+            "shard/00000000000000000100-00000000000000000001.segment", ".hidden/x"})
+    void keysWithDotsThatClimbNowhereDecode(String key) throws CorruptionException {
+        assertThat(decode(withKey(utf8(key))).entries().get(0).objectKey()).isEqualTo(key);
     }
 
     @Test

@@ -79,6 +79,10 @@ class ManifestTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("surrogate");
             assertThatThrownBy(() -> new ManifestEntry(1, 1, 1, 1, 1, 1, 1, "\uDC00"))
                     .isInstanceOf(IllegalArgumentException.class);
+            for (String notRelative : List.of("", "../x", "a/../../x", "/abs", "a//b", "a/", "a\\b", "a\tb")) {
+                assertThatThrownBy(() -> new ManifestEntry(1, 1, 1, 1, 1, 1, 1, notRelative))
+                        .as(notRelative).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("object key");
+            }
             String longest = "\u00e9".repeat(ManifestEntry.MAX_KEY_BYTES / 2) + "a"; // 65535 bytes
             assertThat(new ManifestEntry(1, 1, 1, 1, 1, 1, 1, longest).objectKey()).isEqualTo(longest);
             assertThatThrownBy(() -> new ManifestEntry(1, 1, 1, 1, 1, 1, 1, longest + "a"))
