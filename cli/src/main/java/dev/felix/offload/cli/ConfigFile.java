@@ -6,7 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Reader;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -16,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.IntStream;
 
 /**
  * Reads a configuration file into flat dotted keys, whatever its syntax:
@@ -29,6 +36,12 @@ import java.util.Properties;
  */
 final class ConfigFile {
 
+    /**
+     * The largest configuration file read. A complete file with comments is a few KiB; the bound keeps a
+     * wrong path (a log file, a disk image) from being read into memory whole before it is refused.
+     */
+    static final int MAX_BYTES = 1024 * 1024;
+
     private ConfigFile() {
     }
 
@@ -38,20 +51,45 @@ final class ConfigFile {
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString(), null, "no configuration file");
         }
-        if (name.endsWith(".yaml") || name.endsWith(".yml")) {
-            return yaml(file);
+        boolean yaml = name.endsWith(".yaml") || name.endsWith(".yml");
+        if (!yaml && !name.endsWith(".properties")) {
+            throw new ConfigException(null, file + ": a configuration file must end in .yaml, .yml or .properties");
         }
-        if (name.endsWith(".properties")) {
-            return properties(file);
-        }
-        throw new ConfigException(null, file + ": a configuration file must end in .yaml, .yml or .properties");
+        String text = text(file);
+        return yaml ? yaml(file, text) : properties(file, text);
     }
 
-    private static Map<String, String> yaml(Path file) throws IOException, ConfigException {
+    /** The file as UTF-8 text, refused past {@link #MAX_BYTES} or at its first byte that is not UTF-8. */
+    private static String text(Path file) throws IOException, ConfigException {
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file)) {
+            // One byte more than allowed tells a file at the limit from one past it, even one still growing.
+            bytes = in.readNBytes(MAX_BYTES + 1);
+        }
+        if (bytes.length > MAX_BYTES) {
+            throw new ConfigException(null, file + ": is larger than " + MAX_BYTES / 1024
+                    + " KiB; is it the configuration file?");
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult result = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(in, out, true);
+        if (result.isError()) {
+            int at = in.position();
+            long line = 1 + IntStream.range(0, at).filter(i -> bytes[i] == '\n').count();
+            throw new ConfigException(null, String.format("%s: not UTF-8: byte 0x%02x at byte %d (line %d)", file,
+                    bytes[at] & 0xff, at, line));
+        }
+        return out.flip().toString();
+    }
+
+    private static Map<String, String> yaml(Path file, String text) throws IOException, ConfigException {
         YAMLMapper mapper = YAMLMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
         JsonNode root;
         try {
-            root = mapper.readTree(file.toFile());
+            root = mapper.readTree(text);
         } catch (JsonProcessingException e) {
             throw new ConfigException(null, file + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst()
                     .orElse("") + location(e));
@@ -90,7 +128,7 @@ final class ConfigFile {
         }
     }
 
-    private static Map<String, String> properties(Path file) throws IOException, ConfigException {
+    private static Map<String, String> properties(Path file, String text) throws IOException, ConfigException {
         Map<String, String> out = new LinkedHashMap<>();
         String[] duplicate = new String[1];
         Properties props = new Properties() {
@@ -105,7 +143,7 @@ final class ConfigFile {
                 return super.put(key, value);
             }
         };
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (Reader in = new StringReader(text)) {
             props.load(in);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(null, file + ": not a valid properties file: " + e.getMessage());

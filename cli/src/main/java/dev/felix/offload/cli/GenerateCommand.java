@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +74,17 @@ final class GenerateCommand implements Callable<Integer> {
             description = "Timestamp of each shard's first record, in microseconds since the epoch.")
     long startMicros;
 
+    /** A bound on one run's shards: each is a directory of files, and a typo in a count should not make millions. */
+    static final int MAX_SHARDS = 10_000;
+
+    private static Path existingAncestor(Path dir) {
+        Path p = dir.toAbsolutePath();
+        while (p != null && !Files.exists(p)) {
+            p = p.getParent();
+        }
+        return p == null ? dir.toAbsolutePath().getRoot() : p;
+    }
+
     @Override
     public Integer call() throws IOException {
         validate();
@@ -104,15 +116,28 @@ final class GenerateCommand implements Callable<Integer> {
         return FelixOffload.EXIT_OK;
     }
 
-    private void validate() {
+    private void validate() throws IOException {
         if (streams < 1 || shardsPerStream < 1) {
             throw new FelixOffload.UsageException("--streams and --shards-per-stream must be at least 1");
+        }
+        long shards = (long) streams * shardsPerStream;
+        if (shards > MAX_SHARDS) {
+            throw new FelixOffload.UsageException("--streams times --shards-per-stream is " + shards + " shards; at most "
+                    + MAX_SHARDS + " are generated at once");
         }
         if (records < 0) {
             throw new FelixOffload.UsageException("--records must not be negative");
         }
         if (payloadBytes < 0 || payloadBytes > RecordCodec.MAX_PAYLOAD_BYTES) {
             throw new FelixOffload.UsageException("--payload-bytes must be between 0 and " + RecordCodec.MAX_PAYLOAD_BYTES);
+        }
+        // Refused up front rather than found out when the disk fills part-way through a shard.
+        double wanted = (double) shards * records * (payloadBytes + RecordCodec.MAX_HEADER_LENGTH);
+        long usable = Files.getFileStore(existingAncestor(dataDir)).getUsableSpace();
+        if (wanted > usable) {
+            throw new FelixOffload.UsageException(String.format("--data-dir: %d shards of %d records of %d bytes need about"
+                    + " %s, and %s has %s free", shards, records, payloadBytes, Bytes.human((long) Math.min(wanted,
+                    Long.MAX_VALUE)), dataDir.toAbsolutePath(), Bytes.human(usable)));
         }
         if (segmentBytes < 64) {
             throw new FelixOffload.UsageException("--segment-bytes must be at least 64");

@@ -176,6 +176,26 @@ class DaemonConfigTest {
     }
 
     @Test
+    void aFileTooLargeOrNotUtf8IsRefusedBeforeItIsParsed() throws Exception {
+        Path huge = tmp.resolve("huge.yaml");
+        Files.write(huge, ("data-dir: d\nstore: " + STORE + "\nx: \"" + "a".repeat(ConfigFile.MAX_BYTES) + "\"\n")
+                .getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> DaemonConfig.load(huge)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("huge.yaml: is larger than 1024 KiB");
+        Path atTheLimit = tmp.resolve("limit.yaml");
+        String head = "data-dir: d\nstore: " + STORE + "\n";
+        Files.write(atTheLimit, (head + "#".repeat(ConfigFile.MAX_BYTES - head.length())).getBytes(StandardCharsets.UTF_8));
+        assertThat(DaemonConfig.load(atTheLimit).dataDir).isEqualTo(tmp.resolve("d"));
+        for (String name : new String[] {"latin1.yaml", "latin1.properties"}) {
+            Path latin1 = tmp.resolve(name);
+            Files.write(latin1, ("data-dir" + (name.endsWith("yaml") ? ": " : "=") + "d\nnode-id" + (name.endsWith("yaml") ? ": " : "=")
+                    + "n\u00f6de\n").getBytes(StandardCharsets.ISO_8859_1));
+            assertThatThrownBy(() -> DaemonConfig.load(latin1)).as(name).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(name + ": not UTF-8: byte 0xf6 at byte " + (name.endsWith("yaml") ? 22 : 20) + " (line 2)");
+        }
+    }
+
+    @Test
     void everyKeyIsDocumented() throws Exception {
         Path docs = Path.of(System.getProperty("felix.docs.dir", "../docs")).resolve("configuration.md");
         String text = Files.readString(docs, StandardCharsets.UTF_8);

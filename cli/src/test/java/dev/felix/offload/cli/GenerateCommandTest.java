@@ -63,6 +63,14 @@ class GenerateCommandTest {
                 .isEqualTo(FelixOffload.EXIT_USAGE);
         assertThat(CliRun.of("generate", "--data-dir", dir.toString(), "--payload-bytes", "67108865").exitCode())
                 .isEqualTo(FelixOffload.EXIT_USAGE);
+        CliRun tooMany = CliRun.of("generate", "--data-dir", dir.toString(), "--streams", "100000", "--shards-per-stream", "100000");
+        assertThat(tooMany.exitCode()).isEqualTo(FelixOffload.EXIT_USAGE);
+        assertThat(tooMany.err()).contains("10000000000 shards; at most 10000");
+        CliRun tooBig = CliRun.of("generate", "--data-dir", dir.resolve("new").toString(), "--records", "1000000000000",
+                "--payload-bytes", "65536");
+        assertThat(tooBig.exitCode()).isEqualTo(FelixOffload.EXIT_USAGE);
+        assertThat(tooBig.err()).contains("--data-dir: 1 shards of 1000000000000 records of 65536 bytes need about");
+        assertThat(dir).isEmptyDirectory();
     }
 
     private static Path firstSegment(Path root) throws IOException {
