@@ -65,7 +65,7 @@ final class ReadCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("--from must be an unsigned 64-bit offset, got " + from);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (ObjectStore objectStore = Stores.open(store)) {
+        try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
             TieredReader reader = new TieredReader(dir, objectStore,
                     new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
             int printed = 0;

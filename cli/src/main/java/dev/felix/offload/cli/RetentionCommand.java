@@ -53,7 +53,7 @@ final class RetentionCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RetentionReport report;
-        try (ObjectStore store = Stores.open(c.store)) {
+        try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store")) {
             report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none()).run(StopSignal.never());
         } catch (RootLock.HeldException e) {

@@ -53,6 +53,7 @@ final class ScrubCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         Path root;
         String uri;
+        String storeSetting = "--store";
         long bandwidth = DaemonConfig.DEFAULT_SCRUB_READ_BANDWIDTH;
         Map<String, String> env = System.getenv();
         if (config != null) {
@@ -62,6 +63,7 @@ final class ScrubCommand implements Callable<Integer> {
             DaemonConfig c = ConfigOption.load(config);
             root = c.dataDir;
             uri = c.store;
+            storeSetting = c.file + ": store";
             bandwidth = c.scrubReadBandwidth;
             env = c.environment(env);
         } else {
@@ -82,7 +84,7 @@ final class ScrubCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("no data root directory at " + root);
         }
         Scrub.Report report;
-        try (ObjectStore objectStore = Stores.open(uri)) {
+        try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting)) {
             report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC())
                     .run(StopSignal.never(), null);
         } catch (StoreException e) {

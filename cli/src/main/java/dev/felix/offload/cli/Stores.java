@@ -5,6 +5,8 @@ import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /** Opens the store a {@code --store} URI names; a malformed URI is a usage error naming the bad part. */
 final class Stores {
@@ -13,13 +15,32 @@ final class Stores {
     }
 
     static ObjectStore open(String uri) throws IOException {
-        StoreUri parsed;
-        try {
-            parsed = StoreUri.parse(uri);
-        } catch (StoreUriException e) {
-            throw new FelixOffload.UsageException("--store: " + e.getMessage());
-        }
         // Remote credentials come from the environment or the SDK's default chain, never the command line.
+        return parse(uri, "--store").open();
+    }
+
+    /**
+     * Opens a store that must already be there, for commands that only read from it or delete from it
+     * (read, scrub, retention): a filesystem store's directory is not created, so a mistyped path is an
+     * error naming {@code setting} rather than an empty store that reports every object missing.
+     */
+    static ObjectStore openExisting(String uri, String setting) throws IOException {
+        StoreUri parsed = parse(uri, setting);
+        if (parsed.kind() == StoreUri.Kind.FILE) {
+            Path root = parsed.root().orElseThrow();
+            if (!Files.isDirectory(root)) {
+                throw new FelixOffload.UsageException(setting + ": no store directory at " + root
+                        + " (a filesystem store is created by the first offload into it)");
+            }
+        }
         return parsed.open();
+    }
+
+    private static StoreUri parse(String uri, String setting) {
+        try {
+            return StoreUri.parse(uri);
+        } catch (StoreUriException e) {
+            throw new FelixOffload.UsageException(setting + ": " + e.getMessage());
+        }
     }
 }

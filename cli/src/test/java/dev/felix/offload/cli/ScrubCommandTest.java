@@ -67,6 +67,20 @@ class ScrubCommandTest {
     }
 
     @Test
+    void aStoreDirectoryThatIsNotThereIsAUsageErrorAndIsNotCreated() throws Exception {
+        Path typo = tmp.resolve("stroe");
+        for (List<String> command : List.of(
+                List.of("scrub", "--data-dir", root.toString(), "--store", typo.toUri().toString()),
+                List.of("read", "--data-dir", root.toString(), "--store", typo.toUri().toString(),
+                        "--shard", entries().get(0).objectKey().split("/")[1], "--from", "0"))) {
+            CliRun run = CliRun.of(command.toArray(String[]::new));
+            assertThat(run.exitCode()).as(command + ": " + run.err()).isEqualTo(FelixOffload.EXIT_USAGE);
+            assertThat(run.err()).contains("--store: no store directory at " + typo);
+            assertThat(typo).doesNotExist();
+        }
+    }
+
+    @Test
     void reportsMissingSizeAndCrcMismatchesAndOrphans() throws Exception {
         List<ManifestEntry> entries = entries();
         assertThat(entries).hasSizeGreaterThanOrEqualTo(3);
