@@ -1,6 +1,7 @@
 package dev.felix.offload.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
@@ -51,9 +52,15 @@ final class ReadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            throw new FelixOffload.UsageException("no data root directory at " + dataDir);
+        }
+        // Only a directory the data root lists as a shard: not a path, not the root itself (an empty
+        // name), not a dot-directory, not a directory without segments.
         Path dir = dataDir.resolve(shard);
-        if (shard.contains("/") || shard.startsWith(".") || !Files.isDirectory(dir)) {
-            throw new FelixOffload.UsageException("no shard directory " + shard + " under " + dataDir);
+        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")
+                || !new DataRoot(dataDir).shardDirectories().contains(dir)) {
+            throw new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir);
         }
         if (maxRecords < 1) {
             throw new FelixOffload.UsageException("--max-records must be at least 1");

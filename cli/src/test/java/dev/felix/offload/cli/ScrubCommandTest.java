@@ -81,6 +81,20 @@ class ScrubCommandTest {
     }
 
     @Test
+    void readRefusesAnythingButAShardDirectoryOfTheRoot() throws Exception {
+        String shard = entries().get(0).objectKey().split("/")[1];
+        Files.createDirectories(root.resolve("no-segments"));
+        Files.createDirectories(root.resolve(".deleted"));
+        for (String bad : List.of("", ".", "..", "../root", shard + "/..", "/etc", ".deleted", "no-segments", "node-id",
+                "nosuch", "a\\b")) {
+            CliRun run = CliRun.of("read", "--data-dir", root.toString(), "--store", store, "--shard", bad, "--from", "0");
+            assertThat(run.exitCode()).as("'" + bad + "': " + run.out() + run.err()).isEqualTo(FelixOffload.EXIT_USAGE);
+            assertThat(run.err()).contains("no shard directory '" + bad + "' under " + root);
+            assertThat(run.out()).isEmpty();
+        }
+    }
+
+    @Test
     void reportsMissingSizeAndCrcMismatchesAndOrphans() throws Exception {
         List<ManifestEntry> entries = entries();
         assertThat(entries).hasSizeGreaterThanOrEqualTo(3);
