@@ -144,7 +144,14 @@ public final class StoreUri {
         if (path == null || path.isEmpty() || path.equals("/")) {
             throw new StoreUriException("path", "a file URI needs a directory below the file system root", null);
         }
-        return new StoreUri(text, Kind.FILE, Path.of(uri), null);
+        Path root;
+        try {
+            root = Path.of(uri);
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            // A NUL written as %00, say: the URI parses but names no path this file system can hold.
+            throw new StoreUriException("path", "'" + text + "' names no usable path: " + e.getMessage(), e);
+        }
+        return new StoreUri(text, Kind.FILE, root, null);
     }
 
     private static StoreUri parseRemote(String text, URI uri, Kind kind) {

@@ -117,6 +117,7 @@ class StoreUriTest {
         "file://server/share|host",
         "file:///|path",
         "file:///tmp/x?y=1|query",
+        "file:///tmp/x%00y|path",
     })
     void malformedUrisNameTheWrongPart(String text, String part) {
         assertThatThrownBy(() -> StoreUri.parse(text))
