@@ -10,8 +10,10 @@ import java.util.OptionalLong;
  * @param size the object's length in bytes
  * @param etag the store's entity tag without quotes; changes when the object is overwritten
  * @param userMetadata user metadata given at put time, names lower-cased
- * @param crc32 the CRC32 of the whole object as the store keeps it, empty when the store keeps
- *     none (or only a per-part composite one)
+ * @param crc32 the CRC32 of the whole object as the store's server vouches for it: kept by the
+ *     server, or (for a multipart object) proven from the server's composite of part CRC32s;
+ *     empty when the server keeps none or the proof does not hold, never a value only the
+ *     uploader claimed
  */
 public record ObjectHead(String key, long size, String etag, Map<String, String> userMetadata, OptionalLong crc32) {
     public ObjectHead {

@@ -13,9 +13,13 @@ import java.util.TreeMap;
  *     the store declares {@link StoreCapability#CRC32_VERIFIED_ON_PUT}
  * @param createOnly when true the put succeeds only if the key does not exist yet
  * @param userMetadata small string pairs stored with the object; names are lower-cased, and must
- *     be ASCII letters, digits and {@code -}; values printable ASCII
+ *     be ASCII letters, digits and {@code -}, not beginning {@value #RESERVED_METADATA_PREFIX}
+ *     (the stores keep their own entries under such names); values printable ASCII
  */
 public record PutOptions(OptionalLong crc32, boolean createOnly, Map<String, String> userMetadata) {
+    /** User metadata names beginning with this are the stores' own. */
+    public static final String RESERVED_METADATA_PREFIX = "felix-";
+
     private static final PutOptions DEFAULTS = new PutOptions(OptionalLong.empty(), false, Map.of());
 
     public PutOptions {
@@ -27,6 +31,10 @@ public record PutOptions(OptionalLong crc32, boolean createOnly, Map<String, Str
             String name = e.getKey().toLowerCase(Locale.ROOT);
             if (name.isEmpty() || !name.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
                 throw new IllegalArgumentException("user metadata name must be ASCII letters, digits or '-': '" + e.getKey() + "'");
+            }
+            if (name.startsWith(RESERVED_METADATA_PREFIX)) {
+                throw new IllegalArgumentException("user metadata names beginning '" + RESERVED_METADATA_PREFIX
+                        + "' are reserved for the stores: '" + e.getKey() + "'");
             }
             String value = e.getValue();
             if (!value.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {

@@ -6,7 +6,12 @@ public enum StoreCapability {
     CREATE_ONLY_PUT,
     /** A put whose given CRC32 does not match its bytes fails with {@link IntegrityRejectedException}. */
     CRC32_VERIFIED_ON_PUT,
-    /** {@link ObjectFetcher#head(String)} reports the CRC32 of a single-part object. */
+    /**
+     * {@link ObjectFetcher#head(String)} reports the CRC32 of a single-part object, as the server keeps
+     * it. Where the server also keeps part CRC32s and checks them (S3 and S3Mock do), head reports
+     * the whole CRC32 of a multipart object the store uploaded as well, proven from the server's
+     * composite checksum; a head without a CRC32 means the object has to be read to be verified.
+     */
     CRC32_STORED,
     /** User metadata given at put time comes back from head. */
     USER_METADATA

@@ -23,6 +23,7 @@ import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Crc32Text;
 import dev.felix.offload.store.remote.DownloadTarget;
 import dev.felix.offload.store.remote.Encryption;
+import dev.felix.offload.store.remote.PartCrc32s;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.remote.ResponseChecks;
@@ -257,6 +258,14 @@ public final class MinioStore implements ObjectStore {
                 || (settings.checksumMode() == ChecksumMode.AUTO && traits().crc32Stored());
     }
 
+    /**
+     * A composite checksum is the server's word only if the server checks the CRC32s it is sent (the
+     * probe saw it refuse a wrong one); otherwise it may just be a CRC of the headers the store sent.
+     */
+    private boolean trustsComposites() throws StoreException {
+        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traits().crc32Verified();
+    }
+
     // ---- upload
 
     /** The request headers every upload carries (encryption, storage class, content type). */
@@ -318,11 +327,11 @@ public final class MinioStore implements ObjectStore {
         String fullKey = settings.fullKey(key);
         return PartedUpload.run(key, body, options, sendCrc, settings, partUploads, new PartedUpload.Calls() {
             @Override
-            public String create() throws StoreException {
+            public String create(Map<String, String> userMetadata) throws StoreException {
                 Multimap<String, String> headers = ArrayListMultimap.create();
                 uploadHeaders().forEach(headers::put);
                 headers.put("Content-Type", "application/octet-stream");
-                options.userMetadata().forEach((k, v) -> headers.put("x-amz-meta-" + k, v));
+                userMetadata.forEach((k, v) -> headers.put("x-amz-meta-" + k, v));
                 if (sendCrc) {
                     headers.put("x-amz-checksum-algorithm", "CRC32");
                 }
@@ -398,7 +407,10 @@ public final class MinioStore implements ObjectStore {
         StatObjectResponse r = call("head", key, () -> client.statObject(args));
         Map<String, String> metadata = new HashMap<>();
         r.userMetadata().forEach((k, v) -> metadata.put(k.toLowerCase(Locale.ROOT), v));
-        return new ObjectHead(key, r.size(), unquote(r.etag()), metadata, Crc32Text.fromBase64(r.headers().get(CRC32_HEADER)));
+        String checksum = r.headers().get(CRC32_HEADER);
+        boolean trusted = Crc32Text.compositeFromBase64(checksum).isPresent() && trustsComposites();
+        OptionalLong crc = PartCrc32s.storedCrc32(checksum, metadata, r.size(), trusted);
+        return new ObjectHead(key, r.size(), unquote(r.etag()), PartCrc32s.withoutRecord(metadata), crc);
     }
 
     @Override

@@ -9,7 +9,10 @@ import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +24,13 @@ import java.util.concurrent.Future;
  * under the retry policy), and the upload is completed in part order. If any part, or the
  * completion, fails for good, the parts still in flight are cancelled and waited for, and the
  * upload is aborted, so no orphaned parts are left in the bucket.
+ *
+ * <p>Where CRC32s are sent, every part's CRC32 is computed in one pass over the body before the
+ * upload is created: the parts' combined CRC32 is checked against the caller's whole-body value
+ * there, the same values travel in the part headers, and they are recorded on the object
+ * ({@link PartCrc32s}) so that a later head can prove the whole object's CRC32 from the server's
+ * composite checksum. What is recorded is therefore exactly what the caller's CRC32 was checked
+ * against and what the server was asked to verify part by part.
  */
 public final class PartedUpload {
     /** What one part upload returned. */
@@ -28,7 +38,8 @@ public final class PartedUpload {
 
     /** The server calls of one store; each runs once per call (the retries are here). */
     public interface Calls {
-        String create() throws StoreException;
+        /** Creates the upload with this user metadata (the caller's, plus the part record where there is one). */
+        String create(Map<String, String> userMetadata) throws StoreException;
 
         PartReceipt uploadPart(String uploadId, int partNumber, long from, long count, Optional<String> crc32Base64)
                 throws StoreException;
@@ -43,29 +54,35 @@ public final class PartedUpload {
 
     public static PutResult run(String key, UploadBody body, PutOptions options, boolean sendCrc,
             RemoteStoreSettings settings, ExecutorService pool, Calls calls) throws StoreException {
-        if (options.crc32().isPresent()) {
-            // Parts carry their own CRC32s, so the caller's whole-body value is checked here, before any upload.
-            long actual = crc32(key, body, 0, body.length());
-            if (actual != options.crc32().getAsLong()) {
-                throw new IntegrityRejectedException(String.format("put of key '%s' refused: its bytes have CRC32 %08x, "
-                        + "the caller gave %08x", key, actual, options.crc32().getAsLong()), key, null, null);
-            }
-        }
-        var retry = settings.retryPolicy();
-        String uploadId = retry.run(calls::create);
         long partSize = settings.partSize();
         int partCount = (int) ((body.length() + partSize - 1) / partSize);
+        long[] partCrcs = null;
+        Map<String, String> metadata = new LinkedHashMap<>(options.userMetadata());
+        if (sendCrc || options.crc32().isPresent()) {
+            partCrcs = partCrc32s(key, body, partSize, partCount);
+            if (options.crc32().isPresent()) {
+                // Parts carry their own CRC32s, so the caller's whole-body value is checked here, before any upload.
+                long actual = PartCrc32s.wholeCrc32(partCrcs, partSize, body.length());
+                if (actual != options.crc32().getAsLong()) {
+                    throw new IntegrityRejectedException(String.format("put of key '%s' refused: its bytes have CRC32 %08x, "
+                            + "the caller gave %08x", key, actual, options.crc32().getAsLong()), key, null, null);
+                }
+            }
+            if (sendCrc) {
+                PartCrc32s.record(partSize, partCrcs).ifPresent(r -> metadata.put(PartCrc32s.METADATA_NAME, r));
+            }
+        }
+        long[] sentCrcs = sendCrc ? partCrcs : null;
+        var retry = settings.retryPolicy();
+        String uploadId = retry.run(() -> calls.create(metadata));
         List<Future<PartReceipt>> futures = new ArrayList<>(partCount);
         try {
             for (int i = 0; i < partCount; i++) {
                 int partNumber = i + 1;
                 long from = i * partSize;
                 long count = Math.min(partSize, body.length() - from);
-                futures.add(pool.submit(() -> {
-                    Optional<String> crc = sendCrc
-                            ? Optional.of(Crc32Text.toBase64(crc32(key, body, from, count))) : Optional.empty();
-                    return retry.run(() -> calls.uploadPart(uploadId, partNumber, from, count, crc));
-                }));
+                Optional<String> crc = sentCrcs != null ? Optional.of(Crc32Text.toBase64(sentCrcs[i])) : Optional.empty();
+                futures.add(pool.submit(() -> retry.run(() -> calls.uploadPart(uploadId, partNumber, from, count, crc))));
             }
             List<PartReceipt> parts = new ArrayList<>(partCount);
             for (Future<PartReceipt> f : futures) {
@@ -122,5 +139,30 @@ public final class PartedUpload {
         } catch (IOException e) {
             throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
         }
+    }
+
+    /** The CRC32 of each part, in one sequential read of the body. */
+    static long[] partCrc32s(String key, UploadBody body, long partSize, int partCount) throws StoreException {
+        long[] crcs = new long[partCount];
+        byte[] buffer = new byte[256 * 1024];
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        try (InputStream in = body.open()) {
+            for (int i = 0; i < partCount; i++) {
+                crc.reset();
+                long left = Math.min(partSize, body.length() - i * partSize);
+                while (left > 0) {
+                    int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+                    if (n < 0) {
+                        throw new IOException("body ended " + left + " bytes before the end of part " + (i + 1));
+                    }
+                    crc.update(buffer, 0, n);
+                    left -= n;
+                }
+                crcs[i] = crc.getValue();
+            }
+        } catch (IOException e) {
+            throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
+        }
+        return crcs;
     }
 }

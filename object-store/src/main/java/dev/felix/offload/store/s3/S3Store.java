@@ -23,6 +23,7 @@ import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Crc32Text;
 import dev.felix.offload.store.remote.DownloadTarget;
 import dev.felix.offload.store.remote.Encryption;
+import dev.felix.offload.store.remote.PartCrc32s;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.ResponseChecks;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
@@ -231,6 +232,14 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
         }
     }
 
+    /**
+     * A composite checksum is the server's word only if the server checks the CRC32s it is sent (the
+     * probe saw it refuse a wrong one); otherwise it may just be a CRC of the headers the store sent.
+     */
+    private boolean trustsComposites() throws StoreException {
+        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traits().crc32Verified();
+    }
+
     // ---- upload
 
     @Override
@@ -292,10 +301,10 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
         String fullKey = settings.fullKey(key);
         return PartedUpload.run(key, body, options, sendCrc, settings, partUploads, new PartedUpload.Calls() {
             @Override
-            public String create() throws StoreException {
+            public String create(java.util.Map<String, String> userMetadata) throws StoreException {
                 CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
                         .bucket(settings.bucket()).key(fullKey).contentType("application/octet-stream")
-                        .metadata(options.userMetadata());
+                        .metadata(userMetadata);
                 if (sendCrc) {
                     create.checksumAlgorithm(ChecksumAlgorithm.CRC32);
                 }
@@ -392,7 +401,10 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
         }
         HeadObjectRequest request = b.build();
         HeadObjectResponse r = call("head", key, () -> s3.headObject(request));
-        return new ObjectHead(key, r.contentLength(), unquote(r.eTag()), r.metadata(), Crc32Text.fromBase64(r.checksumCRC32()));
+        String checksum = r.checksumCRC32();
+        boolean trusted = Crc32Text.compositeFromBase64(checksum).isPresent() && trustsComposites();
+        OptionalLong crc = PartCrc32s.storedCrc32(checksum, r.metadata(), r.contentLength(), trusted);
+        return new ObjectHead(key, r.contentLength(), unquote(r.eTag()), PartCrc32s.withoutRecord(r.metadata()), crc);
     }
 
     @Override

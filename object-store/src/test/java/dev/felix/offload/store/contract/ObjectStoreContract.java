@@ -78,6 +78,15 @@ public abstract class ObjectStoreContract {
         return 1;
     }
 
+    /**
+     * Whether head should report the 64 MiB object's CRC32 (kept by the store, or proven from a
+     * server's composite of part CRC32s); null where that is not known in advance. A CRC32 head does
+     * report must be the right one either way.
+     */
+    protected Boolean storesCrc32OfBigObject() {
+        return null;
+    }
+
     @BeforeAll
     void openTheStore() throws Exception {
         store = openStore();
@@ -148,6 +157,13 @@ public abstract class ObjectStoreContract {
         assertThat(put.parts()).isEqualTo(expectedPartsOfBigObject());
         ObjectHead head = store.head("big/64mib.bin");
         assertThat(head.size()).isEqualTo(ContractData.BIG_SIZE);
+        if (head.crc32().isPresent() || Boolean.TRUE.equals(storesCrc32OfBigObject())) {
+            assertThat(head.crc32()).hasValue(crc);
+        }
+        if (Boolean.FALSE.equals(storesCrc32OfBigObject())) {
+            assertThat(head.crc32()).isEmpty();
+        }
+        assertThat(head.userMetadata()).isEmpty();
         Path target = scratch.resolve("big.bin");
         DownloadResult download = store.download("big/64mib.bin", target, OptionalLong.of(crc));
         assertThat(download.size()).isEqualTo(ContractData.BIG_SIZE);
@@ -322,6 +338,8 @@ public abstract class ObjectStoreContract {
         }
         store.put("meta/k", UploadBody.ofBytes(new byte[1]), options);
         assertThat(store.head("meta/k").userMetadata()).containsEntry("origin", "contract").containsEntry("segment-base", "42");
+        assertThatThrownBy(() -> PutOptions.defaults().withUserMetadata(Map.of("Felix-Anything", "x")))
+                .as("names the stores keep for themselves").isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -22,4 +22,9 @@ class FilesystemStoreContractTest extends ObjectStoreContract {
         // The build machines' file systems (ext4, tmpfs, overlayfs) all have user extended attributes.
         return EnumSet.allOf(StoreCapability.class);
     }
+
+    @Override
+    protected Boolean storesCrc32OfBigObject() {
+        return true; // the filesystem store keeps every object's CRC32
+    }
 }

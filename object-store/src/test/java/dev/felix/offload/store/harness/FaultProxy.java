@@ -28,8 +28,10 @@ import java.util.function.Predicate;
  * A small HTTP/1.1 proxy in front of a real S3 server that injects faults into chosen exchanges:
  * made-up error answers (500, 503 SlowDown, 403, 404, 412), a connection reset in the middle of a
  * response body, a response held back longer than the client's attempt timeout, a truncated body
- * (the announced length, then a clean close), a body with one flipped byte, and holding requests
- * until several are in flight at once (to show that parts really travel concurrently).
+ * (the announced length, then a clean close), a body with one flipped byte, a request body with one
+ * flipped byte on its way to the server (its {@code x-amz-checksum-crc32} header left alone, or
+ * made to match the damaged bytes), and holding requests until several are in flight at once (to
+ * show that parts really travel concurrently).
  *
  * <p>Requests are passed on byte for byte, Host header included, so SigV4 signatures still verify
  * upstream. Each exchange uses its own connection ({@code Connection: close}), which keeps the
@@ -40,7 +42,8 @@ public final class FaultProxy implements AutoCloseable {
     public record Exchange(String method, String target, java.util.Map<String, String> headers, String fault) {}
 
     /** What to do to a matching exchange. */
-    public sealed interface Fault permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, HoldUntilConcurrent {}
+    public sealed interface Fault
+            permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, FlipRequestByte, HoldUntilConcurrent {}
 
     /** Answers with this status and S3 error code instead of forwarding. */
     public record ErrorAnswer(int status, String code) implements Fault {}
@@ -56,6 +59,14 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Forwards with one byte in the middle of the body inverted. */
     public record FlipByte() implements Fault {}
+
+    /**
+     * Forwards the request with one byte in the middle of its body inverted. With
+     * {@code matchCrc32Header}, an {@code x-amz-checksum-crc32} header is replaced by the damaged
+     * bytes' CRC32, as if the damage had happened before the client checksummed them, so the server
+     * cannot see it. Signatures over the body or that header no longer hold (S3Mock checks none).
+     */
+    public record FlipRequestByte(boolean matchCrc32Header) implements Fault {}
 
     /** Holds each matching request until {@code count} are in flight together (or the wait ends), then forwards. */
     public record HoldUntilConcurrent(int count, Duration maxWait) implements Fault {}
@@ -201,6 +212,15 @@ public final class FaultProxy implements AutoCloseable {
                 headers.put(h[0].toLowerCase(Locale.ROOT), h[1]);
             }
             exchanges.add(new Exchange(method, target, headers, fault == null ? null : fault.getClass().getSimpleName()));
+            if (fault instanceof FlipRequestByte flip && request.body.length > 0) {
+                request.body[request.body.length / 2] ^= (byte) 0xff;
+                if (flip.matchCrc32Header() && request.header("x-amz-checksum-crc32") != null) {
+                    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                    crc.update(request.body);
+                    request.set("x-amz-checksum-crc32", java.util.Base64.getEncoder().encodeToString(
+                            java.nio.ByteBuffer.allocate(4).putInt((int) crc.getValue()).array()));
+                }
+            }
             if (fault instanceof ErrorAnswer error) {
                 writeError(out, method, error);
                 return;

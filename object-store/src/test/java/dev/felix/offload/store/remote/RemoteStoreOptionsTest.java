@@ -3,7 +3,9 @@ package dev.felix.offload.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.felix.offload.store.ChecksumMismatchException;
 import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
@@ -151,12 +153,102 @@ abstract class RemoteStoreOptionsTest {
             assertThat(server.admin().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
             assertThatThrownBy(() -> store.head("bad")).isInstanceOf(ObjectNotFoundException.class);
             assertThat(store.put("good", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc)).parts()).isEqualTo(2);
-            // The server keeps a CRC of the part CRCs ("...-2"), not the object's, so head reports none.
+            // The server keeps a CRC of the part CRCs ("...-2"), not the object's; head proves the object's from it.
             String composite = server.admin().headObject(b -> b.bucket(bucket).key("good")
                     .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32();
             assertThat(composite).endsWith("-2");
-            assertThat(store.head("good").crc32()).isEmpty();
+            assertThat(store.head("good").crc32()).hasValue(crc);
             assertThat(store.readAll("good", (int) (7 * MIB), OptionalLong.of(crc))).hasSize((int) (6 * MIB));
+        }
+    }
+
+    private Path elevenMiB() throws Exception {
+        Path file = scratch.resolve("eleven.bin");
+        if (!Files.exists(file)) {
+            Files.write(file, ContractData.bytes((int) (11 * MIB), 11));
+        }
+        return file;
+    }
+
+    private static String serverChecksum(S3Server server, String bucket, String key) {
+        return server.admin().headObject(b -> b.bucket(bucket).key(key)
+                .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32();
+    }
+
+    @Test
+    void aMultipartObjectsCrcIsProvenFromTheServersPartChecksumsWithoutReadingIt() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("parted-proof");
+        Path file = elevenMiB();
+        long crc = ContractData.crc32(Files.readAllBytes(file));
+        try (FaultProxy recorder = FaultProxy.start(server.endpoint());
+                ObjectStore store = open(small(server, bucket).endpoint(recorder.endpoint()).build())) {
+            PutOptions options = PutOptions.defaults().withCrc32(crc).withUserMetadata(java.util.Map.of("origin", "test"));
+            assertThat(store.put("k", UploadBody.ofFile(file), options).parts()).isEqualTo(3);
+            assertThat(store.capabilities()).contains(StoreCapability.CRC32_STORED);
+            ObjectHead head = store.head("k");
+            assertThat(head.crc32()).hasValue(crc);
+            assertThat(head.userMetadata()).as("the part record is the store's own").isEqualTo(java.util.Map.of("origin", "test"));
+            assertThat(recorder.exchanges("GET", t -> t.contains("/k"))).as("nothing read back").isEmpty();
+            assertThat(serverChecksum(server, bucket, "k")).endsWith("-3");
+        }
+    }
+
+    @Test
+    void aByteFlippedInOnePartIsCaught() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("parted-flip");
+        Path file = elevenMiB();
+        long crc = ContractData.crc32(Files.readAllBytes(file));
+        try (FaultProxy proxy = FaultProxy.start(server.endpoint());
+                ObjectStore store = open(small(server, bucket).endpoint(proxy.endpoint()).build())) {
+            store.capabilities();
+            // Damaged on the way: the server checks the part against its CRC32 header and refuses it.
+            proxy.inject("PUT", t -> t.contains("partNumber=2"), new FaultProxy.FlipRequestByte(false), 1);
+            assertThatThrownBy(() -> store.put("refused", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc)))
+                    .isInstanceOf(IntegrityRejectedException.class);
+            assertThatThrownBy(() -> store.head("refused")).isInstanceOf(ObjectNotFoundException.class);
+            assertThat(server.admin().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
+
+            // Damaged where no part CRC32 can see it (the header made to match): the server keeps the bad
+            // part, and its composite no longer matches the part CRC32s the store recorded, so head proves
+            // nothing and only reading the object (which fails) could tell.
+            proxy.inject("PUT", t -> t.contains("partNumber=2"), new FaultProxy.FlipRequestByte(true), 1);
+            store.put("damaged", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc));
+            assertThat(serverChecksum(server, bucket, "damaged")).endsWith("-3");
+            assertThat(store.head("damaged").crc32()).isEmpty();
+            assertThatThrownBy(() -> store.readAll("damaged", (int) (12 * MIB), OptionalLong.of(crc)))
+                    .isInstanceOf(ChecksumMismatchException.class);
+        }
+    }
+
+    @Test
+    void serversThatKeepNoPartChecksumsLeaveMultipartObjectsToBeRead() throws Exception {
+        Path file = elevenMiB();
+        long crc = ContractData.crc32(Files.readAllBytes(file));
+        S3Server proxy = S3Servers.s3proxy();
+        String proxyBucket = proxy.createBucket("parted-proxy");
+        try (ObjectStore store = open(small(proxy, proxyBucket).build())) {
+            assertThat(store.put("k", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc)).parts()).isEqualTo(3);
+            assertThat(store.capabilities()).doesNotContain(StoreCapability.CRC32_STORED);
+            assertThat(store.head("k").crc32()).isEmpty();
+            assertThat(store.readAll("k", (int) (12 * MIB), OptionalLong.of(crc))).hasSize((int) (11 * MIB));
+        }
+        try (FaultProxy faults = FaultProxy.start(proxy.endpoint());
+                ObjectStore store = open(small(proxy, proxyBucket).endpoint(faults.endpoint()).build())) {
+            store.capabilities();
+            faults.inject("PUT", t -> t.contains("partNumber=2"), new FaultProxy.FlipRequestByte(false), 1);
+            // Over plain HTTP both clients sign the body's SHA-256, which S3Proxy checks: that is what refuses it here.
+            assertThatThrownBy(() -> store.put("flipped", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc)))
+                    .isInstanceOf(IntegrityRejectedException.class).hasMessageContaining("XAmzContentSHA256Mismatch");
+            assertThatThrownBy(() -> store.head("flipped")).isInstanceOf(ObjectNotFoundException.class);
+        }
+        S3Server mock = S3Servers.s3mock();
+        String mockBucket = mock.createBucket("parted-when-required");
+        try (ObjectStore store = open(small(mock, mockBucket).checksumMode(ChecksumMode.WHEN_REQUIRED).build())) {
+            store.put("k", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc));
+            assertThat(serverChecksum(mock, mockBucket, "k")).as("no part CRC32s sent, none kept").isNull();
+            assertThat(store.head("k").crc32()).isEmpty();
         }
     }
 }
