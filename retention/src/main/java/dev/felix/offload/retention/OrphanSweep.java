@@ -149,7 +149,10 @@ public final class OrphanSweep {
                     LOG.info("{}: deleted orphan {}", prefix, key);
                 }
             }
-            OrphanLedger.save(root.path(), nextSeen);
+            if (!nextSeen.equals(seen)) {
+                // Unchanged (no orphans now and none before, say): nothing to write, and no file appears.
+                OrphanLedger.save(root.path(), nextSeen);
+            }
             if (!refuse && store instanceof IncompleteUploads uploads && !stop.stopRequested()) {
                 // Begun before the grace period: no upload of a live pass (which holds the root lock) is that old.
                 try {

@@ -90,6 +90,30 @@ class OrphanSweepTest {
     }
 
     @Test
+    void theLedgerIsWrittenOnlyWhenWhatWasSeenChanges() throws Exception {
+        assertThat(sweep(OrphanSweepSettings.defaults()).found()).isEmpty();
+        assertThat(OrphanLedger.fileIn(root)).as("no orphans, none before: no file").doesNotExist();
+
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        sweep(OrphanSweepSettings.defaults());
+        assertThat(OrphanLedger.fileIn(root)).exists();
+        java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(OrphanLedger.fileIn(root));
+        byte[] ledger = Files.readAllBytes(OrphanLedger.fileIn(root));
+        Files.setLastModifiedTime(OrphanLedger.fileIn(root), java.nio.file.attribute.FileTime.fromMillis(0));
+        clock.advance(Duration.ofMinutes(5));
+        sweep(OrphanSweepSettings.defaults());
+        assertThat(Files.getLastModifiedTime(OrphanLedger.fileIn(root)).toMillis()).as("the same sighting: not rewritten")
+                .isZero();
+        assertThat(Files.readAllBytes(OrphanLedger.fileIn(root))).isEqualTo(ledger);
+        assertThat(written.toMillis()).isPositive();
+
+        store.delete(orphan);
+        sweep(OrphanSweepSettings.defaults());
+        assertThat(OrphanLedger.load(root)).as("gone from the store: gone from the ledger").isEmpty();
+    }
+
+    @Test
     void aDryRunReportsWhatWouldGoAndChangesNothing() throws Exception {
         String orphan = keys.segmentKey(shardName(), 900_000, 77);
         put(store, orphan);
