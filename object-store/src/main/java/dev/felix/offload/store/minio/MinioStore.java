@@ -5,6 +5,7 @@ import com.google.common.collect.Multimap;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.DownloadResult;
+import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.KeyRules;
 import dev.felix.offload.store.ListPage;
@@ -32,6 +33,7 @@ import dev.felix.offload.store.remote.ServerTraits;
 import dev.felix.offload.store.s3.S3ErrorTranslation;
 import io.minio.GetObjectArgs;
 import io.minio.GetObjectResponse;
+import io.minio.ListMultipartUploadsResponse;
 import io.minio.ListObjectsArgs;
 import io.minio.MinioAsyncClient;
 import io.minio.MinioClient;
@@ -58,11 +60,13 @@ import io.minio.messages.DeleteError;
 import io.minio.messages.DeleteObject;
 import io.minio.messages.Item;
 import io.minio.messages.Part;
+import io.minio.messages.Upload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -88,10 +92,11 @@ import okhttp3.OkHttpClient;
  * A store in an S3-compatible bucket through the MinIO Java client. Same contract, settings,
  * probe, retry policy and multipart behaviour as the SDK store: bodies above the threshold go up
  * in parts, several at once, aborted on failure; CRC32s travel as {@code x-amz-checksum-crc32}
- * headers where the checksum mode says so. OkHttp's own connection retries are off, so every
- * retry is the policy's.
+ * headers where the checksum mode says so. Like the SDK store it aborts the multipart uploads a
+ * killed process left ({@link IncompleteUploads}). OkHttp's own connection retries are off, so
+ * every retry is the policy's.
  */
-public final class MinioStore implements ObjectStore {
+public final class MinioStore implements ObjectStore, IncompleteUploads {
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final String CRC32_HEADER = "x-amz-checksum-crc32";
 
@@ -225,6 +230,11 @@ public final class MinioStore implements ObjectStore {
             return S3ErrorTranslation.fromAnswer(operation, key, se.statusCode(), null, se.getMessage(), e);
         }
         if (t instanceof InvalidResponseException) {
+            if (String.valueOf(t.getMessage()).contains("Response code: 501,")) {
+                // Not Implemented, as an HTML page (S3Proxy's way): asking again cannot help
+                return S3ErrorTranslation.fromAnswer(operation, key, 501, "NotImplemented",
+                        "the server does not implement this request", e);
+            }
             // a non-XML answer, e.g. an HTML error page from something in between
             return S3ErrorTranslation.fromIo(operation, key, e);
         }
@@ -392,6 +402,52 @@ public final class MinioStore implements ObjectStore {
         try (InputStream in = body.open(from, count)) {
             return in.readNBytes((int) count);
         }
+    }
+
+    // ---- incomplete uploads
+
+    /**
+     * Lists the multipart uploads under the prefix page by page (key and upload-id markers, as S3
+     * pages them) and aborts each begun before {@code startedBefore}, as the SDK store does. Uploads
+     * outside the prefix are skipped even if a server lists them; one gone by the time it is aborted
+     * (completed or aborted by its own process) is not an error and is not counted.
+     */
+    @Override
+    public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
+        String fullPrefix = settings.fullKey(prefix);
+        String base = settings.fullKey("");
+        List<String> aborted = new ArrayList<>();
+        String keyMarker = null;
+        String uploadMarker = null;
+        for (int page = 0; page < 10_000; page++) {
+            String km = keyMarker;
+            String um = uploadMarker;
+            ListMultipartUploadsResponse res = call("list multipart uploads", prefix, () -> async.listMultipartUploadsAsync(
+                    settings.bucket(), settings.region(), null, null, km, 1000, fullPrefix, um, null, null).get());
+            for (Upload u : res.result().uploads()) {
+                if (u.initiated() == null || !u.initiated().toInstant().isBefore(startedBefore)
+                        || !u.objectName().startsWith(fullPrefix)) {
+                    continue;
+                }
+                String key = u.objectName().substring(base.length());
+                try {
+                    call("abort multipart upload", key, () -> async.abortMultipartUploadAsync(settings.bucket(),
+                            settings.region(), u.objectName(), u.uploadId(), null, null).get());
+                    aborted.add(key);
+                } catch (ObjectNotFoundException gone) {
+                    // NoSuchUpload: it was completed or aborted meanwhile, so there is nothing left to abort
+                }
+            }
+            if (!res.result().isTruncated()) {
+                return aborted;
+            }
+            keyMarker = res.result().nextKeyMarker();
+            uploadMarker = res.result().nextUploadIdMarker();
+            if (keyMarker == null || keyMarker.isEmpty()) {
+                return aborted; // truncated without a marker to go on from: nothing more can be asked for
+            }
+        }
+        return aborted;
     }
 
     // ---- fetch

@@ -374,11 +374,16 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
             ListMultipartUploadsResponse res = call("list multipart uploads", prefix,
                     () -> s3.listMultipartUploads(req.build()));
             for (MultipartUpload u : res.uploads()) {
-                if (u.initiated() != null && u.initiated().isBefore(startedBefore)) {
+                // the prefix is checked again: a server that ignored it must not lead to aborting another node's uploads
+                if (u.initiated() != null && u.initiated().isBefore(startedBefore) && u.key().startsWith(fullPrefix)) {
                     String key = u.key().substring(settings.fullKey("").length());
-                    call("abort multipart upload", key, () -> s3.abortMultipartUpload(AbortMultipartUploadRequest.builder()
-                            .bucket(settings.bucket()).key(u.key()).uploadId(u.uploadId()).build()));
-                    aborted.add(key);
+                    try {
+                        call("abort multipart upload", key, () -> s3.abortMultipartUpload(AbortMultipartUploadRequest.builder()
+                                .bucket(settings.bucket()).key(u.key()).uploadId(u.uploadId()).build()));
+                        aborted.add(key);
+                    } catch (ObjectNotFoundException gone) {
+                        // NoSuchUpload: it was completed or aborted meanwhile, so there is nothing left to abort
+                    }
                 }
             }
             if (!Boolean.TRUE.equals(res.isTruncated())) {
