@@ -119,8 +119,8 @@ final class Felix {
 
     /**
      * Starts {@code felix-offload args} in {@code dir} with extra JVM options and environment
-     * variables. {@code normalExit} marks a run expected to end by itself: the first such run writes
-     * the class-data archive the others map.
+     * variables (a null value unsets one). {@code normalExit} marks a run expected to end by itself:
+     * the first such run writes the class-data archive the others map.
      */
     static Running start(Path dir, Map<String, String> env, List<String> jvmOptions, boolean normalExit,
                          List<String> args) throws IOException {
@@ -142,7 +142,14 @@ final class Felix {
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().remove("FELIX_NODE_ID");
         pb.environment().remove("JAVA_TOOL_OPTIONS");
-        pb.environment().putAll(env);
+        // A null value removes the variable, so a test can start a process without credentials it inherited.
+        env.forEach((name, value) -> {
+            if (value == null) {
+                pb.environment().remove(name);
+            } else {
+                pb.environment().put(name, value);
+            }
+        });
         return new Running(pb.start(), out, err);
     }
 

@@ -1,0 +1,599 @@
+package dev.felix.offload.reliability;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.format.RecordCodec;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.manifest.ManifestCodec;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.InvalidKeyException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.fs.FilesystemStore;
+import dev.felix.offload.store.harness.S3Server;
+import dev.felix.offload.store.harness.S3Servers;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.zip.CRC32;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Bad input, gathered in one place: malformed configuration files, store URIs, credentials and
+ * endpoints, shard names, a manifest holding a key that climbs out of the store, and counts and
+ * lengths far past anything real, each given to the real process as an operator would give it.
+ *
+ * <p>Every case must end with the exit code the command's contract names (2 for a usage or
+ * configuration mistake, 1 for damaged data or a store that refused), an error naming what was
+ * wrong (the setting, or the file and byte), no stack trace, and nothing changed: the data roots,
+ * the store and the files next to the store compare equal, file by file and object by object,
+ * before and after (see {@link World}). All cases run, and every broken promise is reported
+ * together at the end of each test.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BadInputIT {
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(2);
+
+    private Path dir;
+    /** Two shards of two streams, offloaded to {@link #storeDir} with three segments kept locally. */
+    private Path root;
+    private Path storeDir;
+    private String store;
+    /** Where a key climbing out of the store with {@code ..} would land: beside the store. */
+    private Path outside;
+    private List<Path> shards;
+    private World world;
+    private final Map<String, Integer> tally = new TreeMap<>();
+
+    @BeforeAll
+    void offloadedRoot() throws Exception {
+        dir = Props.work().resolve("bad-input");
+        CrashCampaign.deleteTree(dir);
+        Files.createDirectories(dir);
+        root = dir.resolve("data");
+        storeDir = dir.resolve("store");
+        outside = dir.resolve("outside");
+        Files.createDirectories(outside);
+        store = storeDir.toUri().toString();
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", root.toString(), "--streams", "2", "--records",
+                "2000", "--payload-bytes", "200", "--segment-bytes", "65536"));
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "offload", "--data-dir", root.toString(), "--store", store,
+                "--keep-local-segments", "3"));
+        shards = new DataRoot(root).shardDirectories();
+        assertThat(shards).hasSize(2);
+        assertThat(ManifestStore.read(shards.get(0)).entries()).hasSizeGreaterThan(3);
+        world = new World().dir("data", root).dir("store", storeDir).dir("outside", outside);
+    }
+
+    @AfterAll
+    void summary() {
+        Props.summary("bad input: " + tally.values().stream().mapToInt(Integer::intValue).sum() + " cases ("
+                + tally.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "))
+                + "), each refused with its exit code and an error naming the setting or the file and byte, no stack"
+                + " trace, and every data root, store and file beside the store unchanged");
+    }
+
+    private static void ok(Felix.Result r) {
+        assertThat(r.exit()).as(r.describe()).isZero();
+    }
+
+    /** One bad input: what the process must answer, and that the world is as it was. */
+    private final class Cases {
+        final String category;
+        final SoftAssertions soft = new SoftAssertions();
+        World world = BadInputIT.this.world;
+        Map<String, String> env = Map.of();
+        List<String> jvm = List.of();
+
+        Cases(String category) {
+            this.category = category;
+        }
+
+        Felix.Result expect(int exit, List<String> says, String... args) throws Exception {
+            String what = "felix-offload " + String.join(" ", args);
+            Map<String, String> before = world.snapshot();
+            Felix.Result r;
+            try (Felix.Running p = Felix.start(dir, env, jvm, true, List.of(args))) {
+                r = p.await(TIMEOUT, what);
+            }
+            String all = r.out() + r.err();
+            soft.assertThat(r.exit()).as(what + ": exit (" + r.describe() + ")").isEqualTo(exit);
+            for (String s : says) {
+                soft.assertThat(all).as(what + ": the error names " + s).contains(s);
+            }
+            soft.assertThat(r.err()).as(what + ": a stack trace").doesNotContain("\tat ", "Exception in thread");
+            soft.assertThat(World.differences(before, world.snapshot())).as(what + ": what changed").isEmpty();
+            tally.merge(category, 1, Integer::sum);
+            return r;
+        }
+
+        void done() {
+            soft.assertAll();
+        }
+    }
+
+    private Path config(String name, String text) throws IOException {
+        Path file = Files.createDirectories(dir.resolve("configs")).resolve(name);
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /** The two required keys, the HTTP port left to the system, then {@code more}. */
+    private String base(String more) {
+        return "data-dir: " + root + "\nstore: " + store + "\nhttp.port: 0\n" + more + "\n";
+    }
+
+    @Test
+    void malformedConfigurationFilesStopEveryCommandBeforeItTouchesAnything() throws Exception {
+        Cases c = new Cases("configuration");
+        record Bad(String name, String text, String says) {
+        }
+        String over = "x".repeat(1024 * 1024);
+        List<Bad> bad = new ArrayList<>(List.of(
+                new Bad("word.yaml", base("offload.parallelism: two"), "offload.parallelism: expected an integer from 1 to 1024, got 'two'"),
+                new Bad("zero.yaml", base("offload.parallelism: 0"), "offload.parallelism: expected an integer from 1 to 1024"),
+                new Bad("huge-int.yaml", base("offload.parallelism: 99999999999999999999"), "offload.parallelism: expected an integer"),
+                new Bad("typo.yaml", base("offload.paralelism: 2"), "offload.paralelism: unknown key (did you mean offload.parallelism?)"),
+                new Bad("syntax.yaml", base("offload: [a, b"), "not valid YAML"),
+                new Bad("no-data-dir.yaml", "store: " + store + "\n", "data-dir: is required"),
+                new Bad("no-store.yaml", "data-dir: " + root + "\n", "store: is required"),
+                new Bad("empty.yaml", "", "data-dir: is required"),
+                new Bad("other.toml", "data-dir = \"" + root + "\"\n", "must end in .yaml, .yml or .properties"),
+                new Bad("huge-bytes.yaml", base("retention.bytes: 99999999999999TiB"), "retention.bytes: expected -1 (unlimited) or a number of bytes"),
+                new Bad("long-overflow.yaml", base("retention.bytes: 9223372036854775808"), "retention.bytes: expected -1"),
+                new Bad("cron.yaml", base("offload.schedule: \"61 * * * *\""), "offload.schedule: expected a 5-field Unix"),
+                new Bad("zone.yaml", base("schedule.zone: Mars/Olympus"), "schedule.zone: expected a time zone id"),
+                new Bad("node-id-path.yaml", base("node-id: ../../etc"), "node-id: node id from node-id holds a forbidden character"),
+                new Bad("node-id-long.yaml", base("node-id: " + "n".repeat(200)), "node-id: node id from node-id is longer than 128 bytes"),
+                new Bad("port.yaml", base("http.port: 70000").replace("http.port: 0\n", ""), "http.port: expected an integer from 0 to 65535"),
+                new Bad("bind.yaml", base("http.bind: 999.1.1.1"), "http.bind: expected an IP address"),
+                new Bad("duration.yaml", base("retention.ms: 7 days"), "retention.ms: expected -1 (unlimited), milliseconds, or a duration"),
+                new Bad("grace.yaml", base("orphans.grace: -1h"), "orphans.grace: expected a duration"),
+                new Bad("twice.yaml", base("data-dir: /elsewhere"), "Duplicate field 'data-dir'"),
+                new Bad("nested-twice.yaml", base("offload.verify: auto\noffload:\n  verify: none"), "offload.verify: is given twice"),
+                new Bad("list.yaml", base("offload.verify: [auto]"), "offload.verify: expected a single value, got a list"),
+                new Bad("no-value.yaml", base("node-id:"), "node-id: has no value"),
+                new Bad("verify.yaml", base("offload.verify: maybe"), "offload.verify: expected auto, server-checksum, read-back or none"),
+                new Bad("bandwidth.yaml", base("offload.bandwidth: lots"), "offload.bandwidth: expected a number of bytes"),
+                new Bad("batch.yaml", base("retention.delete-batch-size: 0"), "retention.delete-batch-size: expected an integer from 1 to 1000"),
+                new Bad("bool.yaml", base("retention.deleted-streams: maybe"), "retention.deleted-streams: expected true or false"),
+                new Bad("level.yaml", base("log.level: loud"), "log.level: expected error, warn, info, debug or trace"),
+                new Bad("cache.yaml", base("chunk-cache.bytes: -5"), "chunk-cache.bytes: expected a number of bytes >= 0"),
+                new Bad("shard-path.yaml", base("retention.shards:\n  \"../../etc\":\n    retention.ms: 1d"),
+                        "shard directory '../../etc' must be a directory's name under the data root, not a path"),
+                new Bad("stream-pattern.yaml", base("retention.streams:\n  \"acme/default\":\n    retention.ms: 1d"),
+                        "stream pattern 'acme/default' must be tenant/namespace/stream"),
+                new Bad("no-data-root.yaml", base("").replace("data-dir: " + root, "data-dir: " + dir.resolve("nowhere")), "data-dir: no directory at"),
+                new Bad("data-root-is-a-file.yaml", base("").replace("data-dir: " + root, "data-dir: " + root.resolve("node-id")), "data-dir: no directory at"),
+                new Bad("uri-credentials.yaml", base("").replace("store: " + store, "store: s3://AKIAEXAMPLE:secret@felix-bucket"),
+                        "store: store URI credentials: credentials must not be written into a store URI"),
+                new Bad("uri-climbs.yaml", base("").replace("store: " + store, "store: \"s3://felix-bucket/../x?region=us-east-1\""),
+                        "store: store URI prefix"),
+                new Bad("top-level-list.yaml", "- " + root + "\n- " + store + "\n", "expected a mapping of keys to values at the top"),
+                new Bad("nesting.yaml", base("x:" + " [".repeat(5000)), "not valid YAML"),
+                new Bad("too-large.yaml", base("# " + over), "is larger than 1024 KiB"),
+                new Bad("escape.properties", "data-dir=" + root + "\nstore=" + store + "\noffload.verify=\\uZZZZ\n",
+                        "not a valid properties file")));
+        StringBuilder laughs = new StringBuilder(base("a: &a [x, x, x, x, x, x, x, x, x]"));
+        for (char name = 'b'; name <= 'k'; name++) {
+            String prev = "*" + (char) (name - 1);
+            laughs.append(name).append(": &").append(name).append(" [").append(String.join(", ", java.util.Collections.nCopies(9, prev)))
+                    .append("]\n");
+        }
+        bad.add(new Bad("laughs.yaml", laughs.toString(), "expected a single value, got a list"));
+
+        List<Path> files = new ArrayList<>();
+        for (Bad b : bad) {
+            Path file = config(b.name(), b.text());
+            files.add(file);
+            c.expect(FelixOffload.USAGE, List.of("felix-offload: " + file, b.says()), "run", "--config", file.toString());
+        }
+        Path latin1 = dir.resolve("configs").resolve("latin1.yaml");
+        Files.write(latin1, (base("node-id: n\u00f6de")).getBytes(StandardCharsets.ISO_8859_1));
+        c.expect(FelixOffload.USAGE, List.of(latin1 + ": not UTF-8: byte 0xf6"), "run", "--config", latin1.toString());
+        Path missing = dir.resolve("configs").resolve("missing.yaml");
+        c.expect(FelixOffload.USAGE, List.of("no configuration file at " + missing), "run", "--config", missing.toString());
+
+        // The one-shot commands read the same file the same way.
+        for (int i = 0; i < 6; i++) {
+            Path file = files.get(i * 6);
+            String says = bad.get(i * 6).says();
+            for (String command : List.of("offload", "retention", "scrub")) {
+                c.expect(FelixOffload.USAGE, List.of(file.toString(), says), command, "--config", file.toString());
+            }
+        }
+        c.done();
+    }
+
+    @Test
+    void malformedStoreUrisNameTheirBadPart() throws Exception {
+        Cases c = new Cases("store URI");
+        Map<String, String> bad = new LinkedHashMap<>();
+        bad.put("ftp://felix-bucket", "store URI scheme: 'ftp' is not a store kind");
+        bad.put("felix-bucket", "has no scheme");
+        bad.put("s3://", "store URI bucket");
+        bad.put("s3://B", "store URI bucket: setting 'bucket' must be 3-63 lower-case letters");
+        bad.put("s3://AKIAEXAMPLE:secret@felix-bucket", "store URI credentials");
+        bad.put("file:relative/store", "store URI path");
+        bad.put("file:///tmp/felix%00store", "store URI path");
+        bad.put("file://fileserver/share", "store URI host");
+        bad.put("s3://felix-bucket?region=us-east-1&colour=blue", "store URI colour: unknown parameter");
+        bad.put("s3://felix-bucket?region=us-east-1&region=eu-west-1", "store URI region: the parameter is given twice");
+        bad.put("s3://felix-bucket?region=us-east-1&part-size=1", "store URI part-size");
+        bad.put("s3://felix-bucket?region=us-east-1&max-attempts=0", "store URI max-attempts");
+        bad.put("s3://felix-bucket?region=us-east-1&multipart-threshold=99999999999999999999", "store URI multipart-threshold");
+        bad.put("s3://felix-bucket?endpoint=ftp://host&region=us-east-1", "store URI endpoint");
+        bad.put("s3://felix-bucket?endpoint=not a url&region=us-east-1", "store URI syntax");
+        bad.put("s3://felix-bucket/../x?region=us-east-1", "store URI prefix");
+        bad.put("s3://felix-bucket?region=us-east-1&checksum=sometimes", "store URI checksum");
+        bad.put("minio://felix-bucket", "store URI endpoint: a minio URI needs ?endpoint=");
+        int i = 0;
+        for (Map.Entry<String, String> b : bad.entrySet()) {
+            List<String> says = List.of("--store: ", b.getValue());
+            c.expect(FelixOffload.USAGE, says, "offload", "--data-dir", root.toString(), "--store", b.getKey());
+            // The read-only commands parse the same way; a few of each are enough to show it.
+            if (i++ % 4 == 0) {
+                c.expect(FelixOffload.USAGE, says, "scrub", "--data-dir", root.toString(), "--store", b.getKey());
+                c.expect(FelixOffload.USAGE, says, "read", "--data-dir", root.toString(), "--store", b.getKey(),
+                        "--shard", shards.get(0).getFileName().toString(), "--from", "0");
+            }
+        }
+        // A filesystem store that is not there is a mistake for the commands that read or delete from it,
+        // not an empty store to report every object missing from (or to create).
+        String typo = dir.resolve("stroe").toUri().toString();
+        c.expect(FelixOffload.USAGE, List.of("--store: no store directory at " + dir.resolve("stroe")), "scrub", "--data-dir",
+                root.toString(), "--store", typo);
+        c.expect(FelixOffload.USAGE, List.of("--store: no store directory at"), "read", "--data-dir", root.toString(),
+                "--store", typo, "--shard", shards.get(0).getFileName().toString(), "--from", "0");
+        Path retention = config("retention-typo.yaml", base("retention.bytes: 1").replace("store: " + store, "store: " + typo));
+        c.expect(FelixOffload.USAGE, List.of(retention + ": store: no store directory at"), "retention", "--config",
+                retention.toString());
+        assertThat(dir.resolve("stroe")).doesNotExist();
+        c.done();
+    }
+
+    @Test
+    void wrongCredentialsAndUnreachableEndpointsFailThePassAndChangeNothing() throws Exception {
+        Cases c = new Cases("credentials and endpoints");
+        S3Server server = S3Servers.s3proxy();
+        String bucket = server.createBucket("bad-input");
+        // A root of its own, never offloaded, so every sealed segment is eligible; its node id fixed up front.
+        Path remoteRoot = dir.resolve("remote-data");
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", remoteRoot.toString(), "--records", "2000",
+                "--payload-bytes", "200", "--segment-bytes", "65536"));
+        Files.writeString(remoteRoot.resolve("node-id"), "node-bad-input\n");
+        c.world = new World().dir("data", remoteRoot).listing(bucket, () -> objects(server, bucket));
+        String uri = "s3://" + bucket + "?endpoint=" + server.endpoint() + "&region=" + server.region()
+                + "&path-style=true&max-attempts=2";
+        String access = server.credentials().accessKey().orElseThrow();
+        String secret = server.credentials().secretKey().orElseThrow();
+        String[] offload = {"offload", "--data-dir", remoteRoot.toString(), "--store", uri, "--keep-local-segments", "1"};
+        String[] scrub = {"scrub", "--data-dir", remoteRoot.toString(), "--store", uri};
+
+        c.env = awsEnv(access, secret + "-rotated", server.region());
+        c.expect(FelixOffload.CORRUPT, List.of("403", "SignatureDoesNotMatch"), offload);
+        // scrub's contract: 1 for what it found wrong in the store, 3 when it could not read the store at all.
+        c.expect(FelixOffload.IO, List.of("403", "SignatureDoesNotMatch"), scrub);
+        c.env = awsEnv("AKIAUNKNOWN0000000000", secret, server.region());
+        c.expect(FelixOffload.CORRUPT, List.of("403", "InvalidAccessKeyId"), offload);
+        // No credentials anywhere: not in the environment, no profile files, no instance metadata.
+        Map<String, String> none = awsEnv(null, null, server.region());
+        none.put("AWS_SHARED_CREDENTIALS_FILE", dir.resolve("no-credentials").toString());
+        none.put("AWS_CONFIG_FILE", dir.resolve("no-config").toString());
+        none.put("AWS_EC2_METADATA_DISABLED", "true");
+        none.put("AWS_CONTAINER_CREDENTIALS_FULL_URI", null);
+        none.put("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", null);
+        none.put("AWS_WEB_IDENTITY_TOKEN_FILE", null);
+        none.put("AWS_PROFILE", null);
+        c.env = none;
+        c.expect(FelixOffload.CORRUPT, List.of("credentials"), offload);
+
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        String refused = "s3://" + bucket + "?endpoint=http://127.0.0.1:" + closed + "&region=" + server.region()
+                + "&path-style=true&max-attempts=2";
+        c.env = awsEnv(access, secret, server.region());
+        c.expect(FelixOffload.CORRUPT, List.of("Connection refused", "127.0.0.1:" + closed), "offload", "--data-dir",
+                remoteRoot.toString(), "--store", refused, "--keep-local-segments", "1");
+        c.expect(FelixOffload.IO, List.of("Connection refused", "127.0.0.1:" + closed), "scrub", "--data-dir", remoteRoot.toString(),
+                "--store", refused);
+
+        // The same root and store with the right credentials: the pass goes through, so the refusals above
+        // were about the credentials and the endpoint and nothing else.
+        c.env = awsEnv(access, secret, server.region());
+        Felix.Result good = Felix.run(dir, c.env, TIMEOUT, offload);
+        c.soft.assertThat(good.exit()).as("the same pass with the right credentials: " + good.describe()).isZero();
+        c.soft.assertThat(objects(server, bucket)).as("objects after the pass with the right credentials").isNotEmpty();
+        c.done();
+    }
+
+    private static Map<String, String> awsEnv(String access, String secret, String region) {
+        Map<String, String> env = new HashMap<>();
+        env.put("AWS_ACCESS_KEY_ID", access);
+        env.put("AWS_SECRET_ACCESS_KEY", secret);
+        env.put("AWS_SESSION_TOKEN", null);
+        env.put("AWS_REGION", region);
+        return env;
+    }
+
+    private static Map<String, String> objects(S3Server server, String bucket) {
+        Map<String, String> out = new TreeMap<>();
+        server.admin().listObjectsV2Paginator(b -> b.bucket(bucket)).contents()
+                .forEach(o -> out.put(o.key(), o.size() + " bytes, etag " + o.eTag()));
+        return out;
+    }
+
+    @Test
+    void shardNamesThatAreNotShardDirectoriesAreRefused() throws Exception {
+        Cases c = new Cases("shard names");
+        String shard = shards.get(0).getFileName().toString();
+        for (String bad : List.of("", ".", "..", "../data", shard + "/..", "/etc", ".deleted", "node-id", "no-such-shard",
+                shard + "\\..")) {
+            c.expect(FelixOffload.USAGE, List.of("no shard directory '" + bad + "'"), "read", "--data-dir", root.toString(),
+                    "--store", store, "--shard", bad, "--from", "0");
+        }
+        c.expect(FelixOffload.USAGE, List.of("no shard directory at"), "manifest", "show", "--shard-dir",
+                root.resolve("no-such-shard").toString());
+        c.expect(FelixOffload.USAGE, List.of("--shard must be between 0 and 4294967295"), "shard-dir", "--tenant", "acme",
+                "--namespace", "default", "--stream", "orders", "--shard", "4294967296");
+        c.expect(FelixOffload.USAGE, List.of("--shard must be between 0 and 4294967295"), "shard-dir", "--tenant", "acme",
+                "--namespace", "default", "--stream", "orders", "--shard", "-1");
+
+        // The daemon's HTTP reader takes shard names from the network: the same refusals, as 4xx answers.
+        Path daemonConfig = config("daemon.yaml", base("offload.schedule: \"off\"\nretention.schedule: \"off\"\n"
+                + "scrub.schedule: \"off\""));
+        Map<String, String> before = world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            HttpClient http = HttpClient.newHttpClient();
+            Map<String, Integer> requests = new LinkedHashMap<>();
+            requests.put("/read?shard=..%2F..%2Fetc&from=0", 404);
+            requests.put("/read?shard=..&from=0", 404);
+            requests.put("/read?shard=&from=0", 404);
+            requests.put("/read?shard=.deleted&from=0", 404);
+            requests.put("/read?shard=" + shard + "&from=-1", 400);
+            requests.put("/read?shard=" + shard + "&from=18446744073709551616", 400);
+            requests.put("/read?shard=" + shard + "&from=0&max=100000000", 400);
+            requests.put("/read?shard=" + shard + "&from=0&max=0", 400);
+            requests.put("/read?shard=" + shard, 400);
+            for (Map.Entry<String, Integer> r : requests.entrySet()) {
+                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(base.resolve(r.getKey()))
+                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                c.soft.assertThat(answer.statusCode()).as("GET " + r.getKey() + ": " + answer.body()).isEqualTo(r.getValue());
+                tally.merge("shard names", 1, Integer::sum);
+            }
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(base.resolve("/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(health.body()).as("the daemon after the bad requests").contains("\"live\":true");
+        }
+        c.soft.assertThat(World.differences(before, world.snapshot())).as("the daemon's bad requests changed").isEmpty();
+        c.done();
+    }
+
+    private static final Pattern SERVING = Pattern.compile("serving (http://[^/\\s]+/)");
+
+    private static URI daemonEndpoint(Felix.Running daemon) throws Exception {
+        long limit = System.nanoTime() + TIMEOUT.toNanos();
+        while (System.nanoTime() < limit) {
+            if (!daemon.process.isAlive()) {
+                throw new AssertionError("the daemon exited: " + daemon.result().describe());
+            }
+            Matcher m = SERVING.matcher(Files.exists(daemon.err) ? Files.readString(daemon.err) : "");
+            Matcher o = SERVING.matcher(Files.exists(daemon.out) ? Files.readString(daemon.out) : "");
+            if (m.find()) {
+                return URI.create(m.group(1));
+            }
+            if (o.find()) {
+                return URI.create(o.group(1));
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the daemon never said where it serves");
+    }
+
+    @Test
+    void aManifestKeyThatClimbsOutOfTheStoreIsRefusedAndNothingOutsideIsReadOrDeleted() throws Exception {
+        Cases c = new Cases("manifest key with ..");
+        // A copy of one offloaded shard, alone in its root, whose first entry now names an object beside the
+        // store. A real copy of the object waits there, so a command that followed the key would find a
+        // well-formed segment of the right size and CRC32 and succeed: these cases can only pass by refusing.
+        // The shard has a store of its own (a copy of its objects): the orphan sweep of a root holding only this
+        // shard would rightly take the other shard's objects for orphans of a removed shard.
+        Path badRoot = dir.resolve("climbing-data");
+        Path badStore = dir.resolve("climbing-store");
+        String shardName = shards.get(0).getFileName().toString();
+        Path shardDir = badRoot.resolve(shardName);
+        copyTree(shards.get(0), shardDir);
+        Files.copy(root.resolve("node-id"), badRoot.resolve("node-id"));
+        String node = Files.readString(root.resolve("node-id")).trim();
+        copyTree(storeDir.resolve(node).resolve(shardName), badStore.resolve(node).resolve(shardName));
+        String store = badStore.toUri().toString();
+        ManifestEntry first = ManifestStore.read(shardDir).entries().get(0);
+        String climbing = "../outside/" + first.objectKey();
+        Path victim = outside.resolve(first.objectKey());
+        Files.createDirectories(victim.getParent());
+        Files.copy(storeDir.resolve(first.objectKey()), victim, StandardCopyOption.REPLACE_EXISTING);
+        Path manifest = ManifestStore.fileIn(shardDir);
+        int keyAt = ManifestCodec.HEADER_LENGTH + ManifestCodec.KEY_OFFSET;
+        Files.write(manifest, withFirstKey(Files.readAllBytes(manifest), climbing));
+        c.world = new World().dir("data", badRoot).dir("store", badStore).dir("outside", outside);
+
+        List<String> says = List.of(ManifestStore.FILE_NAME, "byte " + keyAt, "'..'");
+        String shard = shardDir.getFileName().toString();
+        c.expect(FelixOffload.CORRUPT, says, "manifest", "show", "--shard-dir", shardDir.toString());
+        c.expect(FelixOffload.CORRUPT, says, "fsck", "--data-dir", badRoot.toString());
+        c.expect(FelixOffload.CORRUPT, says, "read", "--data-dir", badRoot.toString(), "--store", store, "--shard", shard,
+                "--from", Long.toUnsignedString(first.baseOffset()));
+        c.expect(FelixOffload.CORRUPT, says, "scrub", "--data-dir", badRoot.toString(), "--store", store);
+        c.expect(FelixOffload.CORRUPT, says, "offload", "--data-dir", badRoot.toString(), "--store", store,
+                "--keep-local-segments", "1");
+        Path retention = config("climbing.yaml", "data-dir: " + badRoot + "\nstore: " + store
+                + "\nretention.bytes: 1\nlocal.retention.bytes: 1\norphans.grace: 0s\n");
+        c.expect(FelixOffload.CORRUPT, says, "retention", "--config", retention.toString());
+
+        // And the filesystem store itself refuses the key, whoever hands it over.
+        try (ObjectStore fs = FilesystemStore.open(badStore)) {
+            Map<String, String> before = c.world.snapshot();
+            assertThatThrownBy(() -> fs.head(climbing)).isInstanceOf(InvalidKeyException.class).hasMessageContaining("'..'");
+            assertThatThrownBy(() -> fs.delete(climbing)).isInstanceOf(InvalidKeyException.class);
+            assertThatThrownBy(() -> fs.put(climbing, UploadBody.ofBytes(new byte[] {1})))
+                    .isInstanceOf(InvalidKeyException.class);
+            assertThat(World.differences(before, c.world.snapshot())).isEmpty();
+            tally.merge("manifest key with ..", 3, Integer::sum);
+        }
+        c.done();
+    }
+
+    /** A manifest's bytes with entry 0's key replaced, key length and CRC written to match. */
+    private static byte[] withFirstKey(byte[] manifest, String key) {
+        ByteBuffer in = ByteBuffer.wrap(manifest);
+        int entry = ManifestCodec.HEADER_LENGTH;
+        int oldLength = Short.toUnsignedInt(in.getShort(entry + ManifestCodec.KEY_LENGTH_OFFSET));
+        byte[] newKey = key.getBytes(StandardCharsets.UTF_8);
+        int keyAt = entry + ManifestCodec.KEY_OFFSET;
+        ByteBuffer out = ByteBuffer.allocate(manifest.length - oldLength + newKey.length);
+        out.put(manifest, 0, keyAt).put(newKey).put(manifest, keyAt + oldLength, manifest.length - keyAt - oldLength);
+        out.putShort(entry + ManifestCodec.KEY_LENGTH_OFFSET, (short) newKey.length);
+        return resealed(out.array());
+    }
+
+    /** {@code bytes} with the last four replaced by the CRC32 of everything before them. */
+    private static byte[] resealed(byte[] bytes) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes, 0, bytes.length - 4);
+        ByteBuffer.wrap(bytes).putInt(bytes.length - 4, (int) crc.getValue());
+        return bytes;
+    }
+
+    @Test
+    void hugeCountsAndLengthsAreRefusedWithoutAllocatingThem() throws Exception {
+        Cases c = new Cases("huge counts and lengths");
+        // A 64 MiB heap: anything sized by one of these numbers (2^32 entries, a 512 MiB record) would not fit.
+        c.jvm = List.of("-Xmx64m");
+
+        // A manifest claiming 2^32 - 1 entries, its CRC valid, so only the count is wrong.
+        Path manyRoot = dir.resolve("many-entries");
+        Path manyShard = manyRoot.resolve(shards.get(0).getFileName());
+        copyTree(shards.get(0), manyShard);
+        Files.copy(root.resolve("node-id"), manyRoot.resolve("node-id"));
+        Path manifest = ManifestStore.fileIn(manyShard);
+        byte[] bytes = Files.readAllBytes(manifest);
+        ByteBuffer.wrap(bytes).putInt(ManifestCodec.COUNT_OFFSET, -1);
+        Files.write(manifest, resealed(bytes));
+        c.world = new World().dir("data", manyRoot).dir("store", storeDir);
+        List<String> count = List.of("Truncated", ManifestStore.FILE_NAME, "byte " + ManifestCodec.HEADER_LENGTH,
+                "4294967295 entries");
+        c.expect(FelixOffload.CORRUPT, count, "manifest", "show", "--shard-dir", manyShard.toString());
+        c.expect(FelixOffload.CORRUPT, count, "read", "--data-dir", manyRoot.toString(), "--store", store, "--shard",
+                manyShard.getFileName().toString(), "--from", "0");
+        c.expect(FelixOffload.CORRUPT, count, "offload", "--data-dir", manyRoot.toString(), "--store", store,
+                "--keep-local-segments", "1");
+
+        // A manifest key length of 65535 with far fewer bytes left.
+        bytes = Files.readAllBytes(ManifestStore.fileIn(shards.get(0)));
+        ByteBuffer.wrap(bytes).putShort(ManifestCodec.HEADER_LENGTH + ManifestCodec.KEY_LENGTH_OFFSET, (short) 0xFFFF);
+        Files.write(manifest, resealed(bytes));
+        c.expect(FelixOffload.CORRUPT, List.of("Truncated", "byte " + (ManifestCodec.HEADER_LENGTH + ManifestCodec.KEY_OFFSET),
+                "65535"), "manifest", "show", "--shard-dir", manyShard.toString());
+
+        // A sealed local segment whose first record claims a 512 MiB payload, its header CRC made valid so
+        // that the length is what is judged.
+        Path bigRoot = dir.resolve("big-record");
+        Path bigShard = bigRoot.resolve(shards.get(1).getFileName());
+        copyTree(shards.get(1), bigShard);
+        Files.copy(root.resolve("node-id"), bigRoot.resolve("node-id"));
+        Files.deleteIfExists(ManifestStore.fileIn(bigShard));
+        List<Path> segments = segmentFiles(bigShard);
+        Path sealed = segments.get(0);
+        byte[] seg = Files.readAllBytes(sealed);
+        int record = SegmentHeader.LENGTH;
+        ByteBuffer b = ByteBuffer.wrap(seg);
+        b.putInt(record + RecordCodec.PAYLOAD_LEN_OFFSET, 0x1FFF_FFFF);
+        CRC32 crc = new CRC32();
+        crc.update(seg, record, RecordCodec.HEADER_CRC_OFFSET);
+        b.putInt(record + RecordCodec.HEADER_CRC_OFFSET, (int) crc.getValue());
+        Files.write(sealed, seg);
+        String segmentId = sealed.getFileName().toString().replaceFirst("^0+(?=.)", "").replace(".log", "");
+        c.world = new World().dir("data", bigRoot).dir("store", storeDir);
+        List<String> tooLarge = List.of("RecordTooLarge", "byte " + record);
+        c.expect(FelixOffload.CORRUPT, tooLarge, "dump", "--segment", sealed.toString());
+        c.expect(FelixOffload.CORRUPT, tooLarge, "fsck", "--data-dir", bigRoot.toString());
+        c.expect(FelixOffload.CORRUPT, List.of("RecordTooLarge", "segment " + segmentId, "byte " + record), "offload",
+                "--data-dir", bigRoot.toString(), "--store", store, "--keep-local-segments", "1");
+        long base = ByteBuffer.wrap(seg).getLong(SegmentHeader.BASE_OFFSET_OFFSET);
+        c.expect(FelixOffload.CORRUPT, tooLarge, "read", "--data-dir", bigRoot.toString(), "--store", store, "--shard",
+                bigShard.getFileName().toString(), "--from", Long.toUnsignedString(base));
+
+        // Numbers on the command line past what the tool will make or read.
+        c.world = new World().dir("data", root).dir("store", storeDir).dir("generated", dir.resolve("generated"));
+        String generated = dir.resolve("generated").toString();
+        c.expect(FelixOffload.USAGE, List.of("at most 10000 are generated at once"), "generate", "--data-dir", generated,
+                "--streams", "100000", "--shards-per-stream", "100000");
+        c.expect(FelixOffload.USAGE, List.of("--data-dir: 1 shards of 1000000000000000 records"), "generate", "--data-dir",
+                generated, "--records", "1000000000000000", "--payload-bytes", "65536");
+        c.expect(FelixOffload.USAGE, List.of("--payload-bytes must be between 0 and " + RecordCodec.MAX_PAYLOAD_BYTES),
+                "generate", "--data-dir", generated, "--payload-bytes", "2147483647");
+        c.expect(FelixOffload.USAGE, List.of("--parallelism", "99999999999"), "offload", "--data-dir", root.toString(),
+                "--store", store, "--parallelism", "99999999999");
+        c.expect(FelixOffload.USAGE, List.of("--from must be an unsigned 64-bit offset"), "read", "--data-dir",
+                root.toString(), "--store", store, "--shard", shards.get(0).getFileName().toString(), "--from",
+                "18446744073709551616");
+        c.expect(FelixOffload.USAGE, List.of("--max-records must be at least 1"), "read", "--data-dir", root.toString(),
+                "--store", store, "--shard", shards.get(0).getFileName().toString(), "--from", "0", "--max-records", "0");
+        c.done();
+    }
+
+    private static List<Path> segmentFiles(Path shardDir) throws IOException {
+        try (var files = Files.list(shardDir)) {
+            return files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.log")).sorted().toList();
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (var files = Files.list(from)) {
+            for (Path f : files.toList()) {
+                if (Files.isRegularFile(f)) {
+                    Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    /** The exit codes of the command's contract (FelixOffload's), spelled out: the suite runs the jar, not its classes. */
+    private static final class FelixOffload {
+        static final int CORRUPT = 1;
+        static final int USAGE = 2;
+        static final int IO = 3;
+    }
+}
