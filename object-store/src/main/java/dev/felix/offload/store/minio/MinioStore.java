@@ -33,7 +33,6 @@ import dev.felix.offload.store.remote.ServerTraits;
 import dev.felix.offload.store.s3.S3ErrorTranslation;
 import io.minio.GetObjectArgs;
 import io.minio.GetObjectResponse;
-import io.minio.ListMultipartUploadsResponse;
 import io.minio.ListObjectsArgs;
 import io.minio.MinioAsyncClient;
 import io.minio.MinioClient;
@@ -59,6 +58,7 @@ import io.minio.errors.XmlParserException;
 import io.minio.messages.DeleteError;
 import io.minio.messages.DeleteObject;
 import io.minio.messages.Item;
+import io.minio.messages.ListMultipartUploadsResult;
 import io.minio.messages.Part;
 import io.minio.messages.Upload;
 import java.io.IOException;
@@ -104,6 +104,7 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
     private final OkHttpClient http;
     private final MinioClient client;
     private final MinioAsyncClient async;
+    private final UploadListing uploadListing;
     private final ExecutorService partUploads;
     private volatile ServerTraits traits;
 
@@ -112,6 +113,7 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
         this.http = http;
         this.client = client;
         this.async = async;
+        this.uploadListing = new UploadListing(async);
         this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
             Thread t = new Thread(r, "minio-part-upload-" + THREADS.incrementAndGet());
             t.setDaemon(true);
@@ -230,11 +232,6 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
             return S3ErrorTranslation.fromAnswer(operation, key, se.statusCode(), null, se.getMessage(), e);
         }
         if (t instanceof InvalidResponseException) {
-            if (String.valueOf(t.getMessage()).contains("Response code: 501,")) {
-                // Not Implemented, as an HTML page (S3Proxy's way): asking again cannot help
-                return S3ErrorTranslation.fromAnswer(operation, key, 501, "NotImplemented",
-                        "the server does not implement this request", e);
-            }
             // a non-XML answer, e.g. an HTML error page from something in between
             return S3ErrorTranslation.fromIo(operation, key, e);
         }
@@ -408,7 +405,8 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
 
     /**
      * Lists the multipart uploads under the prefix page by page (key and upload-id markers, as S3
-     * pages them) and aborts each begun before {@code startedBefore}, as the SDK store does. Uploads
+     * pages them; see {@link UploadListing} for why not through the client's own listing call) and
+     * aborts each begun before {@code startedBefore}, as the SDK store does. Uploads
      * outside the prefix are skipped even if a server lists them; one gone by the time it is aborted
      * (completed or aborted by its own process) is not an error and is not counted.
      */
@@ -422,9 +420,9 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
         for (int page = 0; page < 10_000; page++) {
             String km = keyMarker;
             String um = uploadMarker;
-            ListMultipartUploadsResponse res = call("list multipart uploads", prefix, () -> async.listMultipartUploadsAsync(
-                    settings.bucket(), settings.region(), null, null, km, 1000, fullPrefix, um, null, null).get());
-            for (Upload u : res.result().uploads()) {
+            ListMultipartUploadsResult res = call("list multipart uploads", prefix,
+                    () -> uploadListing.page(settings.bucket(), settings.region(), fullPrefix, km, um));
+            for (Upload u : res.uploads()) {
                 if (u.initiated() == null || !u.initiated().toInstant().isBefore(startedBefore)
                         || !u.objectName().startsWith(fullPrefix)) {
                     continue;
@@ -438,11 +436,11 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
                     // NoSuchUpload: it was completed or aborted meanwhile, so there is nothing left to abort
                 }
             }
-            if (!res.result().isTruncated()) {
+            if (!res.isTruncated()) {
                 return aborted;
             }
-            keyMarker = res.result().nextKeyMarker();
-            uploadMarker = res.result().nextUploadIdMarker();
+            keyMarker = res.nextKeyMarker();
+            uploadMarker = res.nextUploadIdMarker();
             if (keyMarker == null || keyMarker.isEmpty()) {
                 return aborted; // truncated without a marker to go on from: nothing more can be asked for
             }

@@ -1,12 +1,9 @@
 package dev.felix.offload.store.remote;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.harness.FaultProxy;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
@@ -29,8 +26,9 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
 /**
  * Uploads a killed process left incomplete are found and aborted, only under the prefix given and
- * only those begun before the instant, by both remote stores on both servers (S3Mock and S3Proxy
- * both list multipart uploads).
+ * only those begun before the instant, by both remote stores on both servers. S3Proxy 2.7.0 lists
+ * multipart uploads only when asked with no delimiter, max-uploads or markers (it answers 501
+ * otherwise), which is why the MinIO store does not use its client's listing call.
  */
 class IncompleteUploadsTest {
 
@@ -69,9 +67,6 @@ class IncompleteUploadsTest {
     @ParameterizedTest(name = "{0} on {1}")
     @MethodSource("storesAndServers")
     void abortsIncompleteUploadsUnderThePrefixStartedBeforeTheInstant(Kind kind, S3Server server) throws Exception {
-        assumeFalse(kind == MINIO && server == S3Servers.s3proxy(), "S3Proxy 2.7.0 answers 501 Not Implemented to a "
-                + "ListMultipartUploads with delimiter, max-uploads, key-marker or upload-id-marker, and MinIO client 8.6.0 "
-                + "always sends delimiter and max-uploads (that refusal is checked by minioOnS3ProxyReportsTheRefusalAtOnce)");
         String bucket = server.createBucket("incomplete");
         try (ObjectStore store = kind.open().apply(server.settings(bucket).prefix("base").build())) {
             var admin = server.admin();
@@ -130,20 +125,6 @@ class IncompleteUploadsTest {
                     new FaultProxy.ErrorAnswer(404, "NoSuchUpload"), 1);
             assertThat(uploads(store).abortIncompleteUploads("n/", Instant.now().plusSeconds(60)))
                     .containsExactly("n/s/2.segment");
-        }
-        assertThat(left(server, bucket)).containsExactly("n/s/1.segment");
-    }
-
-    @org.junit.jupiter.api.Test
-    void minioOnS3ProxyReportsTheRefusalAtOnce() throws Exception {
-        S3Server server = S3Servers.s3proxy();
-        String bucket = server.createBucket("incomplete-refused");
-        server.admin().createMultipartUpload(b -> b.bucket(bucket).key("n/s/1.segment"));
-        try (FaultProxy recorder = FaultProxy.start(server.endpoint());
-                ObjectStore store = MINIO.open().apply(server.settings(bucket).endpoint(recorder.endpoint()).build())) {
-            assertThatThrownBy(() -> uploads(store).abortIncompleteUploads("n/", Instant.now().plusSeconds(60)))
-                    .isInstanceOf(StoreRejectedException.class).hasMessageContaining("501");
-            assertThat(recorder.exchanges("GET", t -> t.contains("uploads"))).as("not retried").hasSize(1);
         }
         assertThat(left(server, bucket)).containsExactly("n/s/1.segment");
     }
