@@ -79,6 +79,46 @@ class OffloadOnS3Test {
         }
     }
 
+    static Stream<Arguments> multipartBackends() {
+        return Stream.of(
+                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), "server-checksum"),
+                Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), "server-checksum"),
+                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false), "read-back"));
+    }
+
+    /**
+     * Segments larger than the multipart threshold go up in parts; where the server keeps part CRC32s the
+     * pass proves them without reading them back, and where it keeps none it reads them back.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("multipartBackends")
+    void multipartSegmentsAreProvenByTheServerWhereItKeepsPartChecksums(Backend backend, String provenBy)
+            throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("root"));
+        Path dir = root.resolve(new dev.felix.offload.log.ShardKey("acme", "default", "big", 0).directoryName());
+        java.util.SplittableRandom random = new java.util.SplittableRandom(24);
+        try (dev.felix.offload.log.ShardLog log = dev.felix.offload.log.ShardLog.open(dir,
+                TestRoots.SMALL_SEGMENTS.withSegmentSizeBytes(12L << 20))) {
+            for (int i = 0; i < 400; i++) { // about 25 MiB: two sealed segments of three 5 MiB parts each
+                byte[] payload = new byte[64 * 1024];
+                random.nextBytes(payload);
+                log.append(1000L + i, payload);
+            }
+        }
+        String bucket = backend.server().createBucket("parts");
+        var parted = backend.server().settings(bucket).prefix("tiered").multipart(5L << 20, 5L << 20, 2).build();
+        try (ObjectStore store = backend.minioClient() ? MinioStore.open(parted) : S3Store.open(parted)) {
+            PassReport report = new OffloadPass(new DataRoot(root), store, settings(), StepHook.none(),
+                    Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
+            assertThat(report.complete()).as(report.toString()).isTrue();
+            List<SegmentUpload> uploads = report.shards().get(0).uploaded();
+            assertThat(uploads).hasSize(2).allSatisfy(u -> {
+                assertThat(u.bytes()).isGreaterThan(10L << 20);
+                assertThat(u.verifiedBy()).isEqualTo(provenBy);
+            });
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("backends")
     void aCrashBeforeTheCommitPointIsRedoneAndAfterItOnlyUnlinks(Backend backend) throws Exception {
