@@ -59,7 +59,7 @@ public final class S3ErrorTranslation {
             return new PreconditionFailedException(what, key, answer, cause);
         }
         if (status == 401 || status == 403 || DENIED.contains(c)) {
-            return new AccessDeniedException(what, key, answer, cause);
+            return new AccessDeniedException(what + "; " + credentialsHint(c), key, answer, cause);
         }
         if (status == 408 || c.equals("RequestTimeout") || c.equals("InternalError") || (status >= 500 && status != 501)) {
             return new TransientStoreException(what, key, answer, cause);
@@ -67,10 +67,48 @@ public final class S3ErrorTranslation {
         return new StoreRejectedException(what, key, answer, cause);
     }
 
-    /** An I/O-level failure: no answer, or a broken one. */
-    public static TransientStoreException fromIo(String operation, String key, Throwable cause) {
-        return new TransientStoreException(operation + (key == null ? "" : " of key '" + key + "'") + " failed: "
-                + describe(cause), key, StoreAnswer.NONE, cause);
+    /**
+     * What an operator should look at for a refusal, by the server's code: the answer alone ("403
+     * SignatureDoesNotMatch") names the symptom, not which setting is wrong.
+     */
+    static String credentialsHint(String code) {
+        switch (code) {
+            case "SignatureDoesNotMatch":
+                return "the secret key does not belong to the access key (check AWS_SECRET_ACCESS_KEY or the profile)";
+            case "InvalidAccessKeyId":
+                return "the server knows no such access key (check AWS_ACCESS_KEY_ID or the profile, and the endpoint)";
+            case "ExpiredToken":
+            case "InvalidToken":
+                return "the session token is expired or invalid (check AWS_SESSION_TOKEN or renew the role's credentials)";
+            default:
+                return "the credentials are not allowed this operation on this bucket and prefix (check the bucket policy"
+                        + " and the key's permissions)";
+        }
+    }
+
+    /**
+     * An I/O-level failure: no answer, or a broken one. The SDK's own failure to find any credentials
+     * also arrives here; it is no I/O failure and retrying cannot mend it, so it is an access denial
+     * that says where credentials are looked for.
+     */
+    public static StoreException fromIo(String operation, String key, Throwable cause) {
+        String prefix = operation + (key == null ? "" : " of key '" + key + "'") + " failed: ";
+        if (noCredentials(cause)) {
+            return new AccessDeniedException(prefix + "no credentials found: set AWS_ACCESS_KEY_ID and"
+                    + " AWS_SECRET_ACCESS_KEY, or a profile (AWS_PROFILE, ~/.aws/credentials), or run with an instance"
+                    + " or container role", key, StoreAnswer.NONE, cause);
+        }
+        return new TransientStoreException(prefix + describe(cause), key, StoreAnswer.NONE, cause);
+    }
+
+    private static boolean noCredentials(Throwable t) {
+        for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && m.startsWith("Unable to load credentials")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean mentionsChecksum(String code, String detail) {

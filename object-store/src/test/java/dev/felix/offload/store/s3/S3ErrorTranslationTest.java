@@ -57,4 +57,29 @@ class S3ErrorTranslationTest {
                 .isInstanceOf(StoreRejectedException.class);
         assertThat(S3ErrorTranslation.fromIo("get", "k", new java.io.IOException("reset"))).isInstanceOf(TransientStoreException.class);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "SignatureDoesNotMatch, AWS_SECRET_ACCESS_KEY",
+        "InvalidAccessKeyId, AWS_ACCESS_KEY_ID",
+        "ExpiredToken, AWS_SESSION_TOKEN",
+        "AccessDenied, bucket policy",
+    })
+    void aRefusalSaysWhichSettingToCheck(String code, String setting) {
+        StoreException e = S3ErrorTranslation.fromAnswer("put", "k", 403, code, null, null);
+        assertThat(e).isInstanceOf(AccessDeniedException.class);
+        assertThat(e.getMessage()).startsWith("put of key 'k' failed: HTTP 403 " + code).contains(setting);
+    }
+
+    @org.junit.jupiter.api.Test
+    void noCredentialsAnywhereIsAnAccessDenialNamingWhereTheyAreLookedFor() {
+        var sdk = software.amazon.awssdk.core.exception.SdkClientException.create(
+                "Unable to load credentials from any of the providers in the chain AwsCredentialsProviderChain(...)");
+        StoreException e = S3ErrorTranslation.fromIo("put", "k", sdk);
+        assertThat(e).isInstanceOf(AccessDeniedException.class);
+        assertThat(e.isRetryable()).isFalse();
+        assertThat(e.getMessage()).isEqualTo("put of key 'k' failed: no credentials found: set AWS_ACCESS_KEY_ID and"
+                + " AWS_SECRET_ACCESS_KEY, or a profile (AWS_PROFILE, ~/.aws/credentials), or run with an instance or"
+                + " container role");
+    }
 }
