@@ -298,11 +298,11 @@ class BadInputIT {
         String[] scrub = {"scrub", "--data-dir", remoteRoot.toString(), "--store", uri};
 
         c.env = awsEnv(access, secret + "-rotated", server.region());
-        c.expect(FelixOffload.CORRUPT, List.of("403", "SignatureDoesNotMatch"), offload);
+        c.expect(FelixOffload.CORRUPT, List.of("403", "SignatureDoesNotMatch", "check AWS_SECRET_ACCESS_KEY"), offload);
         // scrub's contract: 1 for what it found wrong in the store, 3 when it could not read the store at all.
-        c.expect(FelixOffload.IO, List.of("403", "SignatureDoesNotMatch"), scrub);
+        c.expect(FelixOffload.IO, List.of("403", "SignatureDoesNotMatch", "check AWS_SECRET_ACCESS_KEY"), scrub);
         c.env = awsEnv("AKIAUNKNOWN0000000000", secret, server.region());
-        c.expect(FelixOffload.CORRUPT, List.of("403", "InvalidAccessKeyId"), offload);
+        c.expect(FelixOffload.CORRUPT, List.of("403", "InvalidAccessKeyId", "check AWS_ACCESS_KEY_ID"), offload);
         // No credentials anywhere: not in the environment, no profile files, no instance metadata.
         Map<String, String> none = awsEnv(null, null, server.region());
         none.put("AWS_SHARED_CREDENTIALS_FILE", dir.resolve("no-credentials").toString());
@@ -313,7 +313,7 @@ class BadInputIT {
         none.put("AWS_WEB_IDENTITY_TOKEN_FILE", null);
         none.put("AWS_PROFILE", null);
         c.env = none;
-        c.expect(FelixOffload.CORRUPT, List.of("credentials"), offload);
+        c.expect(FelixOffload.CORRUPT, List.of("no credentials found: set AWS_ACCESS_KEY_ID"), offload);
 
         int closed;
         try (ServerSocket s = new ServerSocket(0)) {
