@@ -3,7 +3,6 @@ package dev.felix.offload.store.minio;
 import com.google.common.collect.ArrayListMultimap;
 import com.google.common.collect.Multimap;
 import dev.felix.offload.store.ByteRange;
-import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.InvalidRangeException;
@@ -20,12 +19,11 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
-import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Crc32Text;
 import dev.felix.offload.store.remote.DownloadTarget;
 import dev.felix.offload.store.remote.Encryption;
-import dev.felix.offload.store.remote.PartCrc32s;
 import dev.felix.offload.store.remote.PartedUpload;
+import dev.felix.offload.store.remote.ProbedServer;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.remote.ResponseChecks;
 import dev.felix.offload.store.remote.ServerProbe;
@@ -106,7 +104,7 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
     private final MinioAsyncClient async;
     private final UploadListing uploadListing;
     private final ExecutorService partUploads;
-    private volatile ServerTraits traits;
+    private final ProbedServer server;
 
     private MinioStore(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, MinioAsyncClient async) {
         this.settings = settings;
@@ -119,6 +117,7 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
             t.setDaemon(true);
             return t;
         });
+        this.server = new ProbedServer(settings, new ProbeTarget());
     }
 
     /** Opens the store; the settings must name an endpoint (the MinIO client has no default one). */
@@ -158,23 +157,14 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
         return settings;
     }
 
+    /** What the server was found to do (probing it on first use). */
     public ServerTraits traits() throws StoreException {
-        ServerTraits t = traits;
-        if (t == null) {
-            synchronized (this) {
-                t = traits;
-                if (t == null) {
-                    t = ServerProbe.run(new ProbeTarget(), settings);
-                    traits = t;
-                }
-            }
-        }
-        return t;
+        return server.traits();
     }
 
     @Override
     public Set<StoreCapability> capabilities() throws StoreException {
-        return traits().capabilities();
+        return server.capabilities();
     }
 
     @Override
@@ -249,30 +239,6 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
                 key, null, e);
     }
 
-    private boolean sendCrc() throws StoreException {
-        switch (settings.checksumMode()) {
-            case ALWAYS:
-                return true;
-            case WHEN_REQUIRED:
-                return false;
-            default:
-                return traits().crc32Accepted();
-        }
-    }
-
-    private boolean askStoredCrc() throws StoreException {
-        return settings.checksumMode() == ChecksumMode.ALWAYS
-                || (settings.checksumMode() == ChecksumMode.AUTO && traits().crc32Stored());
-    }
-
-    /**
-     * A composite checksum is the server's word only if the server checks the CRC32s it is sent (the
-     * probe saw it refuse a wrong one); otherwise it may just be a CRC of the headers the store sent.
-     */
-    private boolean trustsComposites() throws StoreException {
-        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traits().crc32Verified();
-    }
-
     // ---- upload
 
     /** The request headers every upload carries (encryption, storage class, content type). */
@@ -292,19 +258,11 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         KeyRules.check(key);
-        if (options.createOnly() && !traits().createOnlyHonoured()) {
-            throw new CapabilityMissingException("create-only put of key '" + key + "' refused: the server at "
-                    + settings.endpoint().orElseThrow() + " ignores If-None-Match", key, null, null);
-        }
-        boolean sendCrc = sendCrc();
+        server.checkCreateOnly(key, options);
         if (body.length() > settings.multipartThreshold()) {
-            return multipartPut(key, body, options, sendCrc);
+            return multipartPut(key, body, options, server.sendsCrc32());
         }
-        OptionalLong crc = options.crc32();
-        if (sendCrc && crc.isEmpty()) {
-            crc = OptionalLong.of(PartedUpload.crc32(key, body, 0, body.length()));
-        }
-        OptionalLong sent = sendCrc ? crc : OptionalLong.empty();
+        OptionalLong sent = server.crc32ToSend(key, body, options);
         String fullKey = settings.fullKey(key);
         return call("put", key, () -> {
             try (InputStream in = body.open()) {
@@ -454,17 +412,14 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
     public ObjectHead head(String key) throws StoreException {
         KeyRules.check(key);
         StatObjectArgs.Builder b = StatObjectArgs.builder().bucket(settings.bucket()).object(settings.fullKey(key));
-        if (askStoredCrc()) {
+        if (server.asksStoredCrc32()) {
             b.extraHeaders(Map.of("x-amz-checksum-mode", "ENABLED"));
         }
         StatObjectArgs args = b.build();
         StatObjectResponse r = call("head", key, () -> client.statObject(args));
         Map<String, String> metadata = new HashMap<>();
         r.userMetadata().forEach((k, v) -> metadata.put(k.toLowerCase(Locale.ROOT), v));
-        String checksum = r.headers().get(CRC32_HEADER);
-        boolean trusted = Crc32Text.compositeFromBase64(checksum).isPresent() && trustsComposites();
-        OptionalLong crc = PartCrc32s.storedCrc32(checksum, metadata, r.size(), trusted);
-        return new ObjectHead(key, r.size(), unquote(r.etag()), PartCrc32s.withoutRecord(metadata), crc);
+        return server.head(key, r.size(), unquote(r.etag()), metadata, r.headers().get(CRC32_HEADER));
     }
 
     @Override
@@ -541,7 +496,7 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
 
     private GetObjectArgs getWhole(String key) throws StoreException {
         GetObjectArgs.Builder b = GetObjectArgs.builder().bucket(settings.bucket()).object(settings.fullKey(key));
-        if (askStoredCrc()) {
+        if (server.asksStoredCrc32()) {
             b.extraHeaders(Map.of("x-amz-checksum-mode", "ENABLED"));
         }
         return b.build();

@@ -2,7 +2,6 @@ package dev.felix.offload.store.s3;
 
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ByteRange;
-import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.KeyRules;
@@ -23,8 +22,8 @@ import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Crc32Text;
 import dev.felix.offload.store.remote.DownloadTarget;
 import dev.felix.offload.store.remote.Encryption;
-import dev.felix.offload.store.remote.PartCrc32s;
 import dev.felix.offload.store.remote.PartedUpload;
+import dev.felix.offload.store.remote.ProbedServer;
 import dev.felix.offload.store.remote.ResponseChecks;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.remote.ServerProbe;
@@ -104,7 +103,7 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
     private final RemoteStoreSettings settings;
     private final S3Client s3;
     private final ExecutorService partUploads;
-    private volatile ServerTraits traits;
+    private final ProbedServer server;
 
     private S3Store(RemoteStoreSettings settings, S3Client s3) {
         this.settings = settings;
@@ -114,6 +113,7 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
             t.setDaemon(true);
             return t;
         });
+        this.server = new ProbedServer(settings, new ProbeTarget());
     }
 
     public static S3Store open(RemoteStoreSettings settings) {
@@ -155,22 +155,12 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
 
     /** What the server was found to do (probing it on first use). */
     public ServerTraits traits() throws StoreException {
-        ServerTraits t = traits;
-        if (t == null) {
-            synchronized (this) {
-                t = traits;
-                if (t == null) {
-                    t = ServerProbe.run(new ProbeTarget(), settings);
-                    traits = t;
-                }
-            }
-        }
-        return t;
+        return server.traits();
     }
 
     @Override
     public Set<StoreCapability> capabilities() throws StoreException {
-        return traits().capabilities();
+        return server.capabilities();
     }
 
     @Override
@@ -210,54 +200,16 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
         }
     }
 
-    private boolean sendCrc() throws StoreException {
-        switch (settings.checksumMode()) {
-            case ALWAYS:
-                return true;
-            case WHEN_REQUIRED:
-                return false;
-            default:
-                return traits().crc32Accepted();
-        }
-    }
-
-    private boolean askStoredCrc() throws StoreException {
-        switch (settings.checksumMode()) {
-            case ALWAYS:
-                return true;
-            case WHEN_REQUIRED:
-                return false;
-            default:
-                return traits().crc32Stored();
-        }
-    }
-
-    /**
-     * A composite checksum is the server's word only if the server checks the CRC32s it is sent (the
-     * probe saw it refuse a wrong one); otherwise it may just be a CRC of the headers the store sent.
-     */
-    private boolean trustsComposites() throws StoreException {
-        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traits().crc32Verified();
-    }
-
     // ---- upload
 
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         KeyRules.check(key);
-        if (options.createOnly() && !traits().createOnlyHonoured()) {
-            throw new CapabilityMissingException("create-only put of key '" + key + "' refused: the server at "
-                    + settings.endpoint().map(Object::toString).orElse("AWS") + " ignores If-None-Match", key, null, null);
-        }
-        boolean sendCrc = sendCrc();
+        server.checkCreateOnly(key, options);
         if (body.length() > settings.multipartThreshold()) {
-            return multipartPut(key, body, options, sendCrc);
+            return multipartPut(key, body, options, server.sendsCrc32());
         }
-        OptionalLong crc = options.crc32();
-        if (sendCrc && crc.isEmpty()) {
-            crc = OptionalLong.of(PartedUpload.crc32(key, body, 0, body.length()));
-        }
-        OptionalLong sent = sendCrc ? crc : OptionalLong.empty();
+        OptionalLong sent = server.crc32ToSend(key, body, options);
         PutObjectRequest request = putRequest(settings.fullKey(key), body.length(), sent, options);
         return call("put", key, () -> {
             PutObjectResponse response = s3.putObject(request, requestBody(body, 0, body.length()));
@@ -401,15 +353,12 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
     public ObjectHead head(String key) throws StoreException {
         KeyRules.check(key);
         HeadObjectRequest.Builder b = HeadObjectRequest.builder().bucket(settings.bucket()).key(settings.fullKey(key));
-        if (askStoredCrc()) {
+        if (server.asksStoredCrc32()) {
             b.checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED);
         }
         HeadObjectRequest request = b.build();
         HeadObjectResponse r = call("head", key, () -> s3.headObject(request));
-        String checksum = r.checksumCRC32();
-        boolean trusted = Crc32Text.compositeFromBase64(checksum).isPresent() && trustsComposites();
-        OptionalLong crc = PartCrc32s.storedCrc32(checksum, r.metadata(), r.contentLength(), trusted);
-        return new ObjectHead(key, r.contentLength(), unquote(r.eTag()), PartCrc32s.withoutRecord(r.metadata()), crc);
+        return server.head(key, r.contentLength(), unquote(r.eTag()), r.metadata(), r.checksumCRC32());
     }
 
     @Override
@@ -497,7 +446,7 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
 
     private GetObjectRequest getWhole(String key) throws StoreException {
         GetObjectRequest.Builder b = GetObjectRequest.builder().bucket(settings.bucket()).key(settings.fullKey(key));
-        if (askStoredCrc()) {
+        if (server.asksStoredCrc32()) {
             b.checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED);
         }
         return b.build();

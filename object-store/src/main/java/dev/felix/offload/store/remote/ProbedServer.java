@@ -1,0 +1,124 @@
+package dev.felix.offload.store.remote;
+
+import dev.felix.offload.store.CapabilityMissingException;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * The server behind a remote store, as its probe found it, and what that means for each request.
+ *
+ * <p>Both remote stores talk to the same kinds of servers through different client libraries; what
+ * a server does with CRC32s and {@code If-None-Match} does not depend on the library. So the probe
+ * result and the decisions drawn from it (send a CRC32? ask for the stored one? believe a multipart
+ * composite? allow a create-only put?) live here once, and each store only turns them into headers
+ * of its own client. The probe runs on first need, not when the store opens, so a store that is
+ * never used sends nothing, and it runs once however many threads need it at the same time.
+ */
+public final class ProbedServer {
+    private final RemoteStoreSettings settings;
+    private final ServerProbe.Target target;
+    private volatile ServerTraits traits;
+
+    /** @param target the store's raw operations, used by the probe on first need */
+    public ProbedServer(RemoteStoreSettings settings, ServerProbe.Target target) {
+        this.settings = settings;
+        this.target = target;
+    }
+
+    /** What the server was found to do (probing it on first use). */
+    public ServerTraits traits() throws StoreException {
+        ServerTraits t = traits;
+        if (t == null) {
+            synchronized (this) {
+                t = traits;
+                if (t == null) {
+                    t = ServerProbe.run(target, settings);
+                    traits = t;
+                }
+            }
+        }
+        return t;
+    }
+
+    public Set<StoreCapability> capabilities() throws StoreException {
+        return traits().capabilities();
+    }
+
+    /** Whether uploads carry an {@code x-amz-checksum-crc32} header. */
+    public boolean sendsCrc32() throws StoreException {
+        switch (settings.checksumMode()) {
+            case ALWAYS:
+                return true;
+            case WHEN_REQUIRED:
+                return false;
+            default:
+                return traits().crc32Accepted();
+        }
+    }
+
+    /** Whether reads and heads ask for the stored CRC32 ({@code x-amz-checksum-mode: ENABLED}). */
+    public boolean asksStoredCrc32() throws StoreException {
+        switch (settings.checksumMode()) {
+            case ALWAYS:
+                return true;
+            case WHEN_REQUIRED:
+                return false;
+            default:
+                return traits().crc32Stored();
+        }
+    }
+
+    /**
+     * A composite checksum is the server's word only if the server checks the CRC32s it is sent (the
+     * probe saw it refuse a wrong one); otherwise it may just be a CRC of the headers the store sent.
+     */
+    private boolean trustsComposites() throws StoreException {
+        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traits().crc32Verified();
+    }
+
+    /**
+     * Refuses a create-only put the server would silently turn into an overwrite: one that ignores
+     * {@code If-None-Match} gives no way to tell whether the key was free.
+     */
+    public void checkCreateOnly(String key, PutOptions options) throws StoreException {
+        if (options.createOnly() && !traits().createOnlyHonoured()) {
+            throw new CapabilityMissingException("create-only put of key '" + key + "' refused: the server at "
+                    + settings.endpoint().map(Object::toString).orElse("AWS") + " ignores If-None-Match", key, null, null);
+        }
+    }
+
+    /**
+     * The CRC32 a single-request upload carries: none unless uploads carry one, else the caller's,
+     * computed from the body when the caller gave none.
+     */
+    public OptionalLong crc32ToSend(String key, UploadBody body, PutOptions options) throws StoreException {
+        if (!sendsCrc32()) {
+            return OptionalLong.empty();
+        }
+        OptionalLong crc = options.crc32();
+        return crc.isPresent() ? crc : OptionalLong.of(PartedUpload.crc32(key, body, 0, body.length()));
+    }
+
+    /**
+     * What head answers, from the server's answer however the client library presents it: a
+     * multipart object's composite checksum becomes its whole CRC32 only as {@link PartCrc32s}
+     * allows, and the part record is hidden from the caller's metadata.
+     *
+     * @param etag the ETag, already unquoted
+     * @param metadata the user metadata, names as the server answered them
+     * @param checksum the {@code x-amz-checksum-crc32} answered, null if none
+     */
+    public ObjectHead head(String key, long size, String etag, Map<String, String> metadata, String checksum)
+            throws StoreException {
+        // the probe's verdict is needed (and the probe possibly run) only when there is a composite to judge
+        boolean trusted = Crc32Text.compositeFromBase64(checksum).isPresent() && trustsComposites();
+        OptionalLong crc = PartCrc32s.storedCrc32(checksum, metadata, size, trusted);
+        return new ObjectHead(key, size, etag, PartCrc32s.withoutRecord(metadata), crc);
+    }
+}
