@@ -1,5 +1,7 @@
 package dev.felix.offload.store.minio;
 
+import static dev.felix.offload.store.remote.ResponseChecks.unquote;
+
 import com.google.common.collect.ArrayListMultimap;
 import com.google.common.collect.Multimap;
 import dev.felix.offload.store.ByteRange;
@@ -608,13 +610,6 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
                     + " keys could not be deleted, first: " + failed.subList(0, Math.min(5, failed.size())), null, null, null));
             throw first;
         }
-    }
-
-    static String unquote(String etag) {
-        if (etag == null) {
-            return "";
-        }
-        return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1) : etag;
     }
 
     /** Raw operations for the capability probe. */

@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.OptionalLong;
 
-/** Checks of a server's answer to a read, shared by the remote stores. */
+/** Checks and readings of a server's answers, shared by the remote stores. */
 public final class ResponseChecks {
     private ResponseChecks() {}
 
@@ -76,5 +76,16 @@ public final class ResponseChecks {
             }
             at += n;
         }
+    }
+
+    /**
+     * An ETag as the stores report it: servers answer it quoted, as HTTP wants, while callers compare
+     * bare values; a missing one is empty.
+     */
+    public static String unquote(String etag) {
+        if (etag == null) {
+            return "";
+        }
+        return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1) : etag;
     }
 }

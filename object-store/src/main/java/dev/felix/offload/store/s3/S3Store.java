@@ -1,5 +1,7 @@
 package dev.felix.offload.store.s3;
 
+import static dev.felix.offload.store.remote.ResponseChecks.unquote;
+
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
@@ -546,13 +548,6 @@ public final class S3Store implements ObjectStore, IncompleteUploads {
                     + " keys could not be deleted, first: " + failed.subList(0, Math.min(5, failed.size())), null, null, null));
             throw first;
         }
-    }
-
-    static String unquote(String etag) {
-        if (etag == null) {
-            return "";
-        }
-        return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1) : etag;
     }
 
     /** Raw operations for the capability probe. */
