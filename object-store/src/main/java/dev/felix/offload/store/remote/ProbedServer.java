@@ -1,11 +1,13 @@
 package dev.felix.offload.store.remote;
 
+import dev.felix.offload.store.AccessDeniedException;
 import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
+import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -21,9 +23,22 @@ import java.util.Set;
  * never used sends nothing, and it runs once however many threads need it at the same time.
  */
 public final class ProbedServer {
+    /**
+     * How long a refused probe stands before another is tried. Reads consult the traits on every
+     * request; without a pause, each one would first send a probe put bound to be refused again.
+     */
+    static final Duration REFUSED_PROBE_PAUSE = Duration.ofMinutes(5);
+
+    /** What reads assume of a server they could not probe: that it keeps and checks nothing. */
+    private static final ServerTraits UNKNOWN = new ServerTraits(false, false, false, false);
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProbedServer.class);
+
     private final RemoteStoreSettings settings;
     private final ServerProbe.Target target;
     private volatile ServerTraits traits;
+    private volatile long probeRefusedAt;
+    private volatile boolean probeRefused;
 
     /** @param target the store's raw operations, used by the probe on first need */
     public ProbedServer(RemoteStoreSettings settings, ServerProbe.Target target) {
@@ -46,8 +61,38 @@ public final class ProbedServer {
         return t;
     }
 
+    /**
+     * The traits for deciding how to read. The probe writes, and credentials that may only read (a
+     * scrub's, say) are refused it; reads then go on as if the server kept no checksums, so callers
+     * check objects by reading them in full. Nothing that writes uses this: a put still meets the
+     * refusal itself. The refusal is not remembered for good, so credentials that gain the right, or
+     * a denial that was passing, are probed again after {@link #REFUSED_PROBE_PAUSE}.
+     */
+    private ServerTraits traitsForReading() throws StoreException {
+        ServerTraits t = traits;
+        if (t != null) {
+            return t;
+        }
+        if (probeRefused && System.nanoTime() - probeRefusedAt < REFUSED_PROBE_PAUSE.toNanos()) {
+            return UNKNOWN;
+        }
+        try {
+            return traits();
+        } catch (AccessDeniedException e) {
+            probeRefusedAt = System.nanoTime();
+            probeRefused = true;
+            LOG.warn("{}: the capability probe was refused ({}); reading as if the server kept no checksums, "
+                    + "so objects are checked by reading them in full", settings.describe(), e.getMessage());
+            return UNKNOWN;
+        }
+    }
+
+    /**
+     * What the store can do. Where the probe is refused this answers what reads may assume (nothing
+     * beyond user metadata) rather than failing; uploads meet the refusal themselves.
+     */
     public Set<StoreCapability> capabilities() throws StoreException {
-        return traits().capabilities();
+        return traitsForReading().capabilities();
     }
 
     /** Whether uploads carry an {@code x-amz-checksum-crc32} header. */
@@ -70,7 +115,7 @@ public final class ProbedServer {
             case WHEN_REQUIRED:
                 return false;
             default:
-                return traits().crc32Stored();
+                return traitsForReading().crc32Stored();
         }
     }
 
@@ -79,7 +124,7 @@ public final class ProbedServer {
      * probe saw it refuse a wrong one); otherwise it may just be a CRC of the headers the store sent.
      */
     private boolean trustsComposites() throws StoreException {
-        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traits().crc32Verified();
+        return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traitsForReading().crc32Verified();
     }
 
     /**

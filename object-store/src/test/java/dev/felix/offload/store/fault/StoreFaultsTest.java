@@ -113,6 +113,35 @@ abstract class StoreFaultsTest {
         return proxy.exchanges(method, key(key)).size();
     }
 
+    /**
+     * Credentials that may read but not write (as a scrub's may be): the capability probe, which
+     * writes, is refused; reads still work, as if the server kept no checksums; a put meets the refusal
+     * itself; and once writes are allowed a later store finds the server's real traits.
+     */
+    @Test
+    void aStoreThatMayOnlyReadStillReadsAndReportsNoStoredChecksums() throws Exception {
+        s3mock.admin().putObject(b -> b.bucket(mockBucket).key("read-only/" + FIXTURE), RequestBody.fromBytes(fixture));
+        RetryPolicy retries = new RetryPolicy(ATTEMPTS, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60));
+        RemoteStoreSettings auto = s3mock.settings(mockBucket).endpoint(mockProxy.endpoint()).prefix("read-only")
+                .retryPolicy(retries).build();
+        mockProxy.inject("PUT", t -> true, new ErrorAnswer(403, "AccessDenied"), 1000);
+        try (ObjectStore readOnly = open(auto)) {
+            assertThat(readOnly.capabilities()).doesNotContain(dev.felix.offload.store.StoreCapability.CRC32_STORED);
+            assertThat(readOnly.head(FIXTURE).crc32()).as("no stored CRC32 believed without a probe").isEmpty();
+            assertThat(readOnly.readAll(FIXTURE, fixture.length, OptionalLong.of(fixtureCrc))).isEqualTo(fixture);
+            int probesSoFar = mockProxy.exchanges("PUT", t -> t.contains(".felix-probe")).size();
+            readOnly.head(FIXTURE);
+            assertThat(mockProxy.exchanges("PUT", t -> t.contains(".felix-probe")))
+                    .as("a refused probe is not sent again for every read").hasSize(probesSoFar);
+            assertThatThrownBy(() -> readOnly.put("written", UploadBody.ofBytes(fixture)))
+                    .isInstanceOf(AccessDeniedException.class);
+        }
+        mockProxy.reset();
+        try (ObjectStore readWrite = open(auto)) {
+            assertThat(readWrite.capabilities()).contains(dev.felix.offload.store.StoreCapability.CRC32_STORED);
+        }
+    }
+
     @Test
     void serverErrorIsRetriedAndTheReadSucceeds() throws Exception {
         proxy.inject("GET", key(FIXTURE), new ErrorAnswer(500, "InternalError"), 1);
