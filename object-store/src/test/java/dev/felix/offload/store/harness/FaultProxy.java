@@ -6,6 +6,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,6 +18,10 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,25 +35,35 @@ import java.util.function.Predicate;
  * response body, a response held back longer than the client's attempt timeout, a truncated body
  * (the announced length, then a clean close), a body with one flipped byte, a request body with one
  * flipped byte on its way to the server (its {@code x-amz-checksum-crc32} header left alone, or
- * made to match the damaged bytes), and holding requests until several are in flight at once (to
- * show that parts really travel concurrently).
+ * made to match the damaged bytes), a connection reset halfway through a request body (an upload
+ * cut off before anything reaches the server), and holding requests until several are in flight at
+ * once (to show that parts really travel concurrently). The store can also be taken down (the
+ * listening socket closed, so connections are refused) and brought back on the same port.
+ *
+ * <p>Faults come from counted rules ({@link #inject}) for tests that aim at particular requests,
+ * and from a {@link Policy} that may be swapped at any moment, for campaigns whose faults start and
+ * stop mid-run or hit a random share of requests. A matching rule wins; the policy decides the rest.
  *
  * <p>Requests are passed on byte for byte, Host header included, so SigV4 signatures still verify
  * upstream. Each exchange uses its own connection ({@code Connection: close}), which keeps the
- * relay simple; every exchange is recorded.
+ * relay simple; every exchange is recorded, and every fault carried out is counted.
  */
 public final class FaultProxy implements AutoCloseable {
-    /** One request as it arrived (header names lower-cased), and the fault applied to it (null: none). */
+    /** One request as it arrived (header names lower-cased), and the fault chosen for it (null: none). */
     public record Exchange(String method, String target, java.util.Map<String, String> headers, String fault) {}
 
     /** What to do to a matching exchange. */
     public sealed interface Fault
-            permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, FlipRequestByte, HoldUntilConcurrent {}
+            permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, FlipRequestByte, ResetMidUpload,
+                    HoldUntilConcurrent {}
 
     /** Answers with this status and S3 error code instead of forwarding. */
     public record ErrorAnswer(int status, String code) implements Fault {}
 
-    /** Forwards, then sends the headers and half the body and resets the connection (RST). */
+    /**
+     * Forwards, then sends the headers and half the body and resets the connection (RST). Like the
+     * other answer-body faults, it needs a body of two bytes or more: other answers pass unchanged.
+     */
     public record ResetMidBody() implements Fault {}
 
     /** Holds the answer back this long before forwarding. */
@@ -68,8 +83,28 @@ public final class FaultProxy implements AutoCloseable {
      */
     public record FlipRequestByte(boolean matchCrc32Header) implements Fault {}
 
+    /**
+     * Reads half of the request body and resets the connection (RST): an upload cut off on the way,
+     * of which the server sees nothing. Only a request announcing a Content-Length over one byte can
+     * be cut; any other passes unchanged.
+     */
+    public record ResetMidUpload() implements Fault {}
+
     /** Holds each matching request until {@code count} are in flight together (or the wait ends), then forwards. */
     public record HoldUntilConcurrent(int count, Duration maxWait) implements Fault {}
+
+    /**
+     * Chooses the fault for one exchange from its method and request target (path and query), or
+     * null for none. It is asked on the proxy's worker threads, possibly several at once, and only
+     * for exchanges no counted rule claimed.
+     */
+    @FunctionalInterface
+    public interface Policy {
+        Fault choose(String method, String target);
+    }
+
+    /** The policy that injects nothing: every exchange no rule claims is relayed unchanged. */
+    public static final Policy PASS = (method, target) -> null;
 
     private static final class Rule {
         final String method;
@@ -86,35 +121,41 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private final URI upstream;
-    private final ServerSocket server;
+    private final int port;
     private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "fault-proxy");
         t.setDaemon(true);
         return t;
     });
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
-    private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+    // a queue rather than a copy-on-write list: long campaigns record many thousands of exchanges
+    private final Queue<Exchange> exchanges = new ConcurrentLinkedQueue<>();
+    private final Map<Fault, AtomicInteger> applied = new ConcurrentHashMap<>();
     private final Object holdLock = new Object();
     private int held;
     private int maxHeld;
+    private volatile Policy policy = PASS;
+    private volatile ServerSocket server; // null while the store is down
     private volatile boolean closed;
 
     private FaultProxy(URI upstream, ServerSocket server) {
         this.upstream = upstream;
         this.server = server;
+        this.port = server.getLocalPort();
     }
 
     public static FaultProxy start(URI upstream) throws IOException {
-        ServerSocket socket = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+        ServerSocket socket = new ServerSocket();
+        socket.setReuseAddress(true); // so that up() can listen on the same port again
+        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         FaultProxy proxy = new FaultProxy(upstream, socket);
-        Thread acceptor = new Thread(proxy::acceptLoop, "fault-proxy-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        proxy.acceptOn(socket);
         return proxy;
     }
 
+    /** The proxy's address; it stays the same across {@link #down()} and {@link #up()}. */
     public URI endpoint() {
-        return URI.create("http://127.0.0.1:" + server.getLocalPort());
+        return URI.create("http://127.0.0.1:" + port);
     }
 
     /**
@@ -125,10 +166,20 @@ public final class FaultProxy implements AutoCloseable {
         rules.add(new Rule(method, target, fault, times));
     }
 
-    /** Removes all rules and forgets the recorded exchanges. */
+    /**
+     * From now on, exchanges that no rule claims get the fault {@code policy} chooses (null: {@link
+     * #PASS}). Exchanges already past their choice keep the fault they got.
+     */
+    public void policy(Policy policy) {
+        this.policy = policy == null ? PASS : policy;
+    }
+
+    /** Removes all rules and the policy, forgets the recorded exchanges and zeroes the fault counts. */
     public void reset() {
         rules.clear();
+        policy = PASS;
         exchanges.clear();
+        applied.clear();
         synchronized (holdLock) {
             maxHeld = 0;
         }
@@ -149,6 +200,16 @@ public final class FaultProxy implements AutoCloseable {
         return out;
     }
 
+    /**
+     * How many exchanges this fault was carried out on (records compare by value, so {@code new
+     * ErrorAnswer(503, "SlowDown")} counts every such answer). Unlike the recorded exchanges, a fault
+     * chosen for an exchange it could not touch (an answer-body fault on a HEAD, say) is not counted.
+     */
+    public int applied(Fault fault) {
+        AtomicInteger n = applied.get(fault);
+        return n == null ? 0 : n.get();
+    }
+
     /** The most requests that were held at once by {@link HoldUntilConcurrent}. */
     public int maxHeldTogether() {
         synchronized (holdLock) {
@@ -156,28 +217,79 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() throws IOException {
-        closed = true;
-        server.close();
-        workers.shutdownNow();
-    }
-
-    private void acceptLoop() {
-        while (!closed) {
-            try {
-                Socket client = server.accept();
-                workers.execute(() -> serve(client));
-            } catch (IOException e) {
-                if (!closed) {
-                    continue;
-                }
-                return;
-            }
+    /**
+     * Takes the store down: the listening socket closes, so new connections are refused, as with a
+     * server that stopped. Exchanges already under way finish.
+     */
+    public synchronized void down() throws IOException {
+        ServerSocket s = server;
+        server = null;
+        if (s != null) {
+            s.close();
         }
     }
 
-    private Fault take(String method, String target) {
+    /**
+     * Brings the store back on the same port, so clients holding {@link #endpoint()} reach it again.
+     * The port may take a moment to be free for binding again; this retries for up to five seconds.
+     */
+    public synchronized void up() throws IOException, InterruptedException {
+        if (server != null || closed) {
+            return;
+        }
+        IOException last = null;
+        for (int i = 0; i < 100; i++) {
+            ServerSocket socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            try {
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+            } catch (BindException e) {
+                socket.close();
+                last = e;
+                Thread.sleep(50);
+                continue;
+            }
+            server = socket;
+            acceptOn(socket);
+            return;
+        }
+        throw new IOException("could not listen on port " + port + " again", last);
+    }
+
+    /** True between {@link #down()} and the {@link #up()} after it. */
+    public boolean isDown() {
+        return server == null;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        closed = true;
+        down();
+        workers.shutdownNow();
+    }
+
+    /** Serves connections on {@code socket} until it is closed (by down() or close()). */
+    private void acceptOn(ServerSocket socket) {
+        Thread acceptor = new Thread(() -> {
+            while (!closed && !socket.isClosed()) {
+                try {
+                    Socket client = socket.accept();
+                    workers.execute(() -> serve(client));
+                } catch (IOException e) {
+                    // the socket was closed (the loop ends) or one accept failed (the loop goes on)
+                }
+            }
+        }, "fault-proxy-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    private void count(Fault fault) {
+        applied.computeIfAbsent(fault, f -> new AtomicInteger()).incrementAndGet();
+    }
+
+    /** The fault for one exchange: a matching rule's (using up one of its count), else the policy's. */
+    private Fault choose(String method, String target) {
         for (Rule rule : rules) {
             if ((rule.method == null || rule.method.equals(method)) && rule.target.test(target)) {
                 if (rule.remaining.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
@@ -185,7 +297,7 @@ public final class FaultProxy implements AutoCloseable {
                 }
             }
         }
-        return null;
+        return policy.choose(method, target);
     }
 
     private void serve(Socket client) {
@@ -200,19 +312,32 @@ public final class FaultProxy implements AutoCloseable {
             String[] line = request.startLine.split(" ", 3);
             String method = line[0];
             String target = line.length > 1 ? line[1] : "/";
+            // chosen before the body is read, so that an upload can be cut off on its way
+            Fault fault = choose(method, target);
             if ("100-continue".equalsIgnoreCase(request.header("Expect"))) {
                 out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 request.remove("Expect");
             }
-            request.body = Message.readBody(in, request, false);
-            Fault fault = take(method, target);
             java.util.Map<String, String> headers = new java.util.TreeMap<>();
             for (String[] h : request.headers) {
                 headers.put(h[0].toLowerCase(Locale.ROOT), h[1]);
             }
+            if (fault instanceof ResetMidUpload) {
+                long length = request.contentLength();
+                if (length > 1) {
+                    exchanges.add(new Exchange(method, target, headers, fault.getClass().getSimpleName()));
+                    in.readNBytes((int) Math.min(length / 2, Integer.MAX_VALUE));
+                    count(fault);
+                    client.setSoLinger(true, 0); // close with RST, not FIN
+                    return;
+                }
+                fault = null; // no announced body to cut off
+            }
+            request.body = Message.readBody(in, request, false);
             exchanges.add(new Exchange(method, target, headers, fault == null ? null : fault.getClass().getSimpleName()));
             if (fault instanceof FlipRequestByte flip && request.body.length > 0) {
+                count(fault);
                 request.body[request.body.length / 2] ^= (byte) 0xff;
                 if (flip.matchCrc32Header() && request.header("x-amz-checksum-crc32") != null) {
                     java.util.zip.CRC32 crc = new java.util.zip.CRC32();
@@ -222,18 +347,25 @@ public final class FaultProxy implements AutoCloseable {
                 }
             }
             if (fault instanceof ErrorAnswer error) {
+                count(fault);
                 writeError(out, method, error);
                 return;
             }
             if (fault instanceof Delay delay) {
+                count(fault);
                 Thread.sleep(delay.delay().toMillis());
             }
             if (fault instanceof HoldUntilConcurrent hold) {
+                count(fault);
                 holdUntil(hold);
             }
             Message response = forward(request, method);
             byte[] body = response.body;
-            if (fault instanceof FlipByte && body.length > 0) {
+            boolean bodyFault = fault instanceof FlipByte || fault instanceof TruncateBody || fault instanceof ResetMidBody;
+            if (bodyFault && (body.length < 2 || method.equals("HEAD"))) {
+                fault = null; // too little answer to damage: relayed as it is, and not counted
+            }
+            if (fault instanceof FlipByte) {
                 body = body.clone();
                 body[body.length / 2] ^= (byte) 0xff;
             }
@@ -245,6 +377,9 @@ public final class FaultProxy implements AutoCloseable {
             }
             response.set("Connection", "close");
             out.write(response.headBytes());
+            if (bodyFault && fault != null) {
+                count(fault);
+            }
             if (fault instanceof ResetMidBody) {
                 out.write(body, 0, body.length / 2);
                 out.flush();
@@ -259,7 +394,7 @@ public final class FaultProxy implements AutoCloseable {
             out.write(body);
             out.flush();
         } catch (IOException e) {
-            // the client went away (e.g. after its attempt timeout): nothing to relay to
+            // the client went away (e.g. after its attempt timeout), or the server did: nothing to relay
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -401,16 +536,21 @@ public final class FaultProxy implements AutoCloseable {
                     readLine(in);
                 }
             }
-            String length = m.header("Content-Length");
-            if (length != null) {
-                int n = Integer.parseInt(length.trim());
-                byte[] body = in.readNBytes(n);
+            long n = m.contentLength();
+            if (n >= 0) {
+                byte[] body = in.readNBytes((int) n);
                 if (body.length != n) {
                     throw new EOFException("body ended after " + body.length + " of " + n + " bytes");
                 }
                 return body;
             }
             return untilCloseWhenUnframed ? in.readAllBytes() : new byte[0];
+        }
+
+        /** The announced Content-Length, or -1 without one. */
+        long contentLength() {
+            String length = header("Content-Length");
+            return length == null ? -1 : Long.parseLong(length.trim());
         }
 
         int status() {
