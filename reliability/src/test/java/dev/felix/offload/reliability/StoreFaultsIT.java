@@ -1,6 +1,12 @@
 package dev.felix.offload.reliability;
 
-import dev.felix.offload.reliability.ChaosProxy.Fault;
+import dev.felix.offload.store.harness.FaultProxy;
+import dev.felix.offload.store.harness.FaultProxy.ErrorAnswer;
+import dev.felix.offload.store.harness.FaultProxy.Fault;
+import dev.felix.offload.store.harness.FaultProxy.FlipByte;
+import dev.felix.offload.store.harness.FaultProxy.ResetMidBody;
+import dev.felix.offload.store.harness.FaultProxy.ResetMidUpload;
+import dev.felix.offload.store.harness.FaultProxy.TruncateBody;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
 import org.junit.jupiter.api.AfterAll;
@@ -28,7 +34,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Slice 3: whole offload passes by the real process against S3Mock through {@link ChaosProxy}, with
+ * Slice 3: whole offload passes by the real process against S3Mock through {@link FaultProxy}, with
  * the store failing in each of the ways a real one does. After every pass, whatever its exit, the
  * {@link Invariants} hold against the store as it really is (checked directly, not through the
  * proxy): nothing lost, nothing recorded that is not there whole with its CRC32. When the fault
@@ -51,7 +57,11 @@ class StoreFaultsIT {
     private static final Pattern PAYLOAD = Pattern.compile("\"payload_base64\":\"([^\"]*)\"");
 
     private S3Server s3mock;
-    private ChaosProxy proxy;
+    private static final Fault SLOW_DOWN = new ErrorAnswer(503, "SlowDown");
+    /** As if the credentials were rotated. */
+    private static final Fault ACCESS_DENIED = new ErrorAnswer(403, "AccessDenied");
+
+    private FaultProxy proxy;
     private final List<String> report = new ArrayList<>();
     private TestRoot root;
     private SplittableRandom random;
@@ -59,7 +69,7 @@ class StoreFaultsIT {
     @BeforeAll
     void start() throws Exception {
         s3mock = S3Servers.s3mock();
-        proxy = ChaosProxy.start(s3mock.endpoint());
+        proxy = FaultProxy.start(s3mock.endpoint());
     }
 
     @AfterAll
@@ -73,7 +83,7 @@ class StoreFaultsIT {
 
     @BeforeEach
     void freshRoot(TestInfo info) throws Exception {
-        proxy.policy(ChaosProxy.PASS);
+        proxy.policy(FaultProxy.PASS);
         proxy.up();
         String name = info.getTestMethod().orElseThrow().getName();
         random = new SplittableRandom(Props.seed("faults-" + name));
@@ -119,7 +129,7 @@ class StoreFaultsIT {
         long stormEnds;
         try (Felix.Running first = root.startPass()) {
             assertThat(root.awaitLock(first)).as("the first pass started").isTrue();
-            proxy.policy((m, t) -> Fault.SLOW_DOWN);
+            proxy.policy((m, t) -> SLOW_DOWN);
             stormEnds = System.nanoTime() + STORM.toNanos();
             Felix.Result r = first.await(TestRoot.PROCESS_TIMEOUT, "pass hit by the storm");
             assertThat(r.exit()).as(r.describe()).isIn(0, 1, 3);
@@ -139,8 +149,8 @@ class StoreFaultsIT {
         while (System.nanoTime() < stormEnds) {
             Thread.sleep(100);
         }
-        proxy.policy(ChaosProxy.PASS);
-        int throttled = proxy.applied(Fault.SLOW_DOWN);
+        proxy.policy(FaultProxy.PASS);
+        int throttled = proxy.applied(SLOW_DOWN);
         recovers("503 SlowDown storm");
         assertThat(throttled).as("503s answered").isPositive();
         assertThat(failed).as("passes that met the storm and failed").isPositive();
@@ -155,10 +165,10 @@ class StoreFaultsIT {
         SplittableRandom r = random.split();
         proxy.policy((m, t) -> {
             if (!isSegmentPut(m, t)) {
-                return Fault.NONE;
+                return null;
             }
             synchronized (r) {
-                return r.nextInt(100) < 60 ? Fault.RESET_MID_UPLOAD : Fault.NONE;
+                return r.nextInt(100) < 60 ? new ResetMidUpload() : null;
             }
         });
         int passes = 0;
@@ -169,8 +179,8 @@ class StoreFaultsIT {
             incomplete += result.exit() == 0 ? 0 : 1;
             root.append(60);
         }
-        int resets = proxy.applied(Fault.RESET_MID_UPLOAD);
-        proxy.policy(ChaosProxy.PASS);
+        int resets = proxy.applied(new ResetMidUpload());
+        proxy.policy(FaultProxy.PASS);
         recovers("resets mid-upload");
         assertThat(resets).as("uploads cut off").isPositive();
         report.add(String.format("store faults: 60%% of segment uploads reset mid-body over %d passes (%d incomplete): "
@@ -181,13 +191,13 @@ class StoreFaultsIT {
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void truncatedAndCorruptedGetBodies() throws Exception {
         SplittableRandom r = random.split();
-        Fault[] getFaults = {Fault.TRUNCATE_BODY, Fault.FLIP_BYTE, Fault.RESET_MID_BODY};
-        ChaosProxy.Policy gets = (m, t) -> {
+        Fault[] getFaults = {new TruncateBody(), new FlipByte(), new ResetMidBody()};
+        FaultProxy.Policy gets = (m, t) -> {
             if (!m.equals("GET") || !(t.contains(".segment") || t.contains(".index"))) {
-                return Fault.NONE;
+                return null;
             }
             synchronized (r) {
-                return r.nextInt(100) < 40 ? getFaults[r.nextInt(getFaults.length)] : Fault.NONE;
+                return r.nextInt(100) < 40 ? getFaults[r.nextInt(getFaults.length)] : null;
             }
         };
         proxy.policy(gets);
@@ -200,10 +210,10 @@ class StoreFaultsIT {
             incomplete += result.exit() == 0 ? 0 : 1;
             root.append(150);
         }
-        proxy.policy(ChaosProxy.PASS);
+        proxy.policy(FaultProxy.PASS);
         recovers("damaged GET bodies during verification", "--verify", "read-back");
-        int faultsDuringPasses = proxy.applied(Fault.TRUNCATE_BODY) + proxy.applied(Fault.FLIP_BYTE)
-                + proxy.applied(Fault.RESET_MID_BODY);
+        int faultsDuringPasses = proxy.applied(new TruncateBody()) + proxy.applied(new FlipByte())
+                + proxy.applied(new ResetMidBody());
 
         // Tiered reads through the same faults: every record printed is the acknowledged one.
         proxy.policy(gets);
@@ -219,9 +229,9 @@ class StoreFaultsIT {
                 recordsRead += matchesAcknowledged(w, read, read.exit() == 0);
             }
         }
-        int faultsDuringReads = proxy.applied(Fault.TRUNCATE_BODY) + proxy.applied(Fault.FLIP_BYTE)
-                + proxy.applied(Fault.RESET_MID_BODY) - faultsDuringPasses;
-        proxy.policy(ChaosProxy.PASS);
+        int faultsDuringReads = proxy.applied(new TruncateBody()) + proxy.applied(new FlipByte())
+                + proxy.applied(new ResetMidBody()) - faultsDuringPasses;
+        proxy.policy(FaultProxy.PASS);
         for (ShardWriter w : root.shards) {
             Felix.Result read = Felix.run(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
                     "--data-dir", root.root.toString(), "--store", root.processStore.uri(), "--shard", w.name(),
@@ -305,7 +315,7 @@ class StoreFaultsIT {
             });
             await("ready before the faults", Duration.ofSeconds(90), () -> get(base[0] + "/health").statusCode() == 200);
 
-            proxy.policy((m, t) -> Fault.SLOW_DOWN);
+            proxy.policy((m, t) -> SLOW_DOWN);
             root.append(200);
             await("degraded during the storm", Duration.ofSeconds(90), () -> {
                 var h = get(base[0] + "/health");
@@ -324,7 +334,7 @@ class StoreFaultsIT {
             assertThat(daemon.process.isAlive()).as("the daemon stays up with the store down").isTrue();
             root.check("the daemon with the store down");
 
-            proxy.policy(ChaosProxy.PASS);
+            proxy.policy(FaultProxy.PASS);
             proxy.up();
             await("ready again, every sealed segment offloaded", Duration.ofSeconds(120), () -> {
                 if (get(base[0] + "/health").statusCode() != 200) {
@@ -407,7 +417,7 @@ class StoreFaultsIT {
         long ends;
         try (Felix.Running first = root.startPass()) {
             assertThat(root.awaitLock(first)).isTrue();
-            proxy.policy((m, t) -> Fault.FORBIDDEN);
+            proxy.policy((m, t) -> ACCESS_DENIED);
             ends = System.nanoTime() + FORBIDDEN.toNanos();
             Felix.Result r = first.await(TestRoot.PROCESS_TIMEOUT, "pass when the credentials stopped working");
             assertThat(r.exit()).as(r.describe()).isIn(0, 1, 3);
@@ -422,8 +432,8 @@ class StoreFaultsIT {
             failed += r.exit() == 0 ? 0 : 1;
             Thread.sleep(300);
         }
-        proxy.policy(ChaosProxy.PASS);
-        int denied = proxy.applied(Fault.FORBIDDEN);
+        proxy.policy(FaultProxy.PASS);
+        int denied = proxy.applied(ACCESS_DENIED);
         recovers("403 for a while");
         assertThat(denied).isPositive();
         assertThat(failed).isPositive();
