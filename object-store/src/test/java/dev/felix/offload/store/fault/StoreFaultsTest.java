@@ -10,6 +10,7 @@ import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.RetryPolicy;
+import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.ThrottledException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
@@ -29,8 +30,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,8 +47,9 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
 /**
  * Each fault, injected by {@link FaultProxy} in front of a real server, gives the documented retry
  * or typed error. The stores run with 3 attempts, so "retried" means exactly the attempts counted
- * at the proxy. Reads and writes go through S3Proxy (signatures checked through the proxy); the
- * multipart tests go through S3Mock, whose ListMultipartUploads shows what an upload left behind.
+ * at the proxy. By default reads and writes go through S3Proxy (signatures checked through the
+ * proxy) and the multipart tests through S3Mock, whose ListMultipartUploads shows what an upload
+ * left behind; subclasses may put another server behind either.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class StoreFaultsTest {
@@ -71,10 +75,25 @@ abstract class StoreFaultsTest {
     /** Opens the store under test with these settings. */
     protected abstract ObjectStore open(RemoteStoreSettings settings);
 
+    /** The server behind the plain reads and writes (its field keeps the name of the default). */
+    protected S3Server readWriteServer() {
+        return S3Servers.s3proxy();
+    }
+
+    /** The server behind the multipart and read-only tests, whose listing shows what an upload left. */
+    protected S3Server multipartServer() {
+        return S3Servers.s3mock();
+    }
+
+    /** What a probe with write access finds {@link #multipartServer()} can do. */
+    protected Set<StoreCapability> probedCapabilities() {
+        return EnumSet.allOf(StoreCapability.class); // S3Mock checks and keeps CRC32s and honours If-None-Match
+    }
+
     @BeforeAll
     void start() throws Exception {
-        s3proxy = S3Servers.s3proxy();
-        s3mock = S3Servers.s3mock();
+        s3proxy = readWriteServer();
+        s3mock = multipartServer();
         bucket = s3proxy.createBucket("faults");
         mockBucket = s3mock.createBucket("faults-multipart");
         proxy = FaultProxy.start(s3proxy.endpoint());
@@ -138,7 +157,7 @@ abstract class StoreFaultsTest {
         }
         mockProxy.reset();
         try (ObjectStore readWrite = open(auto)) {
-            assertThat(readWrite.capabilities()).contains(dev.felix.offload.store.StoreCapability.CRC32_STORED);
+            assertThat(readWrite.capabilities()).isEqualTo(probedCapabilities());
         }
     }
 

@@ -32,15 +32,15 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
  */
 class IncompleteUploadsTest {
 
-    private record Kind(String name, Function<RemoteStoreSettings, ObjectStore> open) {
+    record Kind(String name, Function<RemoteStoreSettings, ObjectStore> open) {
         @Override
         public String toString() {
             return name;
         }
     }
 
-    private static final Kind SDK = new Kind("S3Store", S3Store::open);
-    private static final Kind MINIO = new Kind("MinioStore", MinioStore::open);
+    static final Kind SDK = new Kind("S3Store", S3Store::open);
+    static final Kind MINIO = new Kind("MinioStore", MinioStore::open);
 
     static Stream<Arguments> storesAndServers() {
         List<Arguments> all = new ArrayList<>();

@@ -1,0 +1,27 @@
+package dev.felix.offload.store.harness;
+
+import java.util.Optional;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Runs a test class only where Ceph's packages are installed; elsewhere (a developer's machine
+ * without them) the class is skipped with one line saying how to install them. In CI
+ * ({@code CI=true}) a missing RGW is a failure, not a skip: CI installs the packages, so their
+ * absence means the tests that were meant to run on a production server did not.
+ */
+public final class RgwAvailable implements ExecutionCondition {
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        Optional<String> missing = CephRgw.missingPackages();
+        if (missing.isEmpty()) {
+            return ConditionEvaluationResult.enabled("Ceph RGW is installed");
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new IllegalStateException("CI=true but " + missing.get() + "; " + context.getDisplayName()
+                    + " must run on RGW in CI");
+        }
+        return ConditionEvaluationResult.disabled(context.getDisplayName() + " skipped: " + missing.get());
+    }
+}
