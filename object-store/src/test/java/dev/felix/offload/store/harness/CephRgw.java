@@ -88,6 +88,28 @@ public final class CephRgw {
         }
     }
 
+    /**
+     * Starts the cluster in {@code felix.rgw.dir}, prints {@code ready <endpoint>} and waits until it
+     * is killed: for the test that kills a JVM holding a cluster and checks the next start cleans up.
+     */
+    public static void main(String[] args) throws InterruptedException {
+        S3Server s = server();
+        System.out.println("ready " + s.endpoint());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /** The pids of the daemons started in {@code dir} (the cluster's record of them). */
+    static List<Long> recordedPids(Path dir) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        for (String line : Files.readAllLines(dir.resolve("pids"), StandardCharsets.US_ASCII)) {
+            if (!line.isBlank()) {
+                pids.add(Long.parseLong(line.trim()));
+            }
+        }
+        return pids;
+    }
+
     /** Why the cluster cannot run here (a command missing from the PATH), or empty when it can. */
     public static Optional<String> missingPackages() {
         List<String> absent = new ArrayList<>();
