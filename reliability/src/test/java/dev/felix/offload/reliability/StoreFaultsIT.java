@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Slice 3: whole offload passes by the real process against S3Mock through {@link FaultProxy}, with
+ * Slice 3: whole offload passes by the real process against S3Mock (or, in a subclass, another
+ * server) through {@link FaultProxy}, with
  * the store failing in each of the ways a real one does. After every pass, whatever its exit, the
  * {@link Invariants} hold against the store as it really is (checked directly, not through the
  * proxy): nothing lost, nothing recorded that is not there whole with its CRC32. When the fault
@@ -56,7 +57,7 @@ class StoreFaultsIT {
     private static final Pattern OFFSET = Pattern.compile("\"offset\":(\\d+)");
     private static final Pattern PAYLOAD = Pattern.compile("\"payload_base64\":\"([^\"]*)\"");
 
-    private S3Server s3mock;
+    private S3Server s3;
     private static final Fault SLOW_DOWN = new ErrorAnswer(503, "SlowDown");
     /** As if the credentials were rotated. */
     private static final Fault ACCESS_DENIED = new ErrorAnswer(403, "AccessDenied");
@@ -66,10 +67,15 @@ class StoreFaultsIT {
     private TestRoot root;
     private SplittableRandom random;
 
+    /** The server behind the proxy: S3Mock here, another in a subclass. */
+    protected S3Server server() {
+        return S3Servers.s3mock();
+    }
+
     @BeforeAll
     void start() throws Exception {
-        s3mock = S3Servers.s3mock();
-        proxy = FaultProxy.start(s3mock.endpoint());
+        s3 = server();
+        proxy = FaultProxy.start(s3.endpoint());
     }
 
     @AfterAll
@@ -78,7 +84,9 @@ class StoreFaultsIT {
             root.close();
         }
         proxy.close();
-        Props.summary(String.join(System.lineSeparator(), report));
+        // each line names the server, since the same scenarios run on more than one
+        Props.summary(String.join(System.lineSeparator(),
+                report.stream().map(line -> line.replaceFirst("^store faults", "store faults on " + s3.name())).toList()));
     }
 
     @BeforeEach
@@ -87,15 +95,15 @@ class StoreFaultsIT {
         proxy.up();
         String name = info.getTestMethod().orElseThrow().getName();
         random = new SplittableRandom(Props.seed("faults-" + name));
-        String bucket = s3mock.createBucket("faults");
+        String bucket = s3.createBucket("faults");
         Path dir = Props.work().resolve("faults").resolve(name);
         CrashCampaign.deleteTree(dir);
         if (root != null) {
             root.close();
         }
-        root = new TestRoot(dir, 2, StoreTarget.s3(s3mock, bucket, proxy.endpoint(),
+        root = new TestRoot(dir, 2, StoreTarget.s3(s3, bucket, proxy.endpoint(),
                 "max-attempts=3&attempt-timeout=10&api-call-timeout=60"),
-                StoreTarget.s3(s3mock, bucket, null, null), random.nextLong());
+                StoreTarget.s3(s3, bucket, null, null), random.nextLong());
         root.append(300);
     }
 
@@ -374,12 +382,12 @@ class StoreFaultsIT {
         List<String> leftovers = List.of(".felix-probe/" + twoHoursAgo + "-" + java.util.UUID.randomUUID() + "-a",
                 ".felix-probe/" + java.util.UUID.randomUUID() + "-a");
         for (String key : leftovers) {
-            s3mock.admin().putObject(b -> b.bucket(bucket).key(key),
+            s3.admin().putObject(b -> b.bucket(bucket).key(key),
                     software.amazon.awssdk.core.sync.RequestBody.fromString("felix-offload capability probe"));
         }
         Felix.Result pass = root.pass();
         assertThat(pass.exit()).as(pass.describe()).isZero();
-        List<String> left = s3mock.admin().listObjectsV2(b -> b.bucket(bucket).prefix(".felix-probe/")).contents()
+        List<String> left = s3.admin().listObjectsV2(b -> b.bucket(bucket).prefix(".felix-probe/")).contents()
                 .stream().map(o -> o.key()).toList();
         assertThat(left).as("probe objects killed processes left, after a later pass").doesNotContainAnyElementsOf(leftovers);
         report.add("store faults: capability-probe objects a killed process left (found by the crash campaign) are "
