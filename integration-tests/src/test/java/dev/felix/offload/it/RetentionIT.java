@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Remote retention and the orphan sweep through the one-shot commands against S3Proxy (SigV4
- * checked, so the credentials really come from the environment).
+ * checked, so the credentials really come from the environment), or another server in a subclass.
  */
 class RetentionIT {
 
@@ -34,9 +34,14 @@ class RetentionIT {
                 .map(S3Object::key).toList();
     }
 
+    /** The server the commands run against: S3Proxy here, another in a subclass. */
+    protected S3Server server() {
+        return S3Servers.s3proxy();
+    }
+
     @Test
     void expiresRemoteCopiesAndSweepsOnlyThisNodesOrphans() throws Exception {
-        S3Server s3 = S3Servers.s3proxy();
+        S3Server s3 = server();
         String bucket = s3.createBucket("retention-it");
         Map<String, String> env = DaemonIT.credentials(s3);
         FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "2",
