@@ -26,7 +26,7 @@ final class BenchConfig {
     final Path work = Path.of(System.getProperty("bench.work", defaultWork())).toAbsolutePath();
     final Path out = Path.of(System.getProperty("bench.out", defaultOut())).toAbsolutePath();
 
-    final List<String> servers = list("bench.servers", "s3proxy,s3mock");
+    final List<String> servers = list("bench.servers", "s3proxy,s3mock,rgw");
     final long offloadBytes = size("bench.offload.bytes", quick ? 128 * MiB : GiB);
     final long offloadSegmentBytes = size("bench.offload.segment.bytes", quick ? 32 * MiB : 128 * MiB);
     final int offloadShards = integer("bench.offload.shards", 2);

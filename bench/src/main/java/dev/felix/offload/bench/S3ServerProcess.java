@@ -1,5 +1,7 @@
 package dev.felix.offload.bench;
 
+import dev.felix.offload.store.harness.CephRgw;
+import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -30,18 +32,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
  * An S3 server run as a separate java process from its own jar, started the way the project's tests
  * start them (object-store's {@code S3Servers}): S3Mock, or S3Proxy on {@code filesystem-nio2} with
- * SigV4 checked. Stopped on {@link #close()} and at JVM exit.
+ * SigV4 checked; or Ceph's RADOS Gateway, through the test harness's {@link CephRgw} itself. Stopped
+ * on {@link #close()} and at JVM exit.
  */
 final class S3ServerProcess implements AutoCloseable {
 
     static final String S3MOCK = "s3mock";
     static final String S3PROXY = "s3proxy";
+    static final String RGW = "rgw";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     final String name;
@@ -49,32 +54,63 @@ final class S3ServerProcess implements AutoCloseable {
     final String accessKey;
     final String secretKey;
     final String region = "us-east-1";
-    private final Process process;
+    /** Stops the server; for a java process its {@link #stopProcess}. */
+    private final Runnable stopper;
     private final Path log;
     private final Thread hook;
     private S3Client admin;
 
     private S3ServerProcess(String name, URI endpoint, String accessKey, String secretKey, Process process, Path log) {
+        this(name, endpoint, accessKey, secretKey, () -> stopProcess(process), log);
+    }
+
+    private S3ServerProcess(String name, URI endpoint, String accessKey, String secretKey, Runnable stopper, Path log) {
         this.name = name;
         this.endpoint = endpoint;
         this.accessKey = accessKey;
         this.secretKey = secretKey;
-        this.process = process;
+        this.stopper = stopper;
         this.log = log;
         this.hook = new Thread(this::stop, "stop-" + name);
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
     String label() {
-        return S3MOCK.equals(name) ? "S3Mock 4.11.0" : "S3Proxy 2.7.0 (filesystem-nio2)";
+        return switch (name) {
+            case S3MOCK -> "S3Mock 4.11.0";
+            case RGW -> "Ceph RGW 16.2 (memstore OSD)";
+            default -> "S3Proxy 2.7.0 (filesystem-nio2)";
+        };
     }
 
     static S3ServerProcess start(String name, Path dir) throws IOException {
         return switch (name) {
             case S3MOCK -> startS3Mock(dir);
             case S3PROXY -> startS3Proxy(dir);
-            default -> throw new IllegalArgumentException("unknown server " + name + "; use s3mock or s3proxy");
+            case RGW -> startRgw(dir);
+            default -> throw new IllegalArgumentException("unknown server " + name + "; use s3mock, s3proxy or rgw");
         };
+    }
+
+    /**
+     * Ceph's RADOS Gateway in front of a one-node cluster, started by the test harness's
+     * {@link CephRgw} (Debian's {@code radosgw ceph-mon ceph-osd ceph-common} must be installed).
+     */
+    private static S3ServerProcess startRgw(Path dir) throws IOException {
+        Optional<String> missing = CephRgw.missingPackages();
+        if (missing.isPresent()) {
+            throw new IOException(missing.get());
+        }
+        Path rgwDir = Files.createDirectories(dir).resolve("rgw");
+        System.setProperty("felix.rgw.dir", rgwDir.toString());
+        S3Server s;
+        try {
+            s = CephRgw.server();
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        return new S3ServerProcess(RGW, s.endpoint(), s.credentials().accessKey().orElseThrow(),
+                s.credentials().secretKey().orElseThrow(), CephRgw::shutdown, rgwDir.resolve("log"));
     }
 
     private static S3ServerProcess startS3Mock(Path dir) throws IOException {
@@ -270,6 +306,10 @@ final class S3ServerProcess implements AutoCloseable {
     }
 
     private void stop() {
+        stopper.run();
+    }
+
+    private static void stopProcess(Process process) {
         process.descendants().forEach(ProcessHandle::destroy);
         process.destroy();
         try {

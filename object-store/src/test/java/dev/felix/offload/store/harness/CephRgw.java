@@ -49,6 +49,7 @@ public final class CephRgw {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private static S3Server server;
+    private static CephRgw running;
     private static RuntimeException startFailure;
 
     private final Path dir;
@@ -76,6 +77,7 @@ public final class CephRgw {
         CephRgw cluster = new CephRgw(dir);
         try {
             server = cluster.start();
+            running = cluster;
             return server;
         } catch (IOException | RuntimeException e) {
             cluster.stop();
@@ -85,6 +87,18 @@ public final class CephRgw {
             Thread.currentThread().interrupt();
             cluster.stop();
             throw new IllegalStateException("interrupted while starting Ceph RGW", e);
+        }
+    }
+
+    /**
+     * Stops the running cluster now rather than at JVM exit (the benchmarks run one server at a
+     * time); the next {@link #server()} starts a fresh one.
+     */
+    public static synchronized void shutdown() {
+        if (running != null) {
+            running.stop();
+            running = null;
+            server = null;
         }
     }
 
