@@ -42,7 +42,7 @@ public final class CephRgw {
     /** The Debian packages the cluster needs, as {@code .ci/run} installs them. */
     public static final String PACKAGES = "radosgw ceph-mon ceph-osd ceph-common";
 
-    private static final List<String> COMMANDS =
+    static final List<String> COMMANDS =
             List.of("ceph-mon", "ceph-osd", "radosgw", "radosgw-admin", "ceph", "monmaptool", "ceph-authtool");
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(30);
@@ -126,9 +126,14 @@ public final class CephRgw {
 
     /** Why the cluster cannot run here (a command missing from the PATH), or empty when it can. */
     public static Optional<String> missingPackages() {
+        return missingPackages(System.getenv("PATH"));
+    }
+
+    /** {@link #missingPackages()} for a given search path. */
+    static Optional<String> missingPackages(String path) {
         List<String> absent = new ArrayList<>();
         for (String command : COMMANDS) {
-            if (onPath(command).isEmpty()) {
+            if (onPath(command, path).isEmpty()) {
                 absent.add(command);
             }
         }
@@ -139,8 +144,7 @@ public final class CephRgw {
                 + "`apt-get install --no-install-recommends " + PACKAGES + "` (as .ci/run does)");
     }
 
-    private static Optional<Path> onPath(String command) {
-        String path = System.getenv("PATH");
+    private static Optional<Path> onPath(String command, String path) {
         if (path == null) {
             return Optional.empty();
         }

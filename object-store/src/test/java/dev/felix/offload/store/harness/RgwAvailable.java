@@ -14,14 +14,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class RgwAvailable implements ExecutionCondition {
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        Optional<String> missing = CephRgw.missingPackages();
+        return evaluate(CephRgw.missingPackages(), "true".equalsIgnoreCase(System.getenv("CI")), context.getDisplayName());
+    }
+
+    static ConditionEvaluationResult evaluate(Optional<String> missing, boolean ci, String testName) {
         if (missing.isEmpty()) {
             return ConditionEvaluationResult.enabled("Ceph RGW is installed");
         }
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new IllegalStateException("CI=true but " + missing.get() + "; " + context.getDisplayName()
-                    + " must run on RGW in CI");
+        if (ci) {
+            throw new IllegalStateException("CI=true but " + missing.get() + "; " + testName + " must run on RGW in CI");
         }
-        return ConditionEvaluationResult.disabled(context.getDisplayName() + " skipped: " + missing.get());
+        return ConditionEvaluationResult.disabled(testName + " skipped: " + missing.get());
     }
 }
