@@ -18,6 +18,10 @@ import java.util.concurrent.Executors;
  * {@code i} of an object covers bytes {@code [i * chunkSize, min((i + 1) * chunkSize, size))}.
  * Concurrent requests for one chunk share one GET; {@link #prefetch} starts a GET without waiting,
  * for a sequential reader's next chunk. Hits and misses are counted.
+ *
+ * <p>Chunks are keyed by the object's {@link ObjectIdentity} (key, size and CRC32), not its key:
+ * bytes cached for one history of a shard are never served for another offloaded under the same
+ * keys.
  */
 public final class ChunkCache {
 
@@ -26,8 +30,8 @@ public final class ChunkCache {
     /** 256 MiB of chunks. */
     public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
 
-    /** One chunk of one object; the object's size bounds the last chunk. */
-    record ChunkKey(String key, long objectSize, long index) {
+    /** One chunk of one object's bytes; the object's size bounds the last chunk. */
+    record ChunkKey(ObjectIdentity object, long index) {
     }
 
     private final ObjectFetcher store;
@@ -64,9 +68,9 @@ public final class ChunkCache {
 
     private byte[] fetch(ChunkKey k) throws StoreException {
         long start = k.index() * chunkBytes;
-        int length = (int) Math.min(chunkBytes, k.objectSize() - start);
+        int length = (int) Math.min(chunkBytes, k.object().size() - start);
         gets.increment();
-        byte[] bytes = store.readRange(k.key(), ByteRange.of(start, length));
+        byte[] bytes = store.readRange(k.object().key(), ByteRange.of(start, length));
         bytesFetched.add(bytes.length);
         return bytes;
     }
@@ -87,19 +91,19 @@ public final class ChunkCache {
 
     /**
      * {@code length} bytes of the object from {@code position}, which the caller has checked lie
-     * within {@code objectSize}; assembled from the chunks they span.
+     * within its size; assembled from the chunks they span.
      */
-    public byte[] read(String key, long objectSize, long position, int length) throws StoreException {
-        if (position < 0 || length < 0 || position + length > objectSize) {
-            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + key + " of "
-                    + objectSize + " bytes");
+    public byte[] read(ObjectIdentity object, long position, int length) throws StoreException {
+        if (position < 0 || length < 0 || position + length > object.size()) {
+            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + object.key() + " of "
+                    + object.size() + " bytes");
         }
         byte[] out = new byte[length];
         int done = 0;
         while (done < length) {
             long at = position + done;
             long index = at / chunkBytes;
-            byte[] chunk = get(new ChunkKey(key, objectSize, index));
+            byte[] chunk = get(new ChunkKey(object, index));
             int from = (int) (at - index * chunkBytes);
             int n = Math.min(chunk.length - from, length - done);
             System.arraycopy(chunk, from, out, done, n);
@@ -113,7 +117,7 @@ public final class ChunkCache {
             return cache.get(k).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while fetching " + k.key(), e);
+            throw new IllegalStateException("interrupted while fetching " + k.object().key(), e);
         } catch (ExecutionException | CompletionException e) {
             Throwable cause = e.getCause();
             while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
@@ -125,23 +129,23 @@ public final class ChunkCache {
             if (cause instanceof RuntimeException re) {
                 throw re;
             }
-            throw new IllegalStateException("fetching " + k.key() + " failed", cause);
+            throw new IllegalStateException("fetching " + k.object().key() + " failed", cause);
         }
     }
 
     /** Starts fetching the chunk holding {@code position}, if it is in the object and not cached. */
-    public void prefetch(String key, long objectSize, long position) {
-        if (position >= 0 && position < objectSize) {
-            cache.get(new ChunkKey(key, objectSize, position / chunkBytes));
+    public void prefetch(ObjectIdentity object, long position) {
+        if (position >= 0 && position < object.size()) {
+            cache.get(new ChunkKey(object, position / chunkBytes));
         }
     }
 
     /** Drops the chunks covering {@code [position, position + length)}, so they are fetched again. */
-    public void invalidate(String key, long objectSize, long position, int length) {
+    public void invalidate(ObjectIdentity object, long position, int length) {
         long first = position / chunkBytes;
         long last = (position + Math.max(length, 1) - 1) / chunkBytes;
         for (long i = first; i <= last; i++) {
-            cache.synchronous().invalidate(new ChunkKey(key, objectSize, i));
+            cache.synchronous().invalidate(new ChunkKey(object, i));
         }
     }
 

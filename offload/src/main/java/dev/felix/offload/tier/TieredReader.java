@@ -56,9 +56,13 @@ public final class TieredReader {
     private final ShardReader local;
     private final ObjectFetcher store;
     private final ChunkCache chunks;
-    /** Remote indexes by segment key; an empty index marks one that is missing or unusable. */
-    private final Cache<String, SegmentIndex> indexes = Caffeine.newBuilder().maximumSize(1024).build();
-    private final Cache<String, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
+    /**
+     * Remote indexes by the segment object's identity (key, size, CRC32: a reset shard's new history
+     * reuses keys); an empty index marks one that is missing or unusable. Dropped, with the headers,
+     * whenever the manifest changes.
+     */
+    private final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder().maximumSize(1024).build();
+    private final Cache<ObjectIdentity, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
     private volatile Manifest manifest;
     private volatile FileTime manifestTime;
     private volatile long manifestSize = -1;
@@ -95,6 +99,9 @@ public final class TieredReader {
             return Manifest.empty();
         }
         if (manifest == null || !time.equals(manifestTime) || size != manifestSize) {
+            // whatever was learnt of the objects the old manifest named may describe another history now
+            indexes.invalidateAll();
+            headers.invalidateAll();
             manifest = ManifestStore.read(shardDir);
             manifestTime = time;
             manifestSize = size;
@@ -198,16 +205,17 @@ public final class TieredReader {
     private long readRemote(ManifestEntry entry, long want, Budget budget)
             throws StoreException, CorruptionException {
         remoteReads++;
+        ObjectIdentity object = ObjectIdentity.of(entry);
         String key = entry.objectKey();
         long size = entry.sizeBytes();
         CorruptionSite site = CorruptionSite.inFile(shard, key, 0);
-        SegmentHeader header = headerOf(key, size, site);
+        SegmentHeader header = headerOf(object, site);
         if (header.baseOffset() != entry.baseOffset()) {
             throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(SegmentHeader.BASE_OFFSET_OFFSET),
                     "object begins at offset " + Long.toUnsignedString(header.baseOffset()) + ", its manifest entry at "
                             + Long.toUnsignedString(entry.baseOffset()));
         }
-        SegmentIndex index = indexFor(key, entry);
+        SegmentIndex index = indexFor(object, entry);
         int e = index.entryAtOrBelow(want);
         long pos = SegmentHeader.LENGTH;
         long expected = header.baseOffset();
@@ -224,7 +232,7 @@ public final class TieredReader {
             Record record;
             RecordHeader h;
             try {
-                h = header(key, size, pos, header.version(), site);
+                h = header(object, pos, header.version(), site);
                 if (h.offset() != expected) {
                     throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(pos), "record offset "
                             + Long.toUnsignedString(h.offset()) + ", expected " + Long.toUnsignedString(expected));
@@ -241,13 +249,13 @@ public final class TieredReader {
                 if (!budget.fits(h.totalLength())) {
                     return expected;
                 }
-                byte[] bytes = chunks.read(key, size, pos, h.totalLength());
+                byte[] bytes = chunks.read(object, pos, h.totalLength());
                 record = RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes), site);
             } catch (CorruptionException c) {
                 if (fromIndex && c.site().position() == pos && expected == index.offsetAt(e)) {
                     // The index entry led nowhere valid: an index is never trusted. Scan from the start.
                     LOG.warn("{}: index of {} points at no valid record at byte {}; scanning from the start", shard, key, pos);
-                    indexes.put(key, empty(entry));
+                    indexes.put(object, empty(entry));
                     fromIndex = false;
                     pos = SegmentHeader.LENGTH;
                     expected = header.baseOffset();
@@ -256,7 +264,7 @@ public final class TieredReader {
                 if (!retried) {
                     // Perhaps damaged in transit or in memory: fetch the bytes once more.
                     LOG.warn("{}: {}; fetching the bytes again", shard, c.getMessage());
-                    chunks.invalidate(key, size, pos, RecordCodec.MAX_HEADER_LENGTH + RecordCodec.MAX_PAYLOAD_BYTES);
+                    chunks.invalidate(object, pos, RecordCodec.MAX_HEADER_LENGTH + RecordCodec.MAX_PAYLOAD_BYTES);
                     retried = true;
                     continue;
                 }
@@ -269,16 +277,16 @@ public final class TieredReader {
             expected++;
             long chunkEnd = (pos / chunks.chunkBytes() + 1) * chunks.chunkBytes();
             if (!budget.full() && chunkEnd - pos < chunks.chunkBytes() / 4) {
-                chunks.prefetch(key, size, chunkEnd); // a sequential reader nearing a chunk's end wants the next
+                chunks.prefetch(object, chunkEnd); // a sequential reader nearing a chunk's end wants the next
             }
         }
         return entry.lastOffset() + 1;
     }
 
-    private RecordHeader header(String key, long size, long pos, int version, CorruptionSite site)
+    private RecordHeader header(ObjectIdentity object, long pos, int version, CorruptionSite site)
             throws StoreException, CorruptionException {
-        int avail = (int) Math.min(RecordCodec.MAX_HEADER_LENGTH, size - pos);
-        ByteBuffer bytes = ByteBuffer.wrap(chunks.read(key, size, pos, avail));
+        int avail = (int) Math.min(RecordCodec.MAX_HEADER_LENGTH, object.size() - pos);
+        ByteBuffer bytes = ByteBuffer.wrap(chunks.read(object, pos, avail));
         if (avail < RecordCodec.HEADER_LENGTH) {
             throw CorruptionException.truncated(site.at(pos), "record header", RecordCodec.HEADER_LENGTH, avail);
         }
@@ -296,29 +304,30 @@ public final class TieredReader {
      * The object's segment header, by a ranged GET of its 32 bytes (not a whole chunk), fetched once
      * more if it does not decode, and kept.
      */
-    private SegmentHeader headerOf(String key, long size, CorruptionSite site) throws StoreException, CorruptionException {
-        SegmentHeader cached = headers.getIfPresent(key);
+    private SegmentHeader headerOf(ObjectIdentity object, CorruptionSite site) throws StoreException, CorruptionException {
+        SegmentHeader cached = headers.getIfPresent(object);
         if (cached != null) {
             return cached;
         }
-        ByteRange range = ByteRange.of(0, (int) Math.min(SegmentHeader.LENGTH, size));
+        String key = object.key();
+        ByteRange range = ByteRange.of(0, (int) Math.min(SegmentHeader.LENGTH, object.size()));
         SegmentHeader header;
         try {
             header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
         } catch (CorruptionException first) {
             header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
         }
-        headers.put(key, header);
+        headers.put(object, header);
         return header;
     }
 
-    private SegmentIndex indexFor(String key, ManifestEntry entry) {
-        SegmentIndex cached = indexes.getIfPresent(key);
+    private SegmentIndex indexFor(ObjectIdentity object, ManifestEntry entry) {
+        SegmentIndex cached = indexes.getIfPresent(object);
         if (cached != null) {
             return cached;
         }
         SegmentIndex index;
-        String indexKey = SegmentKeys.indexKeyFor(key);
+        String indexKey = SegmentKeys.indexKeyFor(object.key());
         try {
             byte[] bytes = store.readAll(indexKey, (int) Math.min(SegmentIndex.MAX_FILE_BYTES, Integer.MAX_VALUE - 16),
                     OptionalLong.empty());
@@ -335,7 +344,7 @@ public final class TieredReader {
                     e.getMessage());
             return empty(entry); // not cached: the next read tries again
         }
-        indexes.put(key, index);
+        indexes.put(object, index);
         return index;
     }
 

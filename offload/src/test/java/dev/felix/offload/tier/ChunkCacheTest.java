@@ -68,7 +68,7 @@ class ChunkCacheTest {
         CountingFetcher f = new CountingFetcher(50_000);
         ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
         for (int[] r : new int[][] {{0, 1}, {4095, 2}, {100, 20_000}, {49_999, 1}, {0, 50_000}, {40_960, 9040}}) {
-            assertThat(cache.read("k", 50_000, r[0], r[1])).isEqualTo(Arrays.copyOfRange(f.object, r[0], r[0] + r[1]));
+            assertThat(cache.read(new ObjectIdentity("k", 50_000, 1), r[0], r[1])).isEqualTo(Arrays.copyOfRange(f.object, r[0], r[0] + r[1]));
         }
         assertThat(f.gets.get()).as("each chunk fetched once").isEqualTo(13);
         assertThat(cache.stats().hitCount()).isPositive();
@@ -85,7 +85,7 @@ class ChunkCacheTest {
             List<Future<byte[]>> reads = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 int at = i * 100;
-                reads.add(pool.submit(() -> cache.read("k", 10_000, at, 50)));
+                reads.add(pool.submit(() -> cache.read(new ObjectIdentity("k", 10_000, 1), at, 50)));
             }
             f.gate.countDown();
             for (int i = 0; i < 8; i++) {
@@ -97,13 +97,27 @@ class ChunkCacheTest {
         assertThat(f.gets.get()).isEqualTo(1);
     }
 
+    /** Another history under the same key and size (a reset shard offloaded again) is never served old bytes. */
+    @Test
+    void theSameKeyAndSizeWithAnotherCrc32IsOtherBytes() throws StoreException {
+        CountingFetcher f = new CountingFetcher(10_000);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
+        byte[] before = cache.read(new ObjectIdentity("k", 10_000, 0x1111), 100, 10);
+        f.object[105] ^= 0x7f; // the object at "k" is replaced by bytes of the same size
+        assertThat(cache.read(new ObjectIdentity("k", 10_000, 0x1111), 100, 10)).as("same identity: cached").isEqualTo(before);
+        byte[] after = cache.read(new ObjectIdentity("k", 10_000, 0x2222), 100, 10);
+        assertThat(after).isEqualTo(Arrays.copyOfRange(f.object, 100, 110)).isNotEqualTo(before);
+        assertThat(f.gets.get()).isEqualTo(2);
+    }
+
     @Test
     void anInvalidatedChunkIsFetchedAgain() throws StoreException {
         CountingFetcher f = new CountingFetcher(10_000);
         ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
-        cache.read("k", 10_000, 5000, 10);
-        cache.invalidate("k", 10_000, 5000, 10);
-        cache.read("k", 10_000, 5000, 10);
+        ObjectIdentity k = new ObjectIdentity("k", 10_000, 1);
+        cache.read(k, 5000, 10);
+        cache.invalidate(k, 5000, 10);
+        cache.read(k, 5000, 10);
         assertThat(f.gets.get()).isEqualTo(2);
         assertThat(cache.gets()).isEqualTo(2);
     }
