@@ -43,6 +43,11 @@ import java.util.OptionalLong;
  * <p>Below the oldest entry, or in a gap between entries (or between the newest entry and the local
  * base), the answer is {@link TieredRead.Trimmed} naming the next offset that can be read.
  *
+ * <p>A local segment that fails its checksums while the manifest holds its entry has rotted after
+ * its copy was proven at upload; the damaged range is read from that copy instead (the records say
+ * so by their source) and a warning names the segment and the byte. Without an entry the damage is
+ * the answer.
+ *
  * <p>Bytes that fail verification are dropped from the cache and fetched once more; if they fail
  * again, a {@link CorruptionException} names the object's key and the byte position. Corrupt bytes
  * are never returned as records.
@@ -67,6 +72,7 @@ public final class TieredReader {
     private volatile FileTime manifestTime;
     private volatile long manifestSize = -1;
     private volatile long remoteReads;
+    private volatile long localFallbacks;
     private volatile long remoteRecordBytes;
 
     public TieredReader(Path shardDir, ObjectFetcher store, ChunkCache chunks) {
@@ -80,6 +86,11 @@ public final class TieredReader {
     /** Reads made from the store so far. */
     public long remoteReads() {
         return remoteReads;
+    }
+
+    /** Reads of damaged local segments served from their copies instead, so far. */
+    public long localFallbacks() {
+        return localFallbacks;
     }
 
     /** Record bytes returned from the store so far. */
@@ -124,7 +135,23 @@ public final class TieredReader {
         for (int round = 0; round < 8 && !budget.full(); round++) {
             OptionalLong localFirst = local.firstOffset();
             if (localFirst.isPresent() && Long.compareUnsigned(want, localFirst.getAsLong()) >= 0) {
-                ReadResult r = local.read(want, budget.recordsLeft(), budget.bytesLeft());
+                ReadResult r;
+                try {
+                    r = local.read(want, budget.recordsLeft(), budget.bytesLeft());
+                } catch (CorruptionException damaged) {
+                    // A sealed segment rotted on disk after its copy was proven: the copy is the good one.
+                    ManifestLookup lookup = manifest().find(want);
+                    if (lookup.kind() != ManifestLookup.Kind.ENTRY) {
+                        throw damaged;
+                    }
+                    ManifestEntry entry = lookup.entry();
+                    LOG.warn("{}: local segment {} is damaged ({}); serving offsets {}..{} from its verified copy {}",
+                            shard, Long.toUnsignedString(entry.segmentId()), damaged.getMessage(),
+                            Long.toUnsignedString(want), Long.toUnsignedString(entry.lastOffset()), entry.objectKey());
+                    localFallbacks++;
+                    want = readRemote(entry, want, budget);
+                    continue;
+                }
                 if (r instanceof ReadResult.Records records) {
                     for (Record rec : records.records()) {
                         budget.take(rec, false);
