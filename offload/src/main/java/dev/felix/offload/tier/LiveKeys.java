@@ -6,6 +6,10 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,15 +34,31 @@ public final class LiveKeys {
         this.unreadable = List.copyOf(unreadable);
     }
 
-    /** Reads the manifest of every live shard of the root ({@link DataRoot#shardDirectories()}). */
+    /**
+     * Reads the manifest of every live shard of the root: each shard directory
+     * ({@link DataRoot#shardDirectories()}) and any other undotted directory holding a manifest (one
+     * without segments still names objects someone may read; what is under {@code .deleted/} is not
+     * live).
+     */
     public static LiveKeys read(DataRoot root) throws IOException {
         Map<String, Set<String>> named = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
-        for (Path dir : root.shardDirectories()) {
+        TreeSet<Path> dirs = new TreeSet<>(root.shardDirectories());
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(root.path())) {
+            for (Path entry : entries) {
+                if (!entry.getFileName().toString().startsWith(".") && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)
+                        && Files.exists(ManifestStore.fileIn(entry), LinkOption.NOFOLLOW_LINKS)) {
+                    dirs.add(entry);
+                }
+            }
+        }
+        for (Path dir : dirs) {
             String shard = dir.getFileName().toString();
             List<ManifestEntry> entries;
             try {
                 entries = ManifestStore.read(dir).entries();
+            } catch (NoSuchFileException gone) {
+                continue; // no manifest (offload never ran there), or removed meanwhile
             } catch (CorruptionException e) {
                 unreadable.add(shard);
                 continue;

@@ -183,6 +183,30 @@ class KeyOwnershipRetentionTest {
         assertThat(Files.exists(deleted.resolve(DeletedStreams.DONE_FILE))).isTrue();
     }
 
+    /** A directory holding only a manifest (no segments) still names keys, and they stay. */
+    @Test
+    void aManifestWithoutSegmentsStillProtectsWhatItNames() throws Exception {
+        Path shard = TestData.shardOf(root, "orders", 0);
+        TestData.write(shard, 300, Duration.ofSeconds(1), 95);
+        assertThat(offloadKeepingTwo().complete()).isTrue();
+        List<ManifestEntry> entries = ManifestStore.read(shard).entries();
+        Path saved = Files.createDirectories(root.resolve("saved-manifest"));
+        Files.copy(ManifestStore.fileIn(shard), ManifestStore.fileIn(saved));
+
+        RetentionReport report = retention(RetentionRules.builder(RetentionSettings.defaults())
+                .forShardDirectory(shard.getFileName().toString(),
+                        RetentionOverride.none().with(RetentionSettings.RETENTION_BYTES, 0))
+                .build());
+
+        ShardRetentionResult r = report.shards().get(0);
+        assertThat(r.remote().expiredSegments()).isNotEmpty();
+        assertThat(r.remote().objectsDeleted()).isZero();
+        assertThat(r.remote().objectsKept().values()).containsOnly(KeyOwnership.Refusal.NAMED_BY_ANOTHER_SHARD);
+        for (String key : objectsOf(entries)) {
+            assertThat(store.head(key).size()).as(key).isPositive();
+        }
+    }
+
     /** While a live manifest cannot be read, nothing is deleted: it might name any key. */
     @Test
     void anUnreadableLiveManifestStopsEveryRemoteDelete() throws Exception {
