@@ -3,6 +3,7 @@ package dev.felix.offload.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.tier.KeyCollision;
 import dev.felix.offload.tier.LocalRetention;
 import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
@@ -29,7 +30,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code felix-offload offload}: one offload pass over a data root. Exit 0 when every eligible segment
- * was offloaded, 1 otherwise (a corrupt segment, a store failure, another offloader running), 2 on
+ * was offloaded, 1 otherwise (a corrupt segment, a store failure, a key holding another object, another
+ * offloader running), 2 on
  * usage errors.
  */
 @Command(name = "offload", mixinStandardHelpOptions = true,
@@ -213,6 +215,17 @@ final class OffloadCommand implements Callable<Integer> {
                 g.writeNumberField("pending", s.pending());
                 if (s.problem() != null) {
                     g.writeStringField("problem", s.problem());
+                }
+                if (s.collision() != null) {
+                    KeyCollision c = s.collision();
+                    g.writeObjectFieldStart("collision");
+                    Json.u64(g, "segment", c.segmentId());
+                    g.writeStringField("key", c.key());
+                    g.writeNumberField("found_bytes", c.foundSize());
+                    g.writeNumberField("found_crc32", c.foundCrc32());
+                    g.writeNumberField("expected_bytes", c.expectedSize());
+                    g.writeNumberField("expected_crc32", c.expectedCrc32());
+                    g.writeEndObject();
                 }
                 g.writeEndObject();
             }

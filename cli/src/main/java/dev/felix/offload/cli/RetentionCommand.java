@@ -73,8 +73,9 @@ final class RetentionCommand implements Callable<Integer> {
     static void writeText(PrintWriter out, RetentionReport r) {
         out.printf("retention as node %s in %.1f s%n", r.nodeId(), r.elapsed().toNanos() / 1e9);
         out.printf("  local: %d segments (%s) removed%n", r.localSegmentsDeleted(), Bytes.human(r.localBytesDeleted()));
-        out.printf("  remote: %d segments (%s) expired, %d objects deleted%n", r.remoteSegmentsDeleted(),
-                Bytes.human(r.remoteBytesDeleted()), r.remoteObjectsDeleted());
+        out.printf("  remote: %d segments (%s) expired, %d objects deleted%s%n", r.remoteSegmentsDeleted(),
+                Bytes.human(r.remoteBytesDeleted()), r.remoteObjectsDeleted(), r.remoteObjectsKept() == 0 ? ""
+                        : ", " + r.remoteObjectsKept() + " kept (another shard's, or outside the shard's own prefix)");
         out.printf("  deleted streams: %d directories finished%n", r.deletedStreamDirectoriesFinished());
         r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted, "
                         + "%d incomplete uploads aborted%s%n", o.prefix(), o.foundCount(), o.eligible().size(),
@@ -94,6 +95,7 @@ final class RetentionCommand implements Callable<Integer> {
             g.writeNumberField("remote_segments_deleted", r.remoteSegmentsDeleted());
             g.writeNumberField("remote_bytes_deleted", r.remoteBytesDeleted());
             g.writeNumberField("remote_objects_deleted", r.remoteObjectsDeleted());
+            g.writeNumberField("remote_objects_kept", r.remoteObjectsKept());
             g.writeNumberField("deleted_stream_directories_finished", r.deletedStreamDirectoriesFinished());
             g.writeArrayFieldStart("shards");
             for (ShardRetentionResult s : r.shards()) {

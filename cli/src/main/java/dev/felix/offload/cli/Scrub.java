@@ -19,6 +19,7 @@ import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.tier.NodeId;
 import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.KeyOwnership;
 import dev.felix.offload.tier.SegmentKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +67,11 @@ final class Scrub {
         SIZE_MISMATCH("size-mismatch"),
         CRC_MISMATCH("crc-mismatch"),
         ORPHAN("orphan"),
+        /**
+         * An entry naming a key outside its own shard's prefix (a copied shard directory's entry, say):
+         * nobody deletes that object on this entry's account, so it is named here with both shards.
+         */
+        FOREIGN_KEY("foreign-key"),
         /** A manifest that does not decode, or an object the store would not answer for. */
         UNREADABLE("unreadable");
 
@@ -85,8 +91,13 @@ final class Scrub {
      *
      * @param segmentId the entry's segment id, or -1 for orphans and manifests
      * @param key       the object key, or null for a manifest
+     * @param keyShard  for {@link Kind#FOREIGN_KEY}: the shard directory whose prefix the key lies in
+     *                  (empty when it lies in none); null otherwise
      */
-    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
+    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard) {
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
+            this(kind, shard, segmentId, key, detail, null);
+        }
     }
 
     /**
@@ -135,6 +146,8 @@ final class Scrub {
         Map<String, Integer> checkedBy = new TreeMap<>();
         int entries = 0;
         List<Path> shards = root.shardDirectories();
+        Optional<String> nodeId = nodeId();
+        Optional<KeyOwnership> ownership = nodeId.map(id -> new KeyOwnership(new SegmentKeys("", id)));
         for (Path dir : shards) {
             if (stop.stopRequested()) {
                 break;
@@ -154,6 +167,12 @@ final class Scrub {
                     break;
                 }
                 entries++;
+                if (ownership.isPresent() && !ownership.get().inShardPrefix(shard, entry.objectKey())) {
+                    String owner = KeyOwnership.shardDirectoryOf(entry.objectKey()).orElse("");
+                    anomalies.add(new Anomaly(Kind.FOREIGN_KEY, shard, entry.segmentId(), entry.objectKey(),
+                            "the key lies in " + (owner.isEmpty() ? "no shard's prefix" : "shard " + owner + "'s prefix")
+                                    + ", not in " + shard + "'s; no pass deletes it on this entry's account", owner));
+                }
                 Checked c = check(shard, entry, storedCrc, limiter, stop);
                 if (c.how() != null) {
                     checkedBy.merge(c.how(), 1, Integer::sum);
@@ -168,7 +187,10 @@ final class Scrub {
 
         boolean listed = false;
         String prefix = null;
-        Optional<String> nodeId = nodeId();
+        if (nodeId.isEmpty() && entries > 0) {
+            notes.add("no node id (" + NodeId.ENV + " unset and no node-id file): keys outside their shard's prefix "
+                    + "not looked for");
+        }
         if (stop.stopRequested()) {
             notes.add("stopped before the end; orphans not listed");
         } else if (nodeId.isEmpty()) {

@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
         description = {"Check that every object a manifest names exists with the manifest's size and CRC32 (the "
                 + "store's stored checksum where it keeps one, else a rate-limited full read), and list orphans: "
                 + "objects under this node's prefix that no manifest names. Reads only.",
-                "Anomalies: missing, size-mismatch, crc-mismatch, orphan, unreadable."})
+                "Anomalies: missing, size-mismatch, crc-mismatch, orphan, foreign-key (an entry naming a key outside its "
+                        + "own shard's prefix; key_shard in --json names the shard it lies in), unreadable."})
 final class ScrubCommand implements Callable<Integer> {
 
     @Spec
@@ -151,6 +152,9 @@ final class ScrubCommand implements Callable<Integer> {
                     g.writeStringField("key", a.key());
                 }
                 g.writeStringField("detail", a.detail());
+                if (a.keyShard() != null) {
+                    g.writeStringField("key_shard", a.keyShard());
+                }
                 g.writeEndObject();
             }
             g.writeEndArray();

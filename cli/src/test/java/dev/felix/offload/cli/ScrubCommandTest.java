@@ -127,6 +127,37 @@ class ScrubCommandTest {
     }
 
     @Test
+    void aCopiedShardDirectorysEntriesAreForeignKeysNamingBothShards() throws Exception {
+        Path original;
+        try (var dirs = Files.list(root)) {
+            original = dirs.filter(d -> Files.exists(ManifestStore.fileIn(d))).sorted().findFirst().orElseThrow();
+        }
+        int copied = ManifestStore.read(original).size();
+        assertThat(copied).isPositive();
+        Path copy = root.resolve(original.getFileName() + ".bak");
+        try (var files = Files.walk(original)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, copy.resolve(original.relativize(f).toString()));
+            }
+        }
+
+        CliRun scrub = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store, "--json");
+        assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isEqualTo(1);
+        JsonNode r = JSON.readTree(scrub.out());
+        List<JsonNode> foreign = new ArrayList<>();
+        r.get("anomalies").forEach(foreign::add);
+        assertThat(foreign).hasSize(copied).allSatisfy(a -> {
+            assertThat(a.get("kind").asText()).isEqualTo("foreign-key");
+            assertThat(a.get("shard").asText()).isEqualTo(copy.getFileName().toString());
+            assertThat(a.get("key_shard").asText()).isEqualTo(original.getFileName().toString());
+            assertThat(a.get("detail").asText()).contains(original.getFileName().toString());
+        });
+
+        CliRun text = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store);
+        assertThat(text.out()).contains("foreign-key shard=" + copy.getFileName(), copied + " anomalies");
+    }
+
+    @Test
     void takesItsSettingsFromAConfigurationFile() throws Exception {
         Path config = tmp.resolve("felix.yaml");
         Files.writeString(config, "data-dir: root\nstore: " + store + "\nscrub.read-bandwidth: 0\n");

@@ -16,6 +16,9 @@ package dev.felix.offload.store;
  *       refuse such a put with {@link CapabilityMissingException} rather than risk an overwrite. A
  *       create-only put retried after a lost answer may report {@link PreconditionFailedException}
  *       for the object it wrote itself; compare {@link ObjectFetcher#head(String)} to tell.</li>
+ *   <li>With {@link PutOptions#withNoReplace()}, every store fails the put of an existing key with
+ *       {@link PreconditionFailedException}: where the server ignores {@code If-None-Match}, by a
+ *       head before the put.</li>
  *   <li>User metadata given with a put comes back from head where the store declares
  *       {@link StoreCapability#USER_METADATA}; elsewhere a put carrying metadata is refused with
  *       {@link CapabilityMissingException}.</li>

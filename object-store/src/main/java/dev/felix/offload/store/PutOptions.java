@@ -12,17 +12,24 @@ import java.util.TreeMap;
  *     it) so a body that changed since is refused with {@link IntegrityRejectedException} where
  *     the store declares {@link StoreCapability#CRC32_VERIFIED_ON_PUT}
  * @param createOnly when true the put succeeds only if the key does not exist yet
+ * @param headFirst with {@code createOnly}: where the server ignores {@code If-None-Match}, head the
+ *     key first and refuse the put if it exists, instead of refusing the put outright. Another writer
+ *     could still slip in between the head and the put, so this suits keys that only one writer
+ *     ever means to create (a shard's segment keys), where it catches a stale or foreign object
  * @param userMetadata small string pairs stored with the object; names are lower-cased, and must
  *     be ASCII letters, digits and {@code -}, not beginning {@value #RESERVED_METADATA_PREFIX}
  *     (the stores keep their own entries under such names); values printable ASCII
  */
-public record PutOptions(OptionalLong crc32, boolean createOnly, Map<String, String> userMetadata) {
+public record PutOptions(OptionalLong crc32, boolean createOnly, boolean headFirst, Map<String, String> userMetadata) {
     /** User metadata names beginning with this are the stores' own. */
     public static final String RESERVED_METADATA_PREFIX = "felix-";
 
-    private static final PutOptions DEFAULTS = new PutOptions(OptionalLong.empty(), false, Map.of());
+    private static final PutOptions DEFAULTS = new PutOptions(OptionalLong.empty(), false, false, Map.of());
 
     public PutOptions {
+        if (headFirst && !createOnly) {
+            throw new IllegalArgumentException("headFirst only applies to a create-only put");
+        }
         if (crc32.isPresent() && (crc32.getAsLong() < 0 || crc32.getAsLong() > 0xFFFF_FFFFL)) {
             throw new IllegalArgumentException("crc32 must be an unsigned 32-bit value: " + crc32.getAsLong());
         }
@@ -50,14 +57,24 @@ public record PutOptions(OptionalLong crc32, boolean createOnly, Map<String, Str
     }
 
     public PutOptions withCrc32(long value) {
-        return new PutOptions(OptionalLong.of(value), createOnly, userMetadata);
+        return new PutOptions(OptionalLong.of(value), createOnly, headFirst, userMetadata);
     }
 
+    /** Create-only, refused with {@link CapabilityMissingException} where the server ignores {@code If-None-Match}. */
     public PutOptions withCreateOnly(boolean value) {
-        return new PutOptions(crc32, value, userMetadata);
+        return new PutOptions(crc32, value, value && headFirst, userMetadata);
+    }
+
+    /**
+     * Never replaces an existing object: create-only where the store can do that, a head before the
+     * put where the server ignores {@code If-None-Match}. Either way an existing key fails the put
+     * with {@link PreconditionFailedException}.
+     */
+    public PutOptions withNoReplace() {
+        return new PutOptions(crc32, true, true, userMetadata);
     }
 
     public PutOptions withUserMetadata(Map<String, String> value) {
-        return new PutOptions(crc32, createOnly, value);
+        return new PutOptions(crc32, createOnly, headFirst, value);
     }
 }

@@ -21,6 +21,11 @@ public record PassReport(String nodeId, List<ShardResult> shards, Duration elaps
         return shards.stream().allMatch(ShardResult::complete);
     }
 
+    /** The key collisions that stopped shards, in shard order. */
+    public List<KeyCollision> collisions() {
+        return shards.stream().map(ShardResult::collision).filter(java.util.Objects::nonNull).toList();
+    }
+
     public int segmentsUploaded() {
         return shards.stream().mapToInt(s -> s.uploaded().size()).sum();
     }

@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * Object keys of offloaded segments: {@code [prefix/]<node id>/<shard directory>/<base>-<segment>.segment}
  * with both numbers zero-padded to 20 digits, and the companion {@code .index} beside it. Keys are
- * deterministic, so uploading a segment again overwrites the same object. A manifest entry keeps
+ * deterministic, so a segment uploaded again meets its earlier copy; uploads are create-only, so
+ * they never replace an object at the key (see {@link ShardOffload}). A manifest entry keeps
  * the key it was written with, and readers use that, never a recomputed one.
  */
 public final class SegmentKeys {

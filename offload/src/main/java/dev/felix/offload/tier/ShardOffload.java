@@ -15,6 +15,7 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
@@ -54,9 +55,14 @@ import java.util.zip.CRC32;
  * </pre>
  *
  * A crash between any two steps leaves the shard consistent: before {@code RECORDED} nothing names
- * the object, so the next pass selects the segment and uploads it again over the same key (an object
- * left behind meanwhile is an orphan for the sweep); after it, the entry is durable and the next pass
- * goes straight to unlinking. Nothing local is ever removed before its entry is durable and matches
+ * the object, so the next pass selects the segment and uploads it again (an object left behind
+ * meanwhile is an orphan for the sweep); after it, the entry is durable and the next pass goes
+ * straight to unlinking.
+ *
+ * <p>Uploads never replace an object: they are create-only (a head first where the server ignores
+ * {@code If-None-Match}). A key found holding the very bytes of the upload (what a retry after a
+ * crash or a lost answer finds) is adopted and verified as usual; a key holding anything else is a
+ * {@link KeyCollision}: the object stays, the segment is not recorded, and the shard stops there. Nothing local is ever removed before its entry is durable and matches
  * the local file's size and CRC32.
  *
  * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
@@ -156,6 +162,7 @@ public final class ShardOffload {
         }
         Map<Long, Long> crcOfValidBytes = new HashMap<>();
         String problem = null;
+        KeyCollision collision = null;
         int pending = 0;
 
         for (int i = 0; i < locals.size() - 1 && problem == null; i++) {
@@ -210,6 +217,11 @@ public final class ShardOffload {
                 uploaded.add(up);
                 LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
                         seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+            } catch (CollisionException e) {
+                collision = e.collision;
+                problem = collision.describe();
+                pending = countPending(locals, i);
+                LOG.error("{}: {}", shard, problem);
             } catch (StoreException e) {
                 problem = "store failure on segment " + seg.file().id() + ": " + e.getMessage();
                 pending = countPending(locals, i);
@@ -220,7 +232,7 @@ public final class ShardOffload {
         }
 
         unlink(manifests.manifest(), locals, crcOfValidBytes, unlinked);
-        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem);
+        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision);
     }
 
     private static int countPending(List<Local> locals, int from) {
@@ -256,9 +268,60 @@ public final class ShardOffload {
         }
     }
 
+    /** An upload's key holds other bytes; carried out of the steps to the shard's result. */
+    static final class CollisionException extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient KeyCollision collision;
+
+        CollisionException(KeyCollision collision) {
+            super(collision.describe());
+            this.collision = collision;
+        }
+    }
+
+    /** An object's size and CRC32 as the store holds it. */
+    private record Stored(long size, long crc32) {
+    }
+
+    /**
+     * A create-only put. Answers true when the key already held exactly these bytes (adopted, to be
+     * verified as usual); throws when it held anything else.
+     */
+    private boolean putNoReplace(long segmentId, String key, UploadBody body, long crc)
+            throws IOException, StoreException, CollisionException {
+        try {
+            store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
+            return false;
+        } catch (PreconditionFailedException taken) {
+            Stored found = stored(key);
+            if (found.size() != body.length() || found.crc32() != crc) {
+                throw new CollisionException(new KeyCollision(segmentId, key, found.size(), found.crc32(), body.length(), crc));
+            }
+            LOG.info("{}: {} already holds this upload's {} bytes (crc32 {}), a copy from an earlier attempt; "
+                    + "adopting it", shard, key, found.size(), String.format("%08x", crc));
+            return true;
+        }
+    }
+
+    /** The stored size and CRC32 of an object: the server's checksum where it keeps one, else read in full. */
+    private Stored stored(String key) throws StoreException {
+        ObjectHead head = store.head(key);
+        if (head.crc32().isPresent()) {
+            return new Stored(head.size(), head.crc32().getAsLong());
+        }
+        CRC32 read = new CRC32();
+        long at = 0;
+        while (at < head.size()) {
+            int n = (int) Math.min(READ_BACK_CHUNK, head.size() - at);
+            read.update(store.readRange(key, ByteRange.of(at, n)));
+            at += n;
+        }
+        return new Stored(head.size(), read.getValue());
+    }
+
     /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
     private SegmentUpload upload(Local seg, SegmentScan scan, long last)
-            throws IOException, StoreException, VerificationFailedException {
+            throws IOException, StoreException, VerificationFailedException, CollisionException {
         String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
         uploadIndex(seg, scan, key);
         hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
@@ -269,7 +332,7 @@ public final class ShardOffload {
         String lastMismatch = null;
         for (int attempt = 1; attempt <= settings.uploadAttempts(); attempt++) {
             throttle(size);
-            store.put(key, body, PutOptions.defaults().withCrc32(crc));
+            boolean adopted = putNoReplace(seg.file().id(), key, body, crc);
             hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
             String mismatch = null;
             String verifiedBy;
@@ -278,6 +341,11 @@ public final class ShardOffload {
             } catch (VerificationFailedException e) {
                 verifiedBy = null;
                 mismatch = e.getMessage();
+            }
+            if (mismatch != null && adopted) {
+                // Not this upload's object after all (it changed since it was compared): never delete it.
+                Stored found = stored(key);
+                throw new CollisionException(new KeyCollision(seg.file().id(), key, found.size(), found.crc32(), size, crc));
             }
             if (mismatch == null) {
                 progress.uploaded(size);
@@ -294,7 +362,11 @@ public final class ShardOffload {
                 + " failed verification " + settings.uploadAttempts() + " times; last: " + lastMismatch);
     }
 
-    private void uploadIndex(Local seg, SegmentScan scan, String segmentKey) {
+    /**
+     * Uploads the sparse index. Its failures are not worth failing the segment for, but for a
+     * collision: an index of other bytes beside the segment would steer readers wrongly.
+     */
+    private void uploadIndex(Local seg, SegmentScan scan, String segmentKey) throws CollisionException {
         String indexKey = SegmentKeys.indexKeyFor(segmentKey);
         try {
             SegmentIndex index = ShardLog.rebuildIndexOf(seg.file(), shard, scan.validEnd(),
@@ -302,7 +374,7 @@ public final class ShardOffload {
             byte[] bytes = index.encode();
             CRC32 crc = new CRC32();
             crc.update(bytes);
-            store.put(indexKey, UploadBody.ofBytes(bytes), PutOptions.defaults().withCrc32(crc.getValue()));
+            putNoReplace(seg.file().id(), indexKey, UploadBody.ofBytes(bytes), crc.getValue());
         } catch (IOException | CorruptionException | StoreException e) {
             // Derived: a reader rebuilds a missing index from the segment, so this is not worth failing for.
             LOG.warn("{}: could not upload the index of segment {} ({}); readers will rebuild it", shard,

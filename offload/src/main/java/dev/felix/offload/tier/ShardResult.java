@@ -11,13 +11,24 @@ import java.util.List;
  * @param unlinked  local segment ids removed after their copies were proven
  * @param pending   sealed segments left for a later pass (not eligible yet, or failed)
  * @param problem   why the shard stopped early, or null
+ * @param collision the upload that found its key holding other bytes, when that is what stopped the
+ *                  shard (then {@code problem} describes it too); null otherwise
  */
 public record ShardResult(String shard, boolean complete, List<SegmentUpload> uploaded, List<Long> unlinked,
-                          int pending, String problem) {
+                          int pending, String problem, KeyCollision collision) {
 
     public ShardResult {
         uploaded = List.copyOf(uploaded);
         unlinked = List.copyOf(unlinked);
+        if (collision != null && complete) {
+            throw new IllegalArgumentException("a shard with a key collision is not complete");
+        }
+    }
+
+    /** A result without a key collision. */
+    public ShardResult(String shard, boolean complete, List<SegmentUpload> uploaded, List<Long> unlinked, int pending,
+                       String problem) {
+        this(shard, complete, uploaded, unlinked, pending, problem, null);
     }
 
     public long bytesUploaded() {

@@ -79,6 +79,24 @@ class OffloadOnS3Test {
         }
     }
 
+    static Stream<Arguments> everyClientOnEveryServer() {
+        return Stream.of(
+                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false)),
+                Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true)),
+                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false)),
+                Arguments.of(new Backend("MinIO client on S3Proxy", S3Servers.s3proxy(), true)));
+    }
+
+    /** Create-only where the server honours If-None-Match (S3Mock), a head first where it does not (S3Proxy). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyClientOnEveryServer")
+    void anUploadNeverReplacesAnotherShardsObjectAtItsKey(Backend backend) throws Exception {
+        String bucket = backend.server().createBucket("collide");
+        try (ObjectStore store = backend.open(bucket)) {
+            Collisions.secondRootNeverReplacesTheFirstRootsObjects(tmp, store);
+        }
+    }
+
     static Stream<Arguments> multipartBackends() {
         return Stream.of(
                 Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), "server-checksum"),

@@ -101,6 +101,12 @@ class OffloadPassTest {
         assertThat(again.complete()).isTrue();
     }
 
+    @Test
+    void anUploadNeverReplacesAnotherShardsObjectAtItsKey() throws Exception {
+        setUp();
+        Collisions.secondRootNeverReplacesTheFirstRootsObjects(tmp, store);
+    }
+
     @ParameterizedTest
     @EnumSource(OffloadStep.class)
     void aCrashAfterAnyStepLeavesAConsistentShardThatTheNextPassCompletes(OffloadStep crashAt) throws Exception {

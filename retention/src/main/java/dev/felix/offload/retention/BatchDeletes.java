@@ -3,11 +3,16 @@ package dev.felix.offload.retention;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.KeyOwnership;
+import dev.felix.offload.tier.LiveKeys;
 import dev.felix.offload.tier.SegmentKeys;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /** Deletes keys in batches, stopping at the first failed batch or when asked to stop. */
 final class BatchDeletes {
@@ -20,7 +25,40 @@ final class BatchDeletes {
     record Outcome(List<String> deleted, List<String> left, String problem) {
     }
 
+    /**
+     * Keys split by {@link KeyOwnership}: those the shard may delete, and those it must keep, with why.
+     */
+    record Split(List<String> deletable, Map<String, KeyOwnership.Refusal> kept) {
+    }
+
     private BatchDeletes() {
+    }
+
+    /** A short account of kept keys for a log line: how many for each reason, and one example key. */
+    static String describe(Map<String, KeyOwnership.Refusal> kept) {
+        Map<KeyOwnership.Refusal, Integer> counts = new java.util.EnumMap<>(KeyOwnership.Refusal.class);
+        kept.values().forEach(r -> counts.merge(r, 1, Integer::sum));
+        return counts + (kept.isEmpty() ? "" : ", e.g. " + kept.keySet().iterator().next());
+    }
+
+    /**
+     * Splits a shard's keys into those it may delete and those it must keep.
+     *
+     * @param shardIsLive false for a deleted stream's directory: then any live manifest naming a key keeps it
+     */
+    static Split split(List<String> keys, String shard, boolean shardIsLive, KeyOwnership ownership, LiveKeys live) {
+        List<String> deletable = new ArrayList<>(keys.size());
+        Map<String, KeyOwnership.Refusal> kept = new LinkedHashMap<>();
+        for (String key : keys) {
+            Optional<KeyOwnership.Refusal> refusal = shardIsLive ? ownership.refusal(shard, key, live)
+                    : ownership.refusalForDeletedShard(shard, key, live);
+            if (refusal.isPresent()) {
+                kept.put(key, refusal.get());
+            } else {
+                deletable.add(key);
+            }
+        }
+        return new Split(deletable, kept);
     }
 
     /** The objects of an entry: its segment and, for a segment key, the index beside it. */

@@ -7,6 +7,8 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
+import dev.felix.offload.tier.KeyOwnership;
+import dev.felix.offload.tier.LiveKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,11 @@ import java.util.Objects;
  * since they cannot be known. Objects of the shard that its manifest never named (a crashed upload's)
  * are left to the orphan sweep.
  *
+ * <p>Only objects {@link KeyOwnership} lets the deleted shard delete go: a key outside its prefix, or
+ * one a live shard's manifest names (a stream created again under the same name may have it), is
+ * not its own and stays; the directory still counts as finished, since what stays is another
+ * shard's. While a live manifest cannot be read nothing is deleted and the directory waits.
+ *
  * <p>The caller holds the root's {@link dev.felix.offload.tier.RootLock}.
  */
 public final class DeletedStreams {
@@ -51,8 +58,17 @@ public final class DeletedStreams {
     private final ObjectDeleter store;
     private final RetentionHook hook;
     private final int deleteBatchSize;
+    private final KeyOwnership ownership;
+    private final LiveKeys live;
 
-    public DeletedStreams(DataRoot root, ObjectDeleter store, RetentionHook hook, int deleteBatchSize) {
+    /**
+     * @param ownership which keys a shard may delete
+     * @param live      what the root's live manifests name, read under the root's lock
+     */
+    public DeletedStreams(DataRoot root, ObjectDeleter store, RetentionHook hook, int deleteBatchSize,
+                          KeyOwnership ownership, LiveKeys live) {
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.live = Objects.requireNonNull(live, "live");
         this.deletedDir = root.path().resolve(DataRoot.DELETED_DIR);
         this.store = Objects.requireNonNull(store, "store");
         this.hook = Objects.requireNonNull(hook, "hook");
@@ -79,6 +95,7 @@ public final class DeletedStreams {
         List<String> removed = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         int objectsDeleted = 0;
+        int objectsKept = 0;
         for (Path dir : dirs) {
             if (stop.stopRequested()) {
                 break;
@@ -100,6 +117,18 @@ public final class DeletedStreams {
                     for (ManifestEntry e : manifest.entries()) {
                         keys.addAll(BatchDeletes.objectsOf(e));
                     }
+                    BatchDeletes.Split split = BatchDeletes.split(keys, name, false, ownership, live);
+                    if (split.kept().containsValue(KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE)) {
+                        failures.put(name, "nothing deleted, directory kept: the manifest of live shard(s) "
+                                + live.unreadable() + " is unreadable, so which objects they need is unknown");
+                        continue;
+                    }
+                    if (!split.kept().isEmpty()) {
+                        objectsKept += split.kept().size();
+                        LOG.warn("{}: {} objects its manifest names are not the deleted shard's and stay ({})", name,
+                                split.kept().size(), BatchDeletes.describe(split.kept()));
+                    }
+                    keys = split.deletable();
                     BatchDeletes.Outcome outcome = BatchDeletes.delete(store, keys, deleteBatchSize, stop, hook,
                             RetentionStep.OBJECT_BATCH_DELETED, name);
                     objectsDeleted += outcome.deleted().size();
@@ -128,6 +157,6 @@ public final class DeletedStreams {
                 failures.put(name, "failed: " + e);
             }
         }
-        return new DeletedStreamsReport(removed, objectsDeleted, failures);
+        return new DeletedStreamsReport(removed, objectsDeleted, failures, objectsKept);
     }
 }

@@ -1,6 +1,9 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.tier.KeyOwnership;
+
 import java.util.List;
+import java.util.Map;
 
 /**
  * What remote retention did to one shard.
@@ -12,10 +15,12 @@ import java.util.List;
  * @param deleteProblem   why objects were left: the store's error, or {@value #STOPPED}; null when none were
  * @param totalBytesAfter bytes the shard holds after, local and remote, each segment counted once
  * @param blockedBy       why an entry past a limit stayed (its segment is still on local disk), or null
+ * @param objectsKept     keys of expired entries that were not the shard's to delete (outside its
+ *                        prefix, or named by another live shard), with why; they stay in the store
  */
 public record RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
                                     List<String> objectsLeft, String deleteProblem, long totalBytesAfter,
-                                    String blockedBy) {
+                                    String blockedBy, Map<String, KeyOwnership.Refusal> objectsKept) {
 
     /** The {@link #deleteProblem()} of a pass asked to stop before every batch was deleted. */
     public static final String STOPPED = "stopped";
@@ -23,6 +28,13 @@ public record RemoteRetentionResult(List<Long> expiredSegments, long expiredByte
     public RemoteRetentionResult {
         expiredSegments = List.copyOf(expiredSegments);
         objectsLeft = List.copyOf(objectsLeft);
+        objectsKept = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(objectsKept));
+    }
+
+    /** A result in which every expired object was the shard's own. */
+    public RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
+                                 List<String> objectsLeft, String deleteProblem, long totalBytesAfter, String blockedBy) {
+        this(expiredSegments, expiredBytes, objectsDeleted, objectsLeft, deleteProblem, totalBytesAfter, blockedBy, Map.of());
     }
 
     /** Nothing done to a shard holding {@code totalBytes}. */

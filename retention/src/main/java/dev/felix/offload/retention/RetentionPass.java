@@ -8,6 +8,8 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.tier.NodeId;
 import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.KeyOwnership;
+import dev.felix.offload.tier.LiveKeys;
 import dev.felix.offload.tier.SegmentKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +77,13 @@ public final class RetentionPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
+            KeyOwnership ownership = new KeyOwnership(keys);
+            // read before anything deletes; a shard's own deletes only shrink what it names
+            LiveKeys live = LiveKeys.read(root);
+            if (!live.unreadable().isEmpty()) {
+                LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
+                        + "may name any key", live.unreadable());
+            }
             List<StreamMarker> markers = markers();
             List<ShardRetentionResult> results = new ArrayList<>();
             for (Path shardDir : root.shardDirectories()) {
@@ -85,7 +94,7 @@ public final class RetentionPass {
                 RetentionSettings shardSettings = rules.settingsFor(ShardName.of(name).withStreamFrom(markers));
                 try {
                     results.add(new ShardRetention(shardDir, store, shardSettings, clock, hook,
-                            settings.deleteBatchSize()).run(stop));
+                            settings.deleteBatchSize(), ownership, live).run(stop));
                 } catch (RuntimeException e) {
                     LOG.error("{}: retention failed", name, e);
                     results.add(new ShardRetentionResult(name, shardSettings, LocalRetentionResult.nothing(0),
@@ -94,7 +103,7 @@ public final class RetentionPass {
             }
             DeletedStreamsReport deleted = DeletedStreamsReport.nothing();
             if (settings.removeDeletedStreams() && !stop.stopRequested()) {
-                deleted = new DeletedStreams(root, store, hook, settings.deleteBatchSize()).run(stop);
+                deleted = new DeletedStreams(root, store, hook, settings.deleteBatchSize(), ownership, live).run(stop);
             }
             Optional<OrphanSweepReport> orphans = Optional.empty();
             if (settings.sweepOrphans() && !stop.stopRequested()) {

@@ -45,6 +45,11 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
         return shards.stream().mapToInt(s -> s.remote().objectsDeleted()).sum() + deletedStreams.objectsDeleted();
     }
 
+    /** Objects of expired entries and deleted streams that were not theirs to delete, so stay in the store. */
+    public int remoteObjectsKept() {
+        return shards.stream().mapToInt(s -> s.remote().objectsKept().size()).sum() + deletedStreams.objectsKept();
+    }
+
     public int orphansFound() {
         return orphanSweep.map(OrphanSweepReport::foundCount).orElse(0);
     }

@@ -7,6 +7,8 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
+import dev.felix.offload.tier.KeyOwnership;
+import dev.felix.offload.tier.LiveKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +51,9 @@ import java.util.Set;
  *   <li>their objects, segment and index, are deleted in batches.</li>
  * </ol>
  * A crash or store failure between or during these leaves objects no manifest names (orphans, for
- * the sweep), never an entry naming a deleted object.
+ * the sweep), never an entry naming a deleted object. Only objects {@link KeyOwnership} lets the
+ * shard delete are deleted: an expired entry naming a key outside the shard's prefix (a copied
+ * shard directory's) or one another live shard names leaves the manifest, but its object stays.
  */
 public final class ShardRetention {
 
@@ -62,14 +66,20 @@ public final class ShardRetention {
     private final Clock clock;
     private final RetentionHook hook;
     private final int deleteBatchSize;
+    private final KeyOwnership ownership;
+    private final LiveKeys live;
 
     /**
      * @param store           where expired objects are deleted
      * @param clock           what "now" is for the time limits
      * @param deleteBatchSize keys per {@link ObjectDeleter#deleteAll} call
+     * @param ownership       which keys the shard may delete
+     * @param live            what the root's live manifests name, read under the root's lock
      */
     public ShardRetention(Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
-                          RetentionHook hook, int deleteBatchSize) {
+                          RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.live = Objects.requireNonNull(live, "live");
         this.shardDir = Objects.requireNonNull(shardDir, "shardDir");
         Path name = shardDir.getFileName();
         this.shard = name == null ? shardDir.toString() : name.toString();
@@ -224,6 +234,12 @@ public final class ShardRetention {
         if (expiring.isEmpty()) {
             return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, blockedBy);
         }
+        if (!live.unreadable().isEmpty()) {
+            // Checked before the manifest changes: what an unreadable manifest needs is unknown.
+            return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, expiring.size()
+                    + " entries are past the total retention, but the manifest of live shard(s) " + live.unreadable()
+                    + " is unreadable, so no object is deleted until it is mended");
+        }
         ManifestEntry last = expiring.get(expiring.size() - 1);
         Manifest next = manifest.withoutEntriesThrough(last.lastOffset());
         if (next.size() != manifest.size() - expiring.size()) {
@@ -240,14 +256,19 @@ public final class ShardRetention {
         LOG.info("{}: expired {} remote segments ({} bytes, offsets {}..{}) from the manifest", shard, expiring.size(),
                 expiringBytes, Long.toUnsignedString(expiring.get(0).baseOffset()), Long.toUnsignedString(last.lastOffset()));
         hook.reached(RetentionStep.MANIFEST_SAVED, shard, expiring.size() + " entries");
-        BatchDeletes.Outcome outcome = BatchDeletes.delete(store, keys, deleteBatchSize, stop, hook,
+        BatchDeletes.Split split = BatchDeletes.split(keys, shard, true, ownership, live);
+        if (!split.kept().isEmpty()) {
+            LOG.warn("{}: {} objects of expired entries stay, not this shard's to delete ({})", shard,
+                    split.kept().size(), BatchDeletes.describe(split.kept()));
+        }
+        BatchDeletes.Outcome outcome = BatchDeletes.delete(store, split.deletable(), deleteBatchSize, stop, hook,
                 RetentionStep.OBJECT_BATCH_DELETED, shard);
         if (!outcome.left().isEmpty()) {
             LOG.warn("{}: {} expired objects not deleted ({}); the orphan sweep will remove them", shard,
                     outcome.left().size(), outcome.problem());
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
-                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy);
+                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy, split.kept());
     }
 
     private static long sizeOf(SegmentFile f) throws IOException {

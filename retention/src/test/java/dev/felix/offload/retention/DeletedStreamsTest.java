@@ -6,6 +6,7 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.fs.FilesystemStore;
+import dev.felix.offload.tier.LiveKeys;
 import dev.felix.offload.tier.SegmentKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,7 +66,8 @@ class DeletedStreamsTest {
     }
 
     private DeletedStreamsReport run(RetentionHook hook) throws IOException {
-        return new DeletedStreams(new DataRoot(root), store, hook, 3).run(StopSignal.never());
+        return new DeletedStreams(new DataRoot(root), store, hook, 3, TestData.ownership(),
+                LiveKeys.read(new DataRoot(root))).run(StopSignal.never());
     }
 
     @Test

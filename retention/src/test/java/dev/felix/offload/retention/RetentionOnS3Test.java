@@ -92,7 +92,8 @@ class RetentionOnS3Test {
             };
 
             ShardRetentionResult crashed = new ShardRetention(shard, store,
-                    new RetentionSettings(UNLIMITED, UNLIMITED, UNLIMITED, Duration.ofHours(3).toMillis()), clock, crash, 2)
+                    new RetentionSettings(UNLIMITED, UNLIMITED, UNLIMITED, Duration.ofHours(3).toMillis()), clock, crash, 2,
+                    TestData.ownership(), TestData.live(shard))
                     .run(StopSignal.never());
 
             assertThat(crashed.failure()).contains("simulated crash");

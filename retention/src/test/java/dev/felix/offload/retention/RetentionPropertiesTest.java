@@ -45,7 +45,7 @@ class RetentionPropertiesTest {
             Instant now = TestData.FIRST_RECORD.plus(Duration.ofMinutes(minutesLater));
 
             ShardRetentionResult r = new ShardRetention(shard, store, settings, Clock.fixed(now, ZoneOffset.UTC),
-                    RetentionHook.none(), batchSize).run(StopSignal.never());
+                    RetentionHook.none(), batchSize, TestData.ownership(), TestData.live(shard)).run(StopSignal.never());
 
             assertThat(r.failure()).isNull();
             assertThat(r.local().blockedBy()).as("every sealed segment is offloaded").isNull();

@@ -67,8 +67,9 @@ class ShardRetentionTest {
         return Clock.fixed(TestData.FIRST_RECORD.plus(afterFirstRecord), ZoneOffset.UTC);
     }
 
-    private ShardRetentionResult retain(RetentionSettings settings, Clock clock) {
-        return new ShardRetention(shard, store, settings, clock, RetentionHook.none(), 1000).run(StopSignal.never());
+    private ShardRetentionResult retain(RetentionSettings settings, Clock clock) throws IOException {
+        return new ShardRetention(shard, store, settings, clock, RetentionHook.none(), 1000, TestData.ownership(), TestData.live(shard))
+                .run(StopSignal.never());
     }
 
     private static RetentionSettings settings(long localBytes, long localMs, long bytes, long ms) {
@@ -269,7 +270,7 @@ class ShardRetentionTest {
         TestData.offload(root, store);
         Manifest before = ManifestStore.read(shard);
         ShardRetention retention = new ShardRetention(shard, store, settings(UNLIMITED, UNLIMITED, 0, 0),
-                at(Duration.ofDays(30)), RetentionHook.none(), 1000);
+                at(Duration.ofDays(30)), RetentionHook.none(), 1000, TestData.ownership(), TestData.live(shard));
 
         // Remote retention alone, with every offloaded segment still on local disk.
         RemoteRetentionResult r = retention.applyRemote(ManifestStore.open(shard), StopSignal.never());
@@ -293,7 +294,7 @@ class ShardRetentionTest {
         };
 
         ShardRetentionResult r = new ShardRetention(shard, store, settings(UNLIMITED, UNLIMITED, 30_000, UNLIMITED),
-                at(Duration.ZERO), crash, 1000).run(StopSignal.never());
+                at(Duration.ZERO), crash, 1000, TestData.ownership(), TestData.live(shard)).run(StopSignal.never());
 
         assertThat(r.failure()).contains("simulated crash");
         Manifest after = ManifestStore.read(shard);
@@ -329,7 +330,7 @@ class ShardRetentionTest {
         };
 
         ShardRetentionResult r = new ShardRetention(shard, store, settings(UNLIMITED, UNLIMITED, 0, UNLIMITED),
-                at(Duration.ZERO), crash, 1).run(StopSignal.never());
+                at(Duration.ZERO), crash, 1, TestData.ownership(), TestData.live(shard)).run(StopSignal.never());
 
         assertThat(r.failure()).contains("simulated crash");
         assertThat(batches.get()).isEqualTo(2);
@@ -357,7 +358,7 @@ class ShardRetentionTest {
         };
 
         ShardRetentionResult r = new ShardRetention(shard, failing, settings(UNLIMITED, UNLIMITED, 0, UNLIMITED),
-                at(Duration.ZERO), RetentionHook.none(), 1000).run(StopSignal.never());
+                at(Duration.ZERO), RetentionHook.none(), 1000, TestData.ownership(), TestData.live(shard)).run(StopSignal.never());
 
         assertThat(r.failed()).isTrue();
         assertThat(r.failure()).contains("left to the orphan sweep").contains("store unavailable");
@@ -380,7 +381,7 @@ class ShardRetentionTest {
         };
 
         ShardRetentionResult r = new ShardRetention(shard, store, settings(UNLIMITED, UNLIMITED, 0, UNLIMITED),
-                at(Duration.ZERO), count, 1).run(() -> batches.get() >= 1);
+                at(Duration.ZERO), count, 1, TestData.ownership(), TestData.live(shard)).run(() -> batches.get() >= 1);
 
         assertThat(r.failure()).as("a stop is not a failure").isNull();
         assertThat(r.remote().deleteProblem()).isEqualTo(RemoteRetentionResult.STOPPED);

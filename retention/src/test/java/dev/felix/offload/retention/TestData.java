@@ -71,6 +71,16 @@ final class TestData {
         return written;
     }
 
+    /** The ownership rule for keys of {@link #NODE} without a key prefix. */
+    static dev.felix.offload.tier.KeyOwnership ownership() {
+        return new dev.felix.offload.tier.KeyOwnership(new dev.felix.offload.tier.SegmentKeys("", NODE));
+    }
+
+    /** What the live manifests of the root holding {@code shardDir} name. */
+    static dev.felix.offload.tier.LiveKeys live(Path shardDir) throws java.io.IOException {
+        return dev.felix.offload.tier.LiveKeys.read(new dev.felix.offload.log.DataRoot(shardDir.getParent()));
+    }
+
     static long micros(Instant t) {
         return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
     }

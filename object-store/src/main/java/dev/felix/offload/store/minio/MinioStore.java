@@ -260,7 +260,7 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         KeyRules.check(key);
-        server.checkCreateOnly(key, options);
+        server.checkCreateOnly(key, options, body.length() > settings.multipartThreshold(), this::exists);
         if (body.length() > settings.multipartThreshold()) {
             return multipartPut(key, body, options, server.sendsCrc32());
         }
@@ -409,6 +409,16 @@ public final class MinioStore implements ObjectStore, IncompleteUploads {
     }
 
     // ---- fetch
+
+    /** The head before a put on a server that ignores If-None-Match (see {@link ProbedServer#checkCreateOnly}). */
+    private boolean exists(String key) throws StoreException {
+        try {
+            head(key);
+            return true;
+        } catch (ObjectNotFoundException e) {
+            return false;
+        }
+    }
 
     @Override
     public ObjectHead head(String key) throws StoreException {

@@ -3,6 +3,7 @@ package dev.felix.offload.store.remote;
 import dev.felix.offload.store.AccessDeniedException;
 import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
@@ -127,14 +128,41 @@ public final class ProbedServer {
         return settings.checksumMode() != ChecksumMode.WHEN_REQUIRED && traitsForReading().crc32Verified();
     }
 
+    /** Whether a key holds an object, for a head before a put. */
+    @FunctionalInterface
+    public interface KeyCheck {
+        boolean exists(String key) throws StoreException;
+    }
+
     /**
-     * Refuses a create-only put the server would silently turn into an overwrite: one that ignores
-     * {@code If-None-Match} gives no way to tell whether the key was free.
+     * Guards a create-only put where the server would silently turn it into an overwrite: one that
+     * ignores {@code If-None-Match} gives no way to tell whether the key was free. Such a put is
+     * refused, unless it asks for {@link PutOptions#headFirst()}: then the key is headed first and an
+     * existing object fails the put just as a 412 would. Where the server honours the header, the
+     * header does the work, but for a {@code headFirst} put that goes up in parts: that is headed
+     * first too, since a head costs little beside the parts, and S3Mock answered a conditional
+     * completion over an existing key with 304 and had lost the existing object afterwards.
+     *
+     * @param multipart whether the body goes up as a multipart upload
      */
-    public void checkCreateOnly(String key, PutOptions options) throws StoreException {
-        if (options.createOnly() && !traits().createOnlyHonoured()) {
+    public void checkCreateOnly(String key, PutOptions options, boolean multipart, KeyCheck check)
+            throws StoreException {
+        if (!options.createOnly()) {
+            return;
+        }
+        boolean honoured = traits().createOnlyHonoured();
+        if (honoured && !(multipart && options.headFirst())) {
+            return;
+        }
+        String where = settings.endpoint().map(Object::toString).orElse("AWS");
+        if (!options.headFirst()) {
             throw new CapabilityMissingException("create-only put of key '" + key + "' refused: the server at "
-                    + settings.endpoint().map(Object::toString).orElse("AWS") + " ignores If-None-Match", key, null, null);
+                    + where + " ignores If-None-Match", key, null, null);
+        }
+        if (check.exists(key)) {
+            throw new PreconditionFailedException("put of key '" + key + "' refused: it exists (checked by a head "
+                    + "before the " + (honoured ? "multipart upload" : "put, as the server at " + where
+                    + " ignores If-None-Match") + ")", key, null, null);
         }
     }
 

@@ -55,7 +55,9 @@ public final class S3ErrorTranslation {
         if (status == 416 || c.equals("InvalidRange")) {
             return new InvalidRangeException(what, key, answer, cause);
         }
-        if (status == 412 || c.equals("PreconditionFailed") || c.equals("ConditionalRequestConflict")) {
+        // 304 too: S3Mock answers it to a multipart completion with If-None-Match over an existing key.
+        // The stores send If-None-Match only on writes, so a 304 always means a create-only write's key exists.
+        if (status == 412 || status == 304 || c.equals("PreconditionFailed") || c.equals("ConditionalRequestConflict")) {
             return new PreconditionFailedException(what, key, answer, cause);
         }
         if (status == 401 || status == 403 || DENIED.contains(c)) {

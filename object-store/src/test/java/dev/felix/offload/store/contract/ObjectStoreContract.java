@@ -314,6 +314,30 @@ public abstract class ObjectStoreContract {
     }
 
     @Test
+    void noReplacePutNeverReplacesAnExistingObjectOnAnyStore() throws Exception {
+        byte[] first = "first".getBytes(StandardCharsets.UTF_8);
+        PutOptions noReplace = PutOptions.defaults().withNoReplace();
+        store.put("no-replace/k", UploadBody.ofBytes(first), noReplace);
+        assertThatThrownBy(() -> store.put("no-replace/k", UploadBody.ofBytes("second!".getBytes(StandardCharsets.UTF_8)),
+                noReplace)).isInstanceOf(PreconditionFailedException.class);
+        assertThat(store.readAll("no-replace/k", 100, OptionalLong.empty())).isEqualTo(first);
+        // the same bytes again are refused too: telling a retry from a collision is the caller's part
+        assertThatThrownBy(() -> store.put("no-replace/k", UploadBody.ofBytes(first), noReplace))
+                .isInstanceOf(PreconditionFailedException.class);
+    }
+
+    @Test
+    void noReplaceMultipartPutNeverReplacesAnExistingObject() throws Exception {
+        byte[] small = ContractData.bytes(1000, 5);
+        store.put("no-replace/big", UploadBody.ofBytes(small));
+        Path big = scratch.resolve("no-replace-big");
+        Files.write(big, ContractData.bytes(17 * 1024 * 1024, 6)); // above the test servers' 16 MiB threshold
+        assertThatThrownBy(() -> store.put("no-replace/big", UploadBody.ofFile(big), PutOptions.defaults().withNoReplace()))
+                .isInstanceOf(PreconditionFailedException.class);
+        assertThat(store.readAll("no-replace/big", 2000, OptionalLong.empty())).isEqualTo(small);
+    }
+
+    @Test
     void wrongCrc32IsRejectedWhereTheStoreVerifies() throws Exception {
         byte[] body = ContractData.bytes(4096, 11);
         long good = ContractData.crc32(body);
