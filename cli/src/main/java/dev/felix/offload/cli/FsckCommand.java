@@ -64,16 +64,18 @@ final class FsckCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
         RecoveryOptions options = new RecoveryOptions(repairChecksumTail);
-        List<Path> shardDirs = new DataRoot(dataDir).shardDirectories();
-        List<ShardReport> reports = new ArrayList<>(shardDirs.size());
+        // Every shard, caches and counters included: they are never offloaded, but their files are checked.
+        List<DataRoot.Shard> shards = new DataRoot(dataDir).shards();
+        List<ShardReport> reports = new ArrayList<>(shards.size());
         PrintWriter err = spec.commandLine().getErr();
         boolean progress = System.console() != null && !json;
-        for (int i = 0; i < shardDirs.size(); i++) {
+        for (int i = 0; i < shards.size(); i++) {
+            DataRoot.Shard shard = shards.get(i);
             if (progress) {
-                err.printf("checking %s (%d of %d)%n", shardDirs.get(i).getFileName(), i + 1, shardDirs.size());
+                err.printf("checking %s (%d of %d)%n", shard.name(), i + 1, shards.size());
                 err.flush();
             }
-            reports.add(report(shardDirs.get(i), ShardInspector.inspect(shardDirs.get(i), options)));
+            reports.add(report(shard.name(), shard.directory(), ShardInspector.inspect(shard.directory(), options)));
         }
         List<Problem> rootProblems = rootProblems(dataDir);
         PrintWriter out = spec.commandLine().getOut();
@@ -88,7 +90,7 @@ final class FsckCommand implements Callable<Integer> {
     }
 
     /** Adds the manifest, which is authoritative: present and undecodable makes the shard corrupt. */
-    private static ShardReport report(Path dir, ShardInspection s) throws IOException {
+    private static ShardReport report(String name, Path dir, ShardInspection s) throws IOException {
         List<Problem> problems = new ArrayList<>(s.problems());
         Verdict verdict = s.verdict();
         try {
@@ -99,7 +101,7 @@ final class FsckCommand implements Callable<Integer> {
                     + "segments are gone it is the only record of their copies", e));
             verdict = Verdict.CORRUPT;
         }
-        return new ShardReport(s.name(), verdict, s.records(), s.firstOffset(), s.nextOffset(), problems);
+        return new ShardReport(name, verdict, s.records(), s.firstOffset(), s.nextOffset(), problems);
     }
 
     /** The data root's identity files and stream markers: any that does not decode is a problem. */

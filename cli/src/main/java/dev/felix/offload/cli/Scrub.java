@@ -134,12 +134,13 @@ final class Scrub {
         List<String> notes = new ArrayList<>();
         Map<String, Integer> checkedBy = new TreeMap<>();
         int entries = 0;
-        List<Path> shards = root.shardDirectories();
-        for (Path dir : shards) {
+        List<DataRoot.Shard> shards = root.streamShards();
+        for (DataRoot.Shard s : shards) {
             if (stop.stopRequested()) {
                 break;
             }
-            String shard = dir.getFileName().toString();
+            Path dir = s.directory();
+            String shard = s.name();
             Manifest manifest;
             try {
                 manifest = ManifestStore.read(dir);
@@ -219,7 +220,7 @@ final class Scrub {
 
     private static String shardOf(String key, String prefix) {
         String rest = key.substring(prefix.length());
-        int slash = rest.indexOf('/');
+        int slash = rest.lastIndexOf('/'); // a shard's name may hold a slash itself (dead-letters/<dir>)
         return slash < 0 ? "" : rest.substring(0, slash);
     }
 

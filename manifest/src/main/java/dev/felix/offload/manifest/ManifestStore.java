@@ -33,7 +33,7 @@ import java.util.Objects;
 public final class ManifestStore {
 
     /** The manifest's file name in a shard directory. */
-    public static final String FILE_NAME = "offload.manifest";
+    public static final String FILE_NAME = dev.felix.offload.log.DataRoot.OFFLOAD_MANIFEST;
 
     private final Path file;
     private final String shard;

@@ -98,8 +98,20 @@ public final class ShardOffload {
     public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
                         RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
                         java.util.function.BooleanSupplier stopRequested) {
+        this(shardDir.getFileName().toString(), shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset,
+                stopRequested);
+    }
+
+    /**
+     * As above, for the shard named {@code shard} (its path relative to the data root, as
+     * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it): the name its keys, logs and
+     * results carry.
+     */
+    public ShardOffload(String shard, Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings,
+                        StepHook hook, RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
+                        java.util.function.BooleanSupplier stopRequested) {
         this.shardDir = shardDir;
-        this.shard = shardDir.getFileName().toString();
+        this.shard = shard;
         this.store = store;
         this.keys = keys;
         this.settings = settings;
@@ -236,15 +248,14 @@ public final class ShardOffload {
         return false;
     }
 
-    private static SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
+    private SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
         ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
         try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
             while (head.hasRemaining() && ch.read(head) >= 0) {
                 // keep reading
             }
         }
-        return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(
-                f.log().getParent().getFileName().toString(), f.id(), 0));
+        return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(shard, f.id(), 0));
     }
 
     /** A copy in the store did not match the local bytes after every attempt. */
@@ -374,8 +385,9 @@ public final class ShardOffload {
 
     /**
      * Step 6: unlinks, oldest first, the local segments local retention lets go, each only when its
-     * manifest entry is durable and matches the local valid bytes (size and CRC32). Stops at the first
-     * segment that may not go, so the local log stays contiguous and still opens.
+     * manifest entry is durable and matches the local valid bytes (size and CRC32), or when it is an
+     * empty sealed segment (no records, so nothing to lose). Stops at the first segment that may not
+     * go, so the local log stays contiguous and still opens.
      */
     private void unlink(Manifest manifest, List<Local> locals, Map<Long, Long> crcOfValidBytes, List<Long> unlinked)
             throws IOException {
@@ -387,6 +399,15 @@ public final class ShardOffload {
                     .filter(e -> e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset())
                     .findFirst().orElse(null);
             if (entry == null) {
+                if (isEmptySealed(seg, locals.get(i + 1))) {
+                    // Holds no record, so nothing to copy and nothing to lose: it goes once those below it went.
+                    unlinkFiles(seg);
+                    unlinked.add(seg.file().id());
+                    any = true;
+                    LOG.info("{}: removed empty sealed segment {} (no records)", shard, seg.file().id());
+                    hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+                    continue;
+                }
                 break;
             }
             Long crc = crcOfValidBytes.get(seg.file().id());
@@ -402,8 +423,7 @@ public final class ShardOffload {
                         + "recorded); keeping it", shard, seg.file().id(), validEnd, crc, entry.sizeBytes(), recordedCrc);
                 break;
             }
-            Files.delete(seg.file().log());
-            Files.deleteIfExists(seg.file().index());
+            unlinkFiles(seg);
             unlinked.add(seg.file().id());
             any = true;
             hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
@@ -411,6 +431,24 @@ public final class ShardOffload {
         if (any) {
             DurableFiles.fsyncDirectory(shardDir);
         }
+    }
+
+    private static void unlinkFiles(Local seg) throws IOException {
+        Files.delete(seg.file().log());
+        Files.deleteIfExists(seg.file().index());
+    }
+
+    /**
+     * True when {@code seg} is sealed (not the newest) and holds no record: its data file scans clean
+     * to no record, and the segment after it begins where it began. A roll of an empty active segment
+     * leaves one; it has no manifest entry, because there is nothing to copy.
+     */
+    private boolean isEmptySealed(Local seg, Local next) throws IOException {
+        if (seg.size() > SegmentHeader.LENGTH || next.header().baseOffset() != seg.header().baseOffset()) {
+            return false;
+        }
+        SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+        return scan.isClean() && scan.recordCount() == 0 && scan.nextOffset() == next.header().baseOffset();
     }
 
     /** How many of the oldest segments local retention lets go (never the newest). */

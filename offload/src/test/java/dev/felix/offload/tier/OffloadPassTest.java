@@ -101,6 +101,64 @@ class OffloadPassTest {
         assertThat(again.complete()).isTrue();
     }
 
+    @Test
+    void emptySealedSegmentsNeverBlockUnlinkingAndReadsAcrossThemAreContiguous() throws Exception {
+        setUp();
+        Path shard = root.resolve("acme_default_rolled_0-00000000000000aa");
+        List<Record> records = TestRoots.writeWithEmptySegments(shard, 3, 120, 21);
+        List<SegmentFile> before = SegmentFile.list(shard);
+        long empties = before.stream().filter(f -> {
+            try {
+                return Files.size(f.log()) == 32;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }).count();
+        assertThat(empties).as("two empty sealed segments between the three runs").isEqualTo(2);
+
+        PassReport report = pass(keepOne(), StepHook.none());
+
+        assertThat(report.complete()).as(report.toString()).isTrue();
+        assertThat(SegmentFile.list(shard)).as("only the active segment stays").hasSize(1);
+        assertThat(report.segmentsUnlinked()).isEqualTo(before.size() - 1);
+        assertThat(report.segmentsUploaded()).isEqualTo(before.size() - 1 - 2);
+        Manifest manifest = ManifestStore.read(shard);
+        for (int i = 1; i < manifest.size(); i++) {
+            assertThat(manifest.entries().get(i).baseOffset())
+                    .as("entries contiguous across the empty segments' places")
+                    .isEqualTo(manifest.entries().get(i - 1).lastOffset() + 1);
+        }
+        TestRoots.assertEveryOffsetReadsBack(Map.of(shard, records), store);
+    }
+
+    @Test
+    void shardsUnderContainersAreOffloadedUnderTheirPathAndCachesAreLeftAlone() throws Exception {
+        setUp();
+        Map<Path, List<Record>> top = TestRoots.write(root, 1, 200, 31);
+        Map<Path, List<Record>> dead = TestRoots.write(Files.createDirectories(root.resolve("dead-letters")), 1, 200, 32);
+        Map<Path, List<Record>> cache = TestRoots.write(Files.createDirectories(root.resolve("caches")), 1, 200, 33);
+        Path cacheDir = cache.keySet().iterator().next();
+        List<SegmentFile> cacheSegments = SegmentFile.list(cacheDir);
+
+        PassReport report = pass(keepOne(), StepHook.none());
+
+        assertThat(report.complete()).isTrue();
+        String dir = top.keySet().iterator().next().getFileName().toString();
+        assertThat(report.shards()).extracting(ShardResult::shard).containsExactly(dir, "dead-letters/" + dir);
+        assertThat(report.cacheShardsLeftAlone()).containsExactly("caches/" + dir);
+        Path deadDir = dead.keySet().iterator().next();
+        for (ManifestEntry e : ManifestStore.read(deadDir).entries()) {
+            assertThat(e.objectKey()).startsWith("node-a/dead-letters/" + dir + "/");
+        }
+        for (ManifestEntry e : ManifestStore.read(top.keySet().iterator().next()).entries()) {
+            assertThat(e.objectKey()).startsWith("node-a/" + dir + "/");
+        }
+        assertThat(SegmentFile.list(cacheDir)).isEqualTo(cacheSegments);
+        assertThat(Files.exists(ManifestStore.fileIn(cacheDir))).isFalse();
+        TestRoots.assertEveryOffsetReadsBack(top, store);
+        TestRoots.assertEveryOffsetReadsBack(dead, store);
+    }
+
     @ParameterizedTest
     @EnumSource(OffloadStep.class)
     void aCrashAfterAnyStepLeavesAConsistentShardThatTheNextPassCompletes(OffloadStep crashAt) throws Exception {

@@ -3,6 +3,8 @@ package dev.felix.offload.retention;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
@@ -33,7 +35,8 @@ import java.util.Set;
  * ({@link RetentionSettings#effectiveLocalBytes()}: the data files' bytes, active segment included,
  * are above it; {@link RetentionSettings#effectiveLocalMs()}: its newest record is older than now
  * minus the limit), but only when the manifest has its entry and the local valid bytes match it
- * ({@link LocalCopyCheck}). It stops at the first segment that may not go, so the local log stays
+ * ({@link LocalCopyCheck}); a sealed segment without a record has no entry and goes as soon as those
+ * below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
  * contiguous and still opens, and never touches the newest (active) segment. Without manifest
  * entries (offload off) it removes nothing.
  *
@@ -70,9 +73,18 @@ public final class ShardRetention {
      */
     public ShardRetention(Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
                           RetentionHook hook, int deleteBatchSize) {
+        this(shardDir.getFileName() == null ? shardDir.toString() : shardDir.getFileName().toString(), shardDir, store,
+                settings, clock, hook, deleteBatchSize);
+    }
+
+    /**
+     * As above, for the shard named {@code shard}: its path under the data root, as
+     * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it, which results and logs carry.
+     */
+    public ShardRetention(String shard, Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
+                          RetentionHook hook, int deleteBatchSize) {
         this.shardDir = Objects.requireNonNull(shardDir, "shardDir");
-        Path name = shardDir.getFileName();
-        this.shard = name == null ? shardDir.toString() : name.toString();
+        this.shard = Objects.requireNonNull(shard, "shard");
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -145,6 +157,23 @@ public final class ShardRetention {
             SegmentFile f = files.get(i);
             boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && localBytes > limitBytes;
             ManifestEntry entry = entries.get(f.id());
+            if (entry == null && isEmptySealed(f, files.get(i + 1))) {
+                // No records: nothing was copied and nothing is lost. It goes once those below it went,
+                // whatever the limits, so it never stops the segments above it from going.
+                try {
+                    Files.delete(f.log());
+                } catch (NoSuchFileException gone) {
+                    break;
+                }
+                Files.deleteIfExists(f.index());
+                long size = sizes.get(f.id());
+                localBytes -= size;
+                removedBytes += size;
+                removed.add(f.id());
+                LOG.info("{}: removed empty sealed segment {} (no records)", shard, f.id());
+                hook.reached(RetentionStep.LOCAL_SEGMENT_REMOVED, shard, Long.toUnsignedString(f.id()));
+                continue;
+            }
             if (entry == null) {
                 if (overBytes) {
                     blockedBy = "segment " + Long.toUnsignedString(f.id()) + " is past " + RetentionSettings.LOCAL_RETENTION_BYTES
@@ -248,6 +277,26 @@ public final class ShardRetention {
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
                 outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy);
+    }
+
+    /**
+     * True when {@code f}, followed by {@code next}, is a sealed segment without a record: it scans
+     * clean to no record and {@code next} begins at its base offset.
+     */
+    private boolean isEmptySealed(SegmentFile f, SegmentFile next) throws IOException {
+        try {
+            if (Files.size(f.log()) > SegmentHeader.LENGTH) {
+                return false;
+            }
+            SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), true);
+            if (!scan.isClean() || scan.recordCount() != 0) {
+                return false;
+            }
+            SegmentScan after = SegmentScan.of(next.log(), shard, next.id(), false);
+            return after.header() != null && after.header().baseOffset() == scan.nextOffset();
+        } catch (NoSuchFileException gone) {
+            return false; // removed meanwhile; the next pass sees the directory as it is then
+        }
     }
 
     private static long sizeOf(SegmentFile f) throws IOException {
