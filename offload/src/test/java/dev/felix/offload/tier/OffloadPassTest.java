@@ -159,6 +159,49 @@ class OffloadPassTest {
         TestRoots.assertEveryOffsetReadsBack(dead, store);
     }
 
+    @Test
+    void aTruncationByTheBrokerDuringThePassIsNeverUndoneNorItsSegmentUnlinked() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 41);
+        Path shard = written.keySet().iterator().next();
+        List<SegmentFile> segments = SegmentFile.list(shard);
+        assertThat(segments).hasSizeGreaterThanOrEqualTo(4);
+        SegmentFile cutIn = segments.get(segments.size() - 2); // the newest sealed segment
+        long cut = SegmentScan.of(cutIn.log(), "s", cutIn.id(), true).baseOffset() + 3;
+        AtomicInteger truncations = new AtomicInteger();
+        // Once the pass recorded the newest sealed segment (and before it unlinks anything), the broker
+        // truncates the log inside that segment: the entries holding offsets at or after the cut leave the
+        // manifest first, then the segments are cut.
+        StepHook broker = (step, s, segmentId) -> {
+            if (step == OffloadStep.RECORDED && segmentId == cutIn.id() && truncations.getAndIncrement() == 0) {
+                try {
+                    Manifest m = ManifestStore.read(shard);
+                    List<ManifestEntry> kept = m.entries().stream().filter(e -> e.lastOffset() < cut).toList();
+                    dev.felix.offload.log.DurableFiles.replace(ManifestStore.fileIn(shard),
+                            dev.felix.offload.manifest.ManifestCodec.encode(Manifest.of(kept)),
+                            dev.felix.offload.log.DurableFiles.Sync.FULL);
+                    try (ShardLog log = ShardLog.open(shard, TestRoots.SMALL_SEGMENTS)) {
+                        log.truncate(cut);
+                    }
+                } catch (CorruptionException e) {
+                    throw new IOException(e);
+                }
+            }
+        };
+
+        PassReport report = pass(keepOne(), broker);
+
+        assertThat(truncations.get()).isEqualTo(1);
+        assertThat(report.complete()).as(report.toString()).isTrue();
+        Manifest manifest = ManifestStore.read(shard);
+        assertThat(manifest.entries()).as("no entry the broker dropped came back")
+                .allMatch(e -> e.lastOffset() < cut);
+        assertThat(cutIn.log()).as("the segment the broker truncated is its log's newest now, never unlinked")
+                .exists();
+        List<Record> before = written.get(shard).stream().filter(r -> r.offset() < cut).toList();
+        TestRoots.assertEveryOffsetReadsBack(Map.of(shard, before), store);
+    }
+
     @ParameterizedTest
     @EnumSource(OffloadStep.class)
     void aCrashAfterAnyStepLeavesAConsistentShardThatTheNextPassCompletes(OffloadStep crashAt) throws Exception {
