@@ -83,7 +83,7 @@ final class RootGenerator {
 
     /** Every shard of the root, with all but each shard's newest segment counted as sealed. */
     static Root describe(Path root, long recordsPerSegment) throws IOException {
-        List<Path> shards = new dev.felix.offload.log.DataRoot(root).shardDirectories();
+        List<Path> shards = new dev.felix.offload.log.DataRoot(root).streamShards().stream().map(dev.felix.offload.log.DataRoot.Shard::directory).toList();
         List<Path> sealed = new ArrayList<>();
         long bytes = 0;
         for (Path shard : shards) {

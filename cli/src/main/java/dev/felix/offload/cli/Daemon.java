@@ -394,13 +394,11 @@ final class Daemon {
 
     /** A tiered reader of {@code shard}, empty when the root has no such shard directory. */
     Optional<TieredReader> reader(String shard) throws IOException {
-        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")) {
+        Optional<DataRoot.Shard> found = root.shard(shard);
+        if (found.isEmpty()) {
             return Optional.empty();
         }
-        Path dir = root.path().resolve(shard);
-        if (!root.shardDirectories().contains(dir)) {
-            return Optional.empty();
-        }
-        return Optional.of(readers.computeIfAbsent(shard, s -> new TieredReader(dir, store, chunks)));
+        Path dir = found.get().directory();
+        return Optional.of(readers.computeIfAbsent(shard, s -> new TieredReader(s, dir, store, chunks)));
     }
 }

@@ -107,7 +107,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new IOException("writing the demo data root failed: " + generated);
         }
         DataRoot root = new DataRoot(data);
-        List<Path> shards = root.shardDirectories();
+        List<Path> shards = root.streamShards().stream().map(DataRoot.Shard::directory).toList();
         ShardSurvey.Totals before = ShardSurvey.Totals.of(ShardSurvey.of(root));
         out.printf("1. wrote %d streams of %d shards, %d records each (%s in %d segments of up to %s)  [%s]%n",
                 STREAMS, SHARDS_PER_STREAM, RECORDS, Bytes.human(before.localBytes()), before.localSegments(),

@@ -22,6 +22,8 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -64,31 +66,80 @@ final class FsckCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
         RecoveryOptions options = new RecoveryOptions(repairChecksumTail);
-        List<Path> shardDirs = new DataRoot(dataDir).shardDirectories();
-        List<ShardReport> reports = new ArrayList<>(shardDirs.size());
+        // Every shard, caches and counters included: they are never offloaded, but their files are checked.
+        List<DataRoot.Shard> shards = new DataRoot(dataDir).shards();
+        List<ShardReport> reports = new ArrayList<>(shards.size());
+        Looks looks = new Looks();
         PrintWriter err = spec.commandLine().getErr();
         boolean progress = System.console() != null && !json;
-        for (int i = 0; i < shardDirs.size(); i++) {
+        for (int i = 0; i < shards.size(); i++) {
+            DataRoot.Shard shard = shards.get(i);
             if (progress) {
-                err.printf("checking %s (%d of %d)%n", shardDirs.get(i).getFileName(), i + 1, shardDirs.size());
+                err.printf("checking %s (%d of %d)%n", shard.name(), i + 1, shards.size());
                 err.flush();
             }
-            reports.add(report(shardDirs.get(i), ShardInspector.inspect(shardDirs.get(i), options)));
+            ShardReport r = inspectSteadily(shard, options, looks);
+            if (r != null) {
+                reports.add(r);
+            }
         }
         List<Problem> rootProblems = rootProblems(dataDir);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            writeJson(out, reports, rootProblems);
+            writeJson(out, reports, rootProblems, looks);
         } else {
             writeText(out, reports, rootProblems);
+            if (looks.vanishedFiles > 0 || looks.vanishedShards > 0) {
+                out.printf("(%d files and %d shards were removed while fsck read them, by the broker or offload; "
+                        + "each shard is reported as it was after)%n", looks.vanishedFiles, looks.vanishedShards);
+            }
         }
         out.flush();
         boolean corrupt = reports.stream().anyMatch(s -> s.verdict() == Verdict.CORRUPT) || !rootProblems.isEmpty();
         return corrupt ? FelixOffload.EXIT_CORRUPT : FelixOffload.EXIT_OK;
     }
 
+    /** What vanished under fsck while it read: ordinary beside a live broker and offload. */
+    static final class Looks {
+        int vanishedFiles;
+        int vanishedShards;
+    }
+
+    /** How many times a shard is looked at again when files vanish under the inspection. */
+    static final int MAX_LOOKS = 5;
+
+    /**
+     * Inspects a shard; a file unlinked between the listing and its opening (a segment offload or the
+     * broker's retention removed) is counted and the shard looked at again, as it is now. Only a file
+     * still listed on the next look that still cannot be opened is an error. Null when the whole shard
+     * directory went (a stream deleted meanwhile).
+     */
+    private static ShardReport inspectSteadily(DataRoot.Shard shard, RecoveryOptions options, Looks looks)
+            throws IOException {
+        String stillListed = null;
+        for (int look = 1; ; look++) {
+            try {
+                return report(shard.name(), shard.directory(), ShardInspector.inspect(shard.directory(), options));
+            } catch (NoSuchFileException gone) {
+                if (!Files.isDirectory(shard.directory())) {
+                    looks.vanishedShards++;
+                    return null;
+                }
+                Path missing = gone.getFile() == null ? null : Path.of(gone.getFile());
+                boolean listed = missing != null && Files.exists(missing, LinkOption.NOFOLLOW_LINKS);
+                if (listed && gone.getFile().equals(stillListed) || look >= MAX_LOOKS) {
+                    throw gone; // there on two looks, yet not to be opened: a real problem
+                }
+                stillListed = listed ? gone.getFile() : null;
+                if (!listed) {
+                    looks.vanishedFiles++;
+                }
+            }
+        }
+    }
+
     /** Adds the manifest, which is authoritative: present and undecodable makes the shard corrupt. */
-    private static ShardReport report(Path dir, ShardInspection s) throws IOException {
+    private static ShardReport report(String name, Path dir, ShardInspection s) throws IOException {
         List<Problem> problems = new ArrayList<>(s.problems());
         Verdict verdict = s.verdict();
         try {
@@ -99,7 +150,7 @@ final class FsckCommand implements Callable<Integer> {
                     + "segments are gone it is the only record of their copies", e));
             verdict = Verdict.CORRUPT;
         }
-        return new ShardReport(s.name(), verdict, s.records(), s.firstOffset(), s.nextOffset(), problems);
+        return new ShardReport(name, verdict, s.records(), s.firstOffset(), s.nextOffset(), problems);
     }
 
     /** The data root's identity files and stream markers: any that does not decode is a problem. */
@@ -148,10 +199,12 @@ final class FsckCommand implements Callable<Integer> {
         g.writeEndArray();
     }
 
-    private static void writeJson(PrintWriter out, List<ShardReport> reports, List<Problem> rootProblems)
+    private static void writeJson(PrintWriter out, List<ShardReport> reports, List<Problem> rootProblems, Looks looks)
             throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
+            g.writeNumberField("vanished_files", looks.vanishedFiles);
+            g.writeNumberField("vanished_shards", looks.vanishedShards);
             g.writeArrayFieldStart("shards");
             for (ShardReport s : reports) {
                 g.writeStartObject();

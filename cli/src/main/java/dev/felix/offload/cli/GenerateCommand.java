@@ -1,11 +1,16 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.FsyncPolicy;
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.log.SegmentInfo;
+import dev.felix.offload.log.SegmentWriter;
 import dev.felix.offload.log.ShardKey;
 import dev.felix.offload.log.ShardLog;
 import dev.felix.offload.log.ShardLogConfig;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.RecordCodec;
+import dev.felix.offload.log.format.SegmentHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -26,6 +31,11 @@ import java.util.concurrent.Callable;
  * timestamps increase by one millisecond (plus up to a millisecond of seeded jitter) per record.
  * With {@code --producers} above 0, about a third of the records are appended in idempotent
  * producers' batches of 1 to 8 records, each producer's sequence increasing.
+ *
+ * <p>{@code --under} writes the shards under one of the root's containers ({@code groups/},
+ * {@code dead-letters/}, {@code caches/}, {@code counters/}) instead of at its top level, and
+ * {@code --empty-segments} leaves sealed segments without a record between the written ones, as a
+ * broker's roll of an empty active segment (the v3 to v4 roll) does.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = "Write a realistic data root through the shard log (reproducible from --seed).")
@@ -74,6 +84,16 @@ final class GenerateCommand implements Callable<Integer> {
             description = "Timestamp of each shard's first record, in microseconds since the epoch.")
     long startMicros;
 
+    @Option(names = "--under", paramLabel = "CONTAINER",
+            description = "Write the shards under this container of the root: groups, dead-letters, caches or counters "
+                    + "(default: the root's top level).")
+    String under;
+
+    @Option(names = "--empty-segments", defaultValue = "0",
+            description = "Sealed segments without records to leave in each shard, spread among the written ones "
+                    + "(default ${DEFAULT-VALUE}).")
+    int emptySegments;
+
     /** A bound on one run's shards: each is a directory of files, and a typo in a count should not make millions. */
     static final int MAX_SHARDS = 10_000;
 
@@ -97,16 +117,32 @@ final class GenerateCommand implements Callable<Integer> {
             for (int k = 0; k < shardsPerStream; k++) {
                 ShardKey key = new ShardKey(tenant, namespace, "stream-" + s, k);
                 SplittableRandom random = new SplittableRandom(seed * 1_000_003L + key.hash());
-                try (ShardLog log = ShardLog.open(dataDir.resolve(key.directoryName()), config)) {
-                    long first = log.nextOffset();
-                    writeShard(log, random);
-                    long bytes = log.segments().stream().mapToLong(i -> i.size()).sum();
-                    out.printf("%s: offsets %d to %d, %d segments, %d bytes%n", key.directoryName(), first,
-                            log.nextOffset(), log.segments().size(), bytes);
-                    totalRecords += log.nextOffset() - first;
-                    totalBytes += bytes;
+                String name = under == null ? key.directoryName() : under + "/" + key.directoryName();
+                Path dir = dataDir.resolve(name);
+                try {
+                    long first = -1;
+                    long[] state = new long[] {0, startMicros}; // records written, last timestamp
+                    for (int part = 0; part <= emptySegments; part++) {
+                        if (part > 0) {
+                            leaveEmptySealedSegment(dir, config, state[1]);
+                        }
+                        long upTo = records * (part + 1) / (emptySegments + 1);
+                        try (ShardLog log = ShardLog.open(dir, config)) {
+                            if (first < 0) {
+                                first = log.nextOffset();
+                            }
+                            writeShard(log, random, state, upTo);
+                        }
+                    }
+                    try (ShardLog log = ShardLog.open(dir, config)) {
+                        long bytes = log.segments().stream().mapToLong(SegmentInfo::size).sum();
+                        out.printf("%s: offsets %d to %d, %d segments, %d bytes%n", name, first,
+                                log.nextOffset(), log.segments().size(), bytes);
+                        totalRecords += log.nextOffset() - first;
+                        totalBytes += bytes;
+                    }
                 } catch (CorruptionException e) {
-                    throw new FelixOffload.UsageException("cannot append to " + key.directoryName() + ": " + e.getMessage());
+                    throw new FelixOffload.UsageException("cannot append to " + name + ": " + e.getMessage());
                 }
             }
         }
@@ -114,6 +150,38 @@ final class GenerateCommand implements Callable<Integer> {
                 streams * shardsPerStream, dataDir.toAbsolutePath());
         out.flush();
         return FelixOffload.EXIT_OK;
+    }
+
+    /**
+     * Seals the shard's active segment as it is and leaves an empty sealed segment after it: two new
+     * segments at the log's next offset, the first of which the next open seals without a record.
+     * The active segment is first sealed by the same means when it holds records.
+     */
+    private static void leaveEmptySealedSegment(Path dir, ShardLogConfig config, long createdMicros)
+            throws IOException, CorruptionException {
+        SegmentInfo active;
+        try (ShardLog log = ShardLog.open(dir, config)) {
+            List<SegmentInfo> segments = log.segments();
+            active = segments.get(segments.size() - 1);
+        }
+        long base = active.nextOffset();
+        long id = active.file().id();
+        int version = Math.max(active.version(), SegmentHeader.VERSION_3);
+        if (active.recordCount() > 0) {
+            // The active segment holds records: the first new one is the empty sealed segment, the second the active.
+            create(dir, id + 1, version, base, createdMicros);
+            create(dir, id + 2, version, base, createdMicros);
+        } else {
+            // Already empty (the previous call's active, or a fresh log): it becomes the empty sealed one.
+            create(dir, id + 1, version, base, createdMicros);
+        }
+    }
+
+    private static void create(Path dir, long id, int version, long base, long createdMicros) throws IOException {
+        try (SegmentWriter w = SegmentWriter.create(SegmentFile.in(dir, id), new SegmentHeader(version, base, createdMicros),
+                SegmentWriter.DEFAULT_INDEX_SPACING_BYTES)) {
+            w.sync();
+        }
     }
 
     private void validate() throws IOException {
@@ -142,15 +210,29 @@ final class GenerateCommand implements Callable<Integer> {
         if (segmentBytes < 64) {
             throw new FelixOffload.UsageException("--segment-bytes must be at least 64");
         }
+        if (under != null && !List.of(DataRoot.GROUPS_DIR, DataRoot.DEAD_LETTERS_DIR, DataRoot.CACHES_DIR,
+                DataRoot.COUNTERS_DIR).contains(under)) {
+            throw new FelixOffload.UsageException("--under must be one of groups, dead-letters, caches, counters; got "
+                    + under);
+        }
+        if (emptySegments < 0 || emptySegments > 1000) {
+            throw new FelixOffload.UsageException("--empty-segments must be between 0 and 1000");
+        }
         if (producers < 0) {
             throw new FelixOffload.UsageException("--producers must not be negative");
         }
     }
 
-    private void writeShard(ShardLog log, SplittableRandom random) throws IOException {
-        long[] sequences = new long[producers];
-        long written = 0;
-        long ts = startMicros;
+    private long[] sequences;
+
+    /** Appends records until {@code state[0]} (records written so far) reaches {@code upTo}. */
+    private void writeShard(ShardLog log, SplittableRandom random, long[] state, long upTo) throws IOException {
+        if (sequences == null || state[0] == 0) {
+            sequences = new long[producers];
+        }
+        long written = state[0];
+        long ts = state[1];
+        long records = upTo;
         while (written < records) {
             ts += 1000 + random.nextInt(1000);
             if (producers > 0 && random.nextInt(3) == 0) {
@@ -167,6 +249,8 @@ final class GenerateCommand implements Callable<Integer> {
                 written++;
             }
         }
+        state[0] = written;
+        state[1] = ts;
     }
 
     private byte[] payload(SplittableRandom random) {

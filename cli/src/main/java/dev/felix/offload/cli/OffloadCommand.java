@@ -166,6 +166,13 @@ final class OffloadCommand implements Callable<Integer> {
             out.println(line);
         }
         out.printf("  unlinked locally: %d segments%n", report.segmentsUnlinked());
+        if (!report.cacheShardsLeftAlone().isEmpty()) {
+            out.printf("  left alone: %d cache and counter shards (%s)%n", report.cacheShardsLeftAlone().size(),
+                    PassReport.CACHE_SHARDS_REASON);
+        }
+        for (String u : report.unreadable()) {
+            out.printf("  not offloaded: %s%n", u);
+        }
         for (ShardResult s : report.shards()) {
             if (s.problem() != null) {
                 out.printf("  %s: %s%n", s.shard(), s.problem());
@@ -183,6 +190,20 @@ final class OffloadCommand implements Callable<Integer> {
             g.writeNumberField("bytes_uploaded", report.bytesUploaded());
             g.writeNumberField("segments_unlinked", report.segmentsUnlinked());
             g.writeNumberField("elapsed_ms", report.elapsed().toMillis());
+            g.writeObjectFieldStart("cache_shards_left_alone");
+            g.writeNumberField("count", report.cacheShardsLeftAlone().size());
+            g.writeStringField("reason", PassReport.CACHE_SHARDS_REASON);
+            g.writeArrayFieldStart("shards");
+            for (String name : report.cacheShardsLeftAlone()) {
+                g.writeString(name);
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeArrayFieldStart("unreadable");
+            for (String u : report.unreadable()) {
+                g.writeString(u);
+            }
+            g.writeEndArray();
             g.writeObjectFieldStart("verified_by");
             for (Map.Entry<String, Integer> e : verifiedBy(report).entrySet()) {
                 g.writeNumberField(e.getKey(), e.getValue());

@@ -38,7 +38,7 @@ final class ReadCommand implements Callable<Integer> {
     @Option(names = "--store", required = true, paramLabel = "URI", description = "The store, as for offload.")
     String store;
 
-    @Option(names = "--shard", required = true, paramLabel = "DIR", description = "The shard directory's name.")
+    @Option(names = "--shard", required = true, paramLabel = "DIR", description = "The shard's name under the data root: its directory's name, or groups/DIR, dead-letters/DIR, caches/DIR.")
     String shard;
 
     @Option(names = "--from", required = true, paramLabel = "OFFSET", description = "The first offset to read.")
@@ -55,13 +55,10 @@ final class ReadCommand implements Callable<Integer> {
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
-        // Only a directory the data root lists as a shard: not a path, not the root itself (an empty
-        // name), not a dot-directory, not a directory without segments.
-        Path dir = dataDir.resolve(shard);
-        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")
-                || !new DataRoot(dataDir).shardDirectories().contains(dir)) {
-            throw new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir);
-        }
+        // Only a shard the data root lists, by its name there (dead-letters/<dir>): not another path,
+        // not the root itself (an empty name), not a dot-directory, not a directory without segments.
+        Path dir = new DataRoot(dataDir).shard(shard).map(DataRoot.Shard::directory).orElseThrow(
+                () -> new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir));
         if (maxRecords < 1) {
             throw new FelixOffload.UsageException("--max-records must be at least 1");
         }
@@ -73,7 +70,7 @@ final class ReadCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
-            TieredReader reader = new TieredReader(dir, objectStore,
+            TieredReader reader = new TieredReader(shard, dir, objectStore,
                     new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
             int printed = 0;
             long next = offset;

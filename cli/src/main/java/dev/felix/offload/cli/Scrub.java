@@ -145,14 +145,15 @@ final class Scrub {
         List<String> notes = new ArrayList<>();
         Map<String, Integer> checkedBy = new TreeMap<>();
         int entries = 0;
-        List<Path> shards = root.shardDirectories();
+        List<DataRoot.Shard> shards = root.streamShards();
         Optional<String> nodeId = nodeId();
         Optional<KeyOwnership> ownership = nodeId.map(id -> new KeyOwnership(new SegmentKeys("", id)));
-        for (Path dir : shards) {
+        for (DataRoot.Shard s : shards) {
             if (stop.stopRequested()) {
                 break;
             }
-            String shard = dir.getFileName().toString();
+            Path dir = s.directory();
+            String shard = s.name();
             Manifest manifest;
             try {
                 manifest = ManifestStore.read(dir);
@@ -168,7 +169,7 @@ final class Scrub {
                 }
                 entries++;
                 if (ownership.isPresent() && !ownership.get().inShardPrefix(shard, entry.objectKey())) {
-                    String owner = KeyOwnership.shardDirectoryOf(entry.objectKey()).orElse("");
+                    String owner = ownership.get().shardOf(entry.objectKey()).orElse("");
                     anomalies.add(new Anomaly(Kind.FOREIGN_KEY, shard, entry.segmentId(), entry.objectKey(),
                             "the key lies in " + (owner.isEmpty() ? "no shard's prefix" : "shard " + owner + "'s prefix")
                                     + ", not in " + shard + "'s; no pass deletes it on this entry's account", owner));
@@ -241,7 +242,7 @@ final class Scrub {
 
     private static String shardOf(String key, String prefix) {
         String rest = key.substring(prefix.length());
-        int slash = rest.indexOf('/');
+        int slash = rest.lastIndexOf('/'); // a shard's name may hold a slash itself (dead-letters/<dir>)
         return slash < 0 ? "" : rest.substring(0, slash);
     }
 

@@ -67,14 +67,17 @@ final class ShardSurvey {
 
     static List<ShardStatus> of(DataRoot root) throws IOException {
         List<ShardStatus> out = new ArrayList<>();
-        for (Path dir : root.shardDirectories()) {
-            out.add(of(dir));
+        for (DataRoot.Shard s : root.streamShards()) {
+            out.add(of(s.name(), s.directory()));
         }
         return out;
     }
 
     static ShardStatus of(Path dir) throws IOException {
-        String shard = dir.getFileName().toString();
+        return of(dir.getFileName().toString(), dir);
+    }
+
+    static ShardStatus of(String shard, Path dir) throws IOException {
         String problem = null;
         List<SegmentFile> files = SegmentFile.list(dir);
         long localBytes = 0;
@@ -91,7 +94,7 @@ final class ShardSurvey {
         }
         OptionalLong localBase = OptionalLong.empty();
         try {
-            localBase = new ShardReader(dir).firstOffset();
+            localBase = new ShardReader(dir, shard).firstOffset();
         } catch (CorruptionException e) {
             problem = "oldest segment header unreadable: " + e.getMessage();
         }
@@ -110,7 +113,8 @@ final class ShardSurvey {
         int lagSegments = 0;
         long lagBytes = 0;
         for (int i = 0; i < files.size() - 1; i++) {
-            if (!recorded.contains(files.get(i).id()) && sizes.get(i) >= 0) {
+            // A sealed segment of no more than a header holds no record: nothing to offload, so no lag.
+            if (!recorded.contains(files.get(i).id()) && sizes.get(i) > dev.felix.offload.log.format.SegmentHeader.LENGTH) {
                 lagSegments++;
                 lagBytes += sizes.get(i);
             }

@@ -37,7 +37,8 @@ import java.util.concurrent.Executors;
  *   <li>{@code GET /health/live}: 200 while the process serves;</li>
  *   <li>{@code GET /shards}: per-shard JSON: local base, remote range, bytes local and remote,
  *       offload lag, the last offload and retention result;</li>
- *   <li>{@code GET /read?shard=DIR&from=OFFSET[&max=N]}: records as {@code read --json} prints them,
+ *   <li>{@code GET /read?shard=NAME&from=OFFSET[&max=N]}: records as {@code read --json} prints them
+ *       (NAME is the shard's name under the root, {@code dead-letters/<dir>} URL-encoded or not),
  *       one JSON object a line, from local disk or the store.</li>
  * </ul>
  * Nothing it shows holds a credential: the store appears by its own description.

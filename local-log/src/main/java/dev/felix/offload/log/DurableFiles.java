@@ -50,6 +50,17 @@ public final class DurableFiles {
         void completed(Step step) throws IOException;
     }
 
+    /**
+     * A last check before the move of a replace, for a file another process may replace too: it runs
+     * once the temporary is written (and fsynced), immediately before the rename, so that what it
+     * checks is as fresh as it can be; whatever it throws ends the replace with the target untouched
+     * and the temporary removed.
+     */
+    @FunctionalInterface
+    public interface BeforeMove {
+        void check() throws IOException;
+    }
+
     /** Suffix of the temporary a replace writes first. */
     public static final String TEMP_SUFFIX = ".tmp";
 
@@ -69,8 +80,30 @@ public final class DurableFiles {
      * written stays, as it would after a crash.
      */
     public static void replace(Path target, byte[] content, Sync sync, StepListener listener) throws IOException {
+        replace(target, content, sync, listener, () -> { });
+    }
+
+    /**
+     * As {@link #replace(Path, byte[], Sync, StepListener)}, running {@code beforeMove} between the
+     * temporary's fsync and the rename; when it throws, the temporary is deleted, the target is left as
+     * it is, and the exception is thrown from here.
+     */
+    public static void replace(Path target, byte[] content, Sync sync, StepListener listener, BeforeMove beforeMove)
+            throws IOException {
+        replace(target, tempFor(target), content, sync, listener, beforeMove);
+    }
+
+    /**
+     * As above, through the temporary {@code temp} (in the target's directory) instead of
+     * {@code <target>.tmp}: for a file another process replaces too, so that neither ever renames the
+     * other's half-written temporary into place.
+     */
+    public static void replace(Path target, Path temp, byte[] content, Sync sync, StepListener listener,
+                               BeforeMove beforeMove) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        Path temp = tempFor(target);
+        if (!dir.equals(temp.toAbsolutePath().getParent())) {
+            throw new IllegalArgumentException("the temporary " + temp + " must be in the directory of " + target);
+        }
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             ByteBuffer buf = ByteBuffer.wrap(content);
@@ -82,6 +115,12 @@ public final class DurableFiles {
                 ch.force(true);
                 listener.completed(Step.TEMP_SYNCED);
             }
+        }
+        try {
+            beforeMove.check();
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temp);
+            throw e;
         }
         try {
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

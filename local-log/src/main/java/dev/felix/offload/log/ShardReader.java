@@ -38,8 +38,13 @@ public final class ShardReader {
     private final Map<Long, SegmentIndex> indexes = new ConcurrentHashMap<>();
 
     public ShardReader(Path dir) {
+        this(dir, dir.getFileName().toString());
+    }
+
+    /** A reader of {@code dir}, naming it {@code shard} (its path under the data root) in errors. */
+    public ShardReader(Path dir, String shard) {
         this.dir = dir;
-        this.shard = dir.getFileName().toString();
+        this.shard = shard;
     }
 
     /** A segment as it is now. */

@@ -185,7 +185,7 @@ class ManifestStoreTest {
         assertThat(store.manifest()).isEqualTo(OLD);
 
         // The restart: a new store reads the old manifest or the new one, never the temporary.
-        Path temp = DurableFiles.tempFor(file);
+        Path temp = ManifestStore.tempFileIn(shardDir).toAbsolutePath();
         assertThat(temp.getParent()).isEqualTo(shardDir.toAbsolutePath());
         if (moved) {
             assertThat(temp).doesNotExist();
@@ -221,7 +221,7 @@ class ManifestStoreTest {
         byte[] longer = ManifestCodec.encode(THIRD);
         byte[] torn = Arrays.copyOf(longer, longer.length + 500);
         Arrays.fill(torn, longer.length - 20, torn.length, (byte) 0xEE);
-        Path temp = DurableFiles.tempFor(file);
+        Path temp = ManifestStore.tempFileIn(shardDir).toAbsolutePath();
         Files.write(temp, torn);
 
         ManifestStore store = ManifestStore.open(shardDir);
@@ -238,5 +238,46 @@ class ManifestStoreTest {
         List<Step> reached = new ArrayList<>();
         ManifestStore.open(shardDir, reached::add).save(OLD);
         assertThat(reached).containsExactly(Step.TEMP_WRITTEN, Step.TEMP_SYNCED, Step.MOVED, Step.DIRECTORY_SYNCED);
+    }
+
+    @Test
+    void aManifestAnotherProcessReplacedIsNeverWrittenOverAndIsTakenUpOnReload() throws Exception {
+        ManifestStore.open(shardDir).save(NEW);
+        ManifestStore pass = ManifestStore.open(shardDir);
+        // The broker truncates: the entries at or after the cut leave, through its own temporary.
+        DurableFiles.replace(file, ManifestCodec.encode(OLD), DurableFiles.Sync.FULL);
+
+        assertThatThrownBy(pass::checkUnchanged).isInstanceOf(ManifestChangedException.class);
+        ManifestChangedException e = catchThrowableOfType(() -> pass.save(THIRD), ManifestChangedException.class);
+        assertThat(e.file()).isEqualTo(file);
+        assertThat(e.getMessage()).contains(SHARD).contains("nothing was written");
+        assertThat(Files.readAllBytes(file)).as("the broker's manifest stays").isEqualTo(ManifestCodec.encode(OLD));
+        assertThat(pass.manifest()).isEqualTo(NEW);
+        assertThat(listing()).containsExactly(ManifestStore.FILE_NAME);
+
+        assertThat(pass.reload()).isEqualTo(OLD);
+        pass.checkUnchanged();
+        pass.save(OLD.withEntry(entry(2, 200, 260)));
+        assertThat(ManifestStore.read(shardDir)).isEqualTo(OLD.withEntry(entry(2, 200, 260)));
+    }
+
+    @Test
+    void aManifestRemovedOrCreatedByAnotherProcessCountsAsChanged() throws Exception {
+        ManifestStore none = ManifestStore.open(shardDir);
+        DurableFiles.replace(file, ManifestCodec.encode(OLD), DurableFiles.Sync.FULL);
+        assertThatThrownBy(() -> none.save(NEW)).isInstanceOf(ManifestChangedException.class);
+        ManifestStore some = ManifestStore.open(shardDir);
+        Files.delete(file);
+        assertThatThrownBy(() -> some.save(NEW)).isInstanceOf(ManifestChangedException.class);
+        assertThat(file).doesNotExist();
+    }
+
+    @Test
+    void afterAReloadMetAnUndecodableFileNothingIsSavedOverIt() throws Exception {
+        ManifestStore store = ManifestStore.open(shardDir);
+        Files.write(file, new byte[] {1, 2, 3});
+        assertThatThrownBy(store::reload).isInstanceOf(CorruptionException.class);
+        assertThatThrownBy(() -> store.save(NEW)).isInstanceOf(ManifestChangedException.class);
+        assertThat(Files.readAllBytes(file)).containsExactly(1, 2, 3);
     }
 }

@@ -51,10 +51,44 @@ public final class KeyOwnership {
     public boolean inShardPrefix(String shardDirectory, String key) {
         Objects.requireNonNull(shardDirectory, "shardDirectory");
         Objects.requireNonNull(key, "key");
-        if (shardDirectory.isEmpty() || shardDirectory.contains("/")) {
+        if (!isShardName(shardDirectory)) {
             return false;
         }
         return directlyUnder(key, nodePrefix + shardDirectory + "/") || directlyUnder(key, prefix + shardDirectory + "/");
+    }
+
+    /**
+     * A shard's name under the data root: a directory name, or a container and a directory name
+     * ({@code dead-letters/<dir>}); no element empty, {@code .} or {@code ..}.
+     */
+    private static boolean isShardName(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (String part : name.split("/", -1)) {
+            if (part.isEmpty() || part.equals(".") || part.equals("..")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The shard whose prefix a key of this node (or of the pre-node-id form) lies in: what follows
+     * the prefix up to the object name ({@code dead-letters/<dir>} for a dead-letter shard's key);
+     * empty for a key under neither prefix or without a shard part.
+     */
+    public Optional<String> shardOf(String key) {
+        String rest;
+        if (key.startsWith(nodePrefix)) {
+            rest = key.substring(nodePrefix.length());
+        } else if (key.startsWith(prefix)) {
+            rest = key.substring(prefix.length());
+        } else {
+            return Optional.empty();
+        }
+        int last = rest.lastIndexOf('/');
+        return last <= 0 ? Optional.empty() : Optional.of(rest.substring(0, last));
     }
 
     private static boolean directlyUnder(String key, String dir) {

@@ -35,25 +35,41 @@ public final class LiveKeys {
     }
 
     /**
-     * Reads the manifest of every live shard of the root: each shard directory
-     * ({@link DataRoot#shardDirectories()}) and any other undotted directory holding a manifest (one
-     * without segments still names objects someone may read; what is under {@code .deleted/} is not
-     * live).
+     * Reads the manifest of every live shard of the root, as {@link DataRoot#list()} lists them (a
+     * directory holding only a manifest is a shard too; what is under {@code .deleted/} is not live).
+     * A name the listing could not examine counts as an unreadable manifest, unless it is a link to
+     * nothing or a second name of a listed shard, which name nothing of their own.
      */
     public static LiveKeys read(DataRoot root) throws IOException {
         Map<String, Set<String>> named = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
-        TreeSet<Path> dirs = new TreeSet<>(root.shardDirectories());
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(root.path())) {
-            for (Path entry : entries) {
-                if (!entry.getFileName().toString().startsWith(".") && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)
-                        && Files.exists(ManifestStore.fileIn(entry), LinkOption.NOFOLLOW_LINKS)) {
-                    dirs.add(entry);
-                }
+        DataRoot.Listing listing = root.list();
+        Map<String, Path> dirs = new java.util.TreeMap<>();
+        java.util.Set<Path> listedReal = new java.util.HashSet<>();
+        for (DataRoot.Shard s : listing.shards()) {
+            dirs.put(s.name(), s.directory());
+            try {
+                listedReal.add(s.directory().toRealPath());
+            } catch (IOException e) {
+                // examined a moment ago; if it cannot be resolved now its manifest read below says so
             }
         }
-        for (Path dir : dirs) {
-            String shard = dir.getFileName().toString();
+        for (DataRoot.Unreadable u : listing.unreadable()) {
+            if (!Files.exists(u.path())) {
+                continue; // a link to nothing holds no manifest
+            }
+            try {
+                if (listedReal.contains(u.path().toRealPath())) {
+                    continue; // another name of a listed shard, whose manifest is read under that name
+                }
+            } catch (IOException e) {
+                // cannot be resolved: what it names is unknown
+            }
+            unreadable.add(u.name());
+        }
+        for (Map.Entry<String, Path> d : dirs.entrySet()) {
+            Path dir = d.getValue();
+            String shard = d.getKey();
             List<ManifestEntry> entries;
             try {
                 entries = ManifestStore.read(dir).entries();

@@ -64,10 +64,20 @@ public final class OffloadPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
-            List<Path> shards = root.shardDirectories();
+            DataRoot.Listing listing = root.list();
+            List<DataRoot.Shard> shards = listing.streamShards();
+            List<String> caches = listing.cacheShards().stream().map(DataRoot.Shard::name).toList();
+            if (!caches.isEmpty()) {
+                LOG.info("left {} cache and counter shards alone: {}", caches.size(), PassReport.CACHE_SHARDS_REASON);
+            }
+            List<String> unreadable = new ArrayList<>();
+            for (DataRoot.Unreadable u : listing.unreadable()) {
+                LOG.warn("{}: not offloaded: {}", u.name(), u.reason());
+                unreadable.add(u.name() + ": " + u.reason());
+            }
             long total = 0;
-            for (Path shard : shards) {
-                total += ShardOffload.pendingBytes(shard);
+            for (DataRoot.Shard shard : shards) {
+                total += ShardOffload.pendingBytes(shard.directory());
             }
             progress.started(total);
             RateLimiter limiter = settings.uploadBytesPerSecond() > 0
@@ -81,9 +91,9 @@ public final class OffloadPass {
                     });
             try {
                 List<Future<ShardResult>> futures = new ArrayList<>();
-                for (Path shard : shards) {
-                    futures.add(pool.submit(() -> new ShardOffload(shard, store, keys, settings, hook, limiter, progress,
-                            commitOffsets.apply(shard), stopRequested).run()));
+                for (DataRoot.Shard shard : shards) {
+                    futures.add(pool.submit(() -> new ShardOffload(shard.name(), shard.directory(), store, keys, settings,
+                            hook, limiter, progress, commitOffsets.apply(shard.directory()), stopRequested).run()));
                 }
                 for (int i = 0; i < futures.size(); i++) {
                     results.add(outcome(shards.get(i), futures.get(i)));
@@ -92,12 +102,12 @@ public final class OffloadPass {
                 pool.shutdownNow();
                 progress.finished();
             }
-            return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started));
+            return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started), caches, unreadable);
         }
     }
 
-    private static ShardResult outcome(Path shard, Future<ShardResult> future) throws IOException {
-        String name = shard.getFileName().toString();
+    private static ShardResult outcome(DataRoot.Shard shard, Future<ShardResult> future) throws IOException {
+        String name = shard.name();
         try {
             return future.get();
         } catch (InterruptedException e) {

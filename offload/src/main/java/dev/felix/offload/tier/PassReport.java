@@ -9,11 +9,24 @@ import java.util.List;
  * @param nodeId  the node id keys were written under
  * @param shards  per-shard results, by shard name
  * @param elapsed how long the pass took
+ * @param cacheShardsLeftAlone cache and counter shards the pass did not touch, by name: compaction
+ *                             trims their segments in place, so a copy would go stale
+ * @param unreadable           names that may be shards but could not be examined, each with why
  */
-public record PassReport(String nodeId, List<ShardResult> shards, Duration elapsed) {
+public record PassReport(String nodeId, List<ShardResult> shards, Duration elapsed, List<String> cacheShardsLeftAlone,
+                         List<String> unreadable) {
+
+    /** Why cache and counter shards are never offloaded, for reports. */
+    public static final String CACHE_SHARDS_REASON = "cache and counter shards are compacted in place, so a copy would go stale";
 
     public PassReport {
         shards = List.copyOf(shards);
+        cacheShardsLeftAlone = List.copyOf(cacheShardsLeftAlone);
+        unreadable = List.copyOf(unreadable);
+    }
+
+    public PassReport(String nodeId, List<ShardResult> shards, Duration elapsed) {
+        this(nodeId, shards, elapsed, List.of(), List.of());
     }
 
     /** True when every shard offloaded every eligible segment. */

@@ -3,10 +3,13 @@ package dev.felix.offload.tier;
 import java.util.Objects;
 
 /**
- * Object keys of offloaded segments: {@code [prefix/]<node id>/<shard directory>/<base>-<segment>.segment}
- * with both numbers zero-padded to 20 digits, and the companion {@code .index} beside it. Keys are
- * deterministic, so a segment uploaded again meets its earlier copy; uploads are create-only, so
- * they never replace an object at the key (see {@link ShardOffload}). A manifest entry keeps
+ * Object keys of offloaded segments: {@code [prefix/]<node id>/<shard>/<base>-<segment>.segment}
+ * with both numbers zero-padded to 20 digits, and the companion {@code .index} beside it. The shard
+ * part is the shard's name under the data root ({@link dev.felix.offload.log.DataRoot.Shard#name()}):
+ * a root-level shard's directory name, or {@code groups/<dir>}, {@code dead-letters/<dir>}, so no
+ * two shards of a root share a key. Keys are deterministic, so a segment uploaded again meets its
+ * earlier copy; uploads are create-only, so they never replace an object at the key (see
+ * {@link ShardOffload}). A manifest entry keeps
  * the key it was written with, and readers use that, never a recomputed one.
  */
 public final class SegmentKeys {
@@ -35,7 +38,7 @@ public final class SegmentKeys {
         return (prefix.isEmpty() ? "" : prefix + "/") + nodeId + "/";
     }
 
-    /** The prefix of one shard's keys, ending in a slash. */
+    /** The prefix of one shard's keys (by its name under the data root), ending in a slash. */
     public String shardPrefix(String shardDirectory) {
         return nodePrefix() + shardDirectory + "/";
     }

@@ -10,6 +10,7 @@ import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentIndex;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
@@ -27,6 +28,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -104,8 +106,20 @@ public final class ShardOffload {
     public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
                         RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
                         java.util.function.BooleanSupplier stopRequested) {
+        this(shardDir.getFileName().toString(), shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset,
+                stopRequested);
+    }
+
+    /**
+     * As above, for the shard named {@code shard} (its path relative to the data root, as
+     * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it): the name its keys, logs and
+     * results carry.
+     */
+    public ShardOffload(String shard, Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings,
+                        StepHook hook, RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
+                        java.util.function.BooleanSupplier stopRequested) {
         this.shardDir = shardDir;
-        this.shard = shardDir.getFileName().toString();
+        this.shard = shard;
         this.store = store;
         this.keys = keys;
         this.settings = settings;
@@ -139,7 +153,20 @@ public final class ShardOffload {
         return total;
     }
 
-    /** Runs the pass over this shard. Store failures and corruption are reported in the result. */
+    /** How often one pass takes a shard up again after the broker changed its manifest under it. */
+    static final int MAX_MANIFEST_RESTARTS = 3;
+
+    /**
+     * Runs the pass over this shard. Store failures and corruption are reported in the result.
+     *
+     * <p>When the broker replaces {@code offload.manifest} during the pass (a truncation or reset of
+     * the shard's log), the save or the unlink that notices it does nothing ({@link ManifestStore}
+     * compares before it replaces, and before every unlink); the pass drops what it held for the
+     * shard (the entry it was about to record, the segment list, the checksums it computed) and takes
+     * the shard up again from the broker's manifest and the directory as it is now, up to
+     * {@value #MAX_MANIFEST_RESTARTS} times. An object uploaded for a dropped entry is named by no
+     * manifest: an orphan, for the sweep.
+     */
     public ShardResult run() throws IOException {
         List<SegmentUpload> uploaded = new ArrayList<>();
         List<Long> unlinked = new ArrayList<>();
@@ -150,6 +177,31 @@ public final class ShardOffload {
             return new ShardResult(shard, false, uploaded, unlinked, 0, "manifest unreadable, nothing done: "
                     + e.getMessage());
         }
+        for (int restarts = 0; ; restarts++) {
+            try {
+                return attempt(manifests, uploaded, unlinked);
+            } catch (ManifestChangedException | NoSuchFileException changed) {
+                LOG.warn("{}: the broker changed the shard during the pass ({}); dropping what the pass held "
+                        + "for the shard and taking it up again from the manifest and files as they are now", shard,
+                        changed.getMessage());
+                Manifest now;
+                try {
+                    now = manifests.reload();
+                } catch (CorruptionException e) {
+                    return new ShardResult(shard, false, uploaded, unlinked, 0, "manifest changed by the broker "
+                            + "and no longer decodes, nothing more done: " + e.getMessage());
+                }
+                uploaded.removeIf(u -> now.entries().stream().noneMatch(e -> e.objectKey().equals(u.key())));
+                if (restarts + 1 >= MAX_MANIFEST_RESTARTS) {
+                    return new ShardResult(shard, false, uploaded, unlinked, 0, "the broker changed offload.manifest "
+                            + (restarts + 1) + " times during this pass; the next pass takes the shard up from it");
+                }
+            }
+        }
+    }
+
+    private ShardResult attempt(ManifestStore manifests, List<SegmentUpload> uploaded, List<Long> unlinked)
+            throws IOException {
         List<SegmentFile> files = SegmentFile.list(shardDir);
         List<Local> locals = new ArrayList<>(files.size());
         for (SegmentFile f : files) {
@@ -211,7 +263,14 @@ public final class ShardOffload {
                 hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
                 ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
                         scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
-                manifests.save(manifests.manifest().withEntry(entry));
+                // Recorded only while the segment is still the broker's: a truncation removes it after
+                // dropping its entry, and an entry for a removed segment would name records it gave up.
+                manifests.save(manifests.manifest().withEntry(entry), () -> {
+                    if (Files.size(seg.file().log()) != seg.size()) {
+                        throw new ManifestChangedException(shard, seg.file().log(), "(segment "
+                                + seg.file().id() + " changed size) before its entry was saved");
+                    }
+                });
                 hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
                 crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
                 uploaded.add(up);
@@ -231,7 +290,7 @@ public final class ShardOffload {
             }
         }
 
-        unlink(manifests.manifest(), locals, crcOfValidBytes, unlinked);
+        unlink(manifests, locals, crcOfValidBytes, unlinked);
         return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision);
     }
 
@@ -248,15 +307,14 @@ public final class ShardOffload {
         return false;
     }
 
-    private static SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
+    private SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
         ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
         try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
             while (head.hasRemaining() && ch.read(head) >= 0) {
                 // keep reading
             }
         }
-        return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(
-                f.log().getParent().getFileName().toString(), f.id(), 0));
+        return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(shard, f.id(), 0));
     }
 
     /** A copy in the store did not match the local bytes after every attempt. */
@@ -446,43 +504,76 @@ public final class ShardOffload {
 
     /**
      * Step 6: unlinks, oldest first, the local segments local retention lets go, each only when its
-     * manifest entry is durable and matches the local valid bytes (size and CRC32). Stops at the first
-     * segment that may not go, so the local log stays contiguous and still opens.
+     * manifest entry is durable and matches the local valid bytes (size and CRC32), or when it is an
+     * empty sealed segment (no records, so nothing to lose). Stops at the first segment that may not
+     * go, so the local log stays contiguous and still opens.
      */
-    private void unlink(Manifest manifest, List<Local> locals, Map<Long, Long> crcOfValidBytes, List<Long> unlinked)
-            throws IOException {
+    private void unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
+                        List<Long> unlinked) throws IOException {
+        Manifest manifest = manifests.manifest();
         int removable = removableCount(locals);
         boolean any = false;
-        for (int i = 0; i < removable; i++) {
-            Local seg = locals.get(i);
-            ManifestEntry entry = manifest.entries().stream()
-                    .filter(e -> e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset())
-                    .findFirst().orElse(null);
-            if (entry == null) {
-                break;
+        try {
+            for (int i = 0; i < removable; i++) {
+                Local seg = locals.get(i);
+                ManifestEntry entry = manifest.entries().stream()
+                        .filter(e -> e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset())
+                        .findFirst().orElse(null);
+                if (entry == null) {
+                    if (isEmptySealed(seg, locals.get(i + 1))) {
+                        // Holds no record, so nothing to copy and nothing to lose: it goes once those below it went.
+                        unlinkFiles(seg);
+                        unlinked.add(seg.file().id());
+                        any = true;
+                        LOG.info("{}: removed empty sealed segment {} (no records)", shard, seg.file().id());
+                        hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+                        continue;
+                    }
+                    break;
+                }
+                Long crc = crcOfValidBytes.get(seg.file().id());
+                long validEnd = entry.sizeBytes();
+                if (crc == null) {
+                    SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+                    crc = scan.isClean() ? scan.validBytesCrc32() : -1;
+                    validEnd = scan.validEnd();
+                }
+                long recordedCrc = Integer.toUnsignedLong(entry.objectCrc32());
+                if (validEnd != entry.sizeBytes() || crc != recordedCrc) {
+                    LOG.warn("{}: segment {} differs from its manifest entry ({} bytes crc32 {} locally, {} bytes crc32 {} "
+                            + "recorded); keeping it", shard, seg.file().id(), validEnd, crc, entry.sizeBytes(), recordedCrc);
+                    break;
+                }
+                // The entry is the only proof the local file may go: still the broker's manifest, just now?
+                manifests.checkUnchanged();
+                unlinkFiles(seg);
+                unlinked.add(seg.file().id());
+                any = true;
+                hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
             }
-            Long crc = crcOfValidBytes.get(seg.file().id());
-            long validEnd = entry.sizeBytes();
-            if (crc == null) {
-                SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
-                crc = scan.isClean() ? scan.validBytesCrc32() : -1;
-                validEnd = scan.validEnd();
+        } finally {
+            if (any) {
+                DurableFiles.fsyncDirectory(shardDir);
             }
-            long recordedCrc = Integer.toUnsignedLong(entry.objectCrc32());
-            if (validEnd != entry.sizeBytes() || crc != recordedCrc) {
-                LOG.warn("{}: segment {} differs from its manifest entry ({} bytes crc32 {} locally, {} bytes crc32 {} "
-                        + "recorded); keeping it", shard, seg.file().id(), validEnd, crc, entry.sizeBytes(), recordedCrc);
-                break;
-            }
-            Files.delete(seg.file().log());
-            Files.deleteIfExists(seg.file().index());
-            unlinked.add(seg.file().id());
-            any = true;
-            hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
         }
-        if (any) {
-            DurableFiles.fsyncDirectory(shardDir);
+    }
+
+    private static void unlinkFiles(Local seg) throws IOException {
+        Files.delete(seg.file().log());
+        Files.deleteIfExists(seg.file().index());
+    }
+
+    /**
+     * True when {@code seg} is sealed (not the newest) and holds no record: its data file scans clean
+     * to no record, and the segment after it begins where it began. A roll of an empty active segment
+     * leaves one; it has no manifest entry, because there is nothing to copy.
+     */
+    private boolean isEmptySealed(Local seg, Local next) throws IOException {
+        if (seg.size() > SegmentHeader.LENGTH || next.header().baseOffset() != seg.header().baseOffset()) {
+            return false;
         }
+        SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+        return scan.isClean() && scan.recordCount() == 0 && scan.nextOffset() == next.header().baseOffset();
     }
 
     /** How many of the oldest segments local retention lets go (never the newest). */

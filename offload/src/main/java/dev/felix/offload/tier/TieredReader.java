@@ -76,9 +76,14 @@ public final class TieredReader {
     private volatile long remoteRecordBytes;
 
     public TieredReader(Path shardDir, ObjectFetcher store, ChunkCache chunks) {
+        this(shardDir.getFileName().toString(), shardDir, store, chunks);
+    }
+
+    /** A reader of the shard named {@code shard} (its path under the data root) in {@code shardDir}. */
+    public TieredReader(String shard, Path shardDir, ObjectFetcher store, ChunkCache chunks) {
         this.shardDir = shardDir;
-        this.shard = shardDir.getFileName().toString();
-        this.local = new ShardReader(shardDir);
+        this.shard = shard;
+        this.local = new ShardReader(shardDir, shard);
         this.store = store;
         this.chunks = chunks;
     }

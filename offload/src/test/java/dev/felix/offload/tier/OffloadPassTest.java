@@ -107,6 +107,107 @@ class OffloadPassTest {
         Collisions.secondRootNeverReplacesTheFirstRootsObjects(tmp, store);
     }
 
+    @Test
+    void emptySealedSegmentsNeverBlockUnlinkingAndReadsAcrossThemAreContiguous() throws Exception {
+        setUp();
+        Path shard = root.resolve("acme_default_rolled_0-00000000000000aa");
+        List<Record> records = TestRoots.writeWithEmptySegments(shard, 3, 120, 21);
+        List<SegmentFile> before = SegmentFile.list(shard);
+        long empties = before.stream().filter(f -> {
+            try {
+                return Files.size(f.log()) == 32;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }).count();
+        assertThat(empties).as("two empty sealed segments between the three runs").isEqualTo(2);
+
+        PassReport report = pass(keepOne(), StepHook.none());
+
+        assertThat(report.complete()).as(report.toString()).isTrue();
+        assertThat(SegmentFile.list(shard)).as("only the active segment stays").hasSize(1);
+        assertThat(report.segmentsUnlinked()).isEqualTo(before.size() - 1);
+        assertThat(report.segmentsUploaded()).isEqualTo(before.size() - 1 - 2);
+        Manifest manifest = ManifestStore.read(shard);
+        for (int i = 1; i < manifest.size(); i++) {
+            assertThat(manifest.entries().get(i).baseOffset())
+                    .as("entries contiguous across the empty segments' places")
+                    .isEqualTo(manifest.entries().get(i - 1).lastOffset() + 1);
+        }
+        TestRoots.assertEveryOffsetReadsBack(Map.of(shard, records), store);
+    }
+
+    @Test
+    void shardsUnderContainersAreOffloadedUnderTheirPathAndCachesAreLeftAlone() throws Exception {
+        setUp();
+        Map<Path, List<Record>> top = TestRoots.write(root, 1, 200, 31);
+        Map<Path, List<Record>> dead = TestRoots.write(Files.createDirectories(root.resolve("dead-letters")), 1, 200, 32);
+        Map<Path, List<Record>> cache = TestRoots.write(Files.createDirectories(root.resolve("caches")), 1, 200, 33);
+        Path cacheDir = cache.keySet().iterator().next();
+        List<SegmentFile> cacheSegments = SegmentFile.list(cacheDir);
+
+        PassReport report = pass(keepOne(), StepHook.none());
+
+        assertThat(report.complete()).isTrue();
+        String dir = top.keySet().iterator().next().getFileName().toString();
+        assertThat(report.shards()).extracting(ShardResult::shard).containsExactly(dir, "dead-letters/" + dir);
+        assertThat(report.cacheShardsLeftAlone()).containsExactly("caches/" + dir);
+        Path deadDir = dead.keySet().iterator().next();
+        for (ManifestEntry e : ManifestStore.read(deadDir).entries()) {
+            assertThat(e.objectKey()).startsWith("node-a/dead-letters/" + dir + "/");
+        }
+        for (ManifestEntry e : ManifestStore.read(top.keySet().iterator().next()).entries()) {
+            assertThat(e.objectKey()).startsWith("node-a/" + dir + "/");
+        }
+        assertThat(SegmentFile.list(cacheDir)).isEqualTo(cacheSegments);
+        assertThat(Files.exists(ManifestStore.fileIn(cacheDir))).isFalse();
+        TestRoots.assertEveryOffsetReadsBack(top, store);
+        TestRoots.assertEveryOffsetReadsBack(dead, store);
+    }
+
+    @Test
+    void aTruncationByTheBrokerDuringThePassIsNeverUndoneNorItsSegmentUnlinked() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 41);
+        Path shard = written.keySet().iterator().next();
+        List<SegmentFile> segments = SegmentFile.list(shard);
+        assertThat(segments).hasSizeGreaterThanOrEqualTo(4);
+        SegmentFile cutIn = segments.get(segments.size() - 2); // the newest sealed segment
+        long cut = SegmentScan.of(cutIn.log(), "s", cutIn.id(), true).baseOffset() + 3;
+        AtomicInteger truncations = new AtomicInteger();
+        // Once the pass recorded the newest sealed segment (and before it unlinks anything), the broker
+        // truncates the log inside that segment: the entries holding offsets at or after the cut leave the
+        // manifest first, then the segments are cut.
+        StepHook broker = (step, s, segmentId) -> {
+            if (step == OffloadStep.RECORDED && segmentId == cutIn.id() && truncations.getAndIncrement() == 0) {
+                try {
+                    Manifest m = ManifestStore.read(shard);
+                    List<ManifestEntry> kept = m.entries().stream().filter(e -> e.lastOffset() < cut).toList();
+                    dev.felix.offload.log.DurableFiles.replace(ManifestStore.fileIn(shard),
+                            dev.felix.offload.manifest.ManifestCodec.encode(Manifest.of(kept)),
+                            dev.felix.offload.log.DurableFiles.Sync.FULL);
+                    try (ShardLog log = ShardLog.open(shard, TestRoots.SMALL_SEGMENTS)) {
+                        log.truncate(cut);
+                    }
+                } catch (CorruptionException e) {
+                    throw new IOException(e);
+                }
+            }
+        };
+
+        PassReport report = pass(keepOne(), broker);
+
+        assertThat(truncations.get()).isEqualTo(1);
+        assertThat(report.complete()).as(report.toString()).isTrue();
+        Manifest manifest = ManifestStore.read(shard);
+        assertThat(manifest.entries()).as("no entry the broker dropped came back")
+                .allMatch(e -> e.lastOffset() < cut);
+        assertThat(cutIn.log()).as("the segment the broker truncated is its log's newest now, never unlinked")
+                .exists();
+        List<Record> before = written.get(shard).stream().filter(r -> r.offset() < cut).toList();
+        TestRoots.assertEveryOffsetReadsBack(Map.of(shard, before), store);
+    }
+
     @ParameterizedTest
     @EnumSource(OffloadStep.class)
     void aCrashAfterAnyStepLeavesAConsistentShardThatTheNextPassCompletes(OffloadStep crashAt) throws Exception {

@@ -52,6 +52,40 @@ final class TestRoots {
         return written;
     }
 
+    /**
+     * Writes a shard of {@code parts} runs of {@code recordsPerPart} records with an empty sealed
+     * segment between each two runs, as a broker's roll of an empty active segment leaves one.
+     */
+    static List<Record> writeWithEmptySegments(Path dir, int parts, int recordsPerPart, long seed) throws Exception {
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Record> list = new ArrayList<>();
+        for (int part = 0; part < parts; part++) {
+            if (part > 0) {
+                dev.felix.offload.log.SegmentInfo active;
+                try (ShardLog log = ShardLog.open(dir, SMALL_SEGMENTS)) {
+                    active = log.segments().get(log.segments().size() - 1);
+                }
+                for (long id = active.file().id() + 1; id <= active.file().id() + 2; id++) {
+                    try (dev.felix.offload.log.SegmentWriter w = dev.felix.offload.log.SegmentWriter.create(
+                            dev.felix.offload.log.SegmentFile.in(dir, id),
+                            new dev.felix.offload.log.format.SegmentHeader(3, active.nextOffset(), 1000L), 1024)) {
+                        w.sync();
+                    }
+                }
+            }
+            try (ShardLog log = ShardLog.open(dir, SMALL_SEGMENTS)) {
+                for (int i = 0; i < recordsPerPart; i++) {
+                    byte[] payload = new byte[random.nextInt(400)];
+                    random.nextBytes(payload);
+                    long ts = 1000L + list.size();
+                    long offset = log.append(ts, payload);
+                    list.add(Record.plain(offset, ts, payload));
+                }
+            }
+        }
+        return list;
+    }
+
     private static List<Record> readBack(ShardLog log, long from, int n) throws Exception {
         return ((dev.felix.offload.log.ReadResult.Records) log.read(from, n, Long.MAX_VALUE)).records();
     }

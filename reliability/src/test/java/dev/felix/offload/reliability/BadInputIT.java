@@ -86,7 +86,7 @@ class BadInputIT {
                 "2000", "--payload-bytes", "200", "--segment-bytes", "65536"));
         ok(Felix.run(dir, Map.of(), TIMEOUT, "offload", "--data-dir", root.toString(), "--store", store,
                 "--keep-local-segments", "3"));
-        shards = new DataRoot(root).shardDirectories();
+        shards = new DataRoot(root).streamShards().stream().map(DataRoot.Shard::directory).toList();
         assertThat(shards).hasSize(2);
         assertThat(ManifestStore.read(shards.get(0)).entries()).hasSizeGreaterThan(3);
         world = new World().dir("data", root).dir("store", storeDir).dir("outside", outside);

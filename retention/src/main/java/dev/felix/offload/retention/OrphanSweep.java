@@ -36,9 +36,10 @@ import java.util.Set;
  * <p>Such objects are left by crashes: an upload that never reached its manifest entry, remote
  * retention that saved the manifest but did not delete everything. The sweep:
  * <ol>
- *   <li>reads the manifest of every directory under the root (shard directories, and any other
- *       undotted directory holding one) and under {@code .deleted/}; every key an entry names is
- *       named, and so is the {@code .index} beside it;</li>
+ *   <li>reads the manifest of every shard {@link DataRoot#list()} gives (the one listing every command
+ *       uses, at the root and under its containers) and of every directory under {@code .deleted/};
+ *       every key an entry names is named, and so is the {@code .index} beside it; a name the listing
+ *       could not examine keeps every key under its prefix;</li>
  *   <li>lists {@link SegmentKeys#nodePrefix()} and nothing else, so keys of another node id are
  *       never even seen; keys not ending in {@code .segment} or {@code .index} are reported as
  *       ignored and kept;</li>
@@ -187,14 +188,19 @@ public final class OrphanSweep {
         Set<String> protectedPrefixes = new HashSet<>();
         List<String> problems = new ArrayList<>();
         boolean refuse = false;
-        boolean anyShard = !root.shardDirectories().isEmpty();
-        for (Path dir : directories(root.path(), false)) {
-            if (readInto(dir, named, problems)) {
-                anyShard |= Files.exists(ManifestStore.fileIn(dir), LinkOption.NOFOLLOW_LINKS);
-            } else {
-                protectedPrefixes.add(keys.shardPrefix(dir.getFileName().toString()));
-                anyShard = true;
+        // The root's shards as every command sees them (DataRoot is the one definition), named by
+        // their path under the root, which is what their keys carry after the node id.
+        DataRoot.Listing listing = root.list();
+        boolean anyShard = !listing.shards().isEmpty();
+        for (DataRoot.Shard shard : listing.shards()) {
+            if (!readInto(shard.directory(), named, problems)) {
+                protectedPrefixes.add(keys.shardPrefix(shard.name()));
             }
+        }
+        for (DataRoot.Unreadable u : listing.unreadable()) {
+            protectedPrefixes.add(keys.shardPrefix(u.name()));
+            problems.add(u.name() + ": " + u.reason() + "; its keys left alone");
+            anyShard = true;
         }
         Path deleted = root.path().resolve(DataRoot.DELETED_DIR);
         if (Files.isDirectory(deleted, LinkOption.NOFOLLOW_LINKS)) {

@@ -15,7 +15,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +27,8 @@ import java.util.Optional;
  * One retention pass over a data root, under the root's {@link RootLock} (the one offload takes,
  * so the two never run over a root at once):
  * <ol>
- *   <li>each shard directory, in name order: {@link ShardRetention} with the settings
+ *   <li>each stream shard {@link DataRoot#streamShards()} lists, in name order (cache and counter
+ *       shards are compacted in place and never offloaded, so retention has nothing of theirs): {@link ShardRetention} with the settings
  *       {@link RetentionRules} give it (exact stream names come from the root's {@code .streams/}
  *       markers when they can be read);</li>
  *   <li>{@link DeletedStreams} for the directories under {@code .deleted/};</li>
@@ -86,14 +86,14 @@ public final class RetentionPass {
             }
             List<StreamMarker> markers = markers();
             List<ShardRetentionResult> results = new ArrayList<>();
-            for (Path shardDir : root.shardDirectories()) {
+            for (DataRoot.Shard shard : root.streamShards()) {
                 if (stop.stopRequested()) {
                     break;
                 }
-                String name = shardDir.getFileName().toString();
+                String name = shard.name();
                 RetentionSettings shardSettings = rules.settingsFor(ShardName.of(name).withStreamFrom(markers));
                 try {
-                    results.add(new ShardRetention(shardDir, store, shardSettings, clock, hook,
+                    results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
                             settings.deleteBatchSize(), ownership, live).run(stop));
                 } catch (RuntimeException e) {
                     LOG.error("{}: retention failed", name, e);

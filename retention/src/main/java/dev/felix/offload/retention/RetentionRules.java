@@ -1,5 +1,7 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.log.DataRoot;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -76,21 +78,36 @@ public final class RetentionRules {
         }
 
         /**
-         * Overrides for the shard directory named {@code directory} (its file name under the root).
+         * Overrides for the shard named {@code directory}: its name under the root, as
+         * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it (a directory name at the root,
+         * or {@code groups/<dir>}, {@code dead-letters/<dir>}).
          *
-         * @throws IllegalArgumentException when the name is empty, holds a path separator, or was given before
+         * @throws IllegalArgumentException when the name is empty, is not a shard's name, or was given before
          */
         public Builder forShardDirectory(String directory, RetentionOverride override) {
             Objects.requireNonNull(directory, "directory");
             Objects.requireNonNull(override, "override");
-            if (directory.isEmpty() || directory.contains("/") || directory.contains("\\")) {
+            if (!isShardName(directory)) {
                 throw new IllegalArgumentException("shard directory '" + directory
-                        + "' must be a directory's name under the data root, not a path");
+                        + "' must be a shard's name under the data root (a directory name, or groups/<dir> or "
+                        + "dead-letters/<dir>), not a path elsewhere");
             }
             if (shards.putIfAbsent(directory, override) != null) {
                 throw new IllegalArgumentException("shard directory '" + directory + "' is given twice");
             }
             return this;
+        }
+
+        private static boolean isShardName(String name) {
+            if (name.isEmpty() || name.contains("\\")) {
+                return false;
+            }
+            String[] parts = name.split("/", -1);
+            if (parts.length == 1) {
+                return !name.startsWith(".");
+            }
+            return parts.length == 2 && (parts[0].equals(DataRoot.GROUPS_DIR) || parts[0].equals(DataRoot.DEAD_LETTERS_DIR))
+                    && !parts[1].isEmpty() && !parts[1].startsWith(".");
         }
 
         public RetentionRules build() {

@@ -44,10 +44,13 @@ public final class ShardName {
         this.stream = stream;
     }
 
-    /** The name of the shard directory {@code directory} (a file name, not a path). */
+    /**
+     * The name of the shard {@code directory}: a directory's file name, or a shard's name under the
+     * root ({@code dead-letters/<dir>}), whose last part is the directory's name.
+     */
     public static ShardName of(String directory) {
         Objects.requireNonNull(directory, "directory");
-        Matcher m = FORM.matcher(directory);
+        Matcher m = FORM.matcher(fileName(directory));
         if (!m.matches()) {
             return new ShardName(directory, null, 0, 0, null);
         }
@@ -86,10 +89,14 @@ public final class ShardName {
             return false;
         }
         return new ShardKey(id.tenant(), id.namespace(), id.stream(), shard, incarnation).directoryName()
-                .equals(directory);
+                .equals(fileName(directory));
     }
 
-    /** The directory's file name. */
+    private static String fileName(String name) {
+        return name.substring(name.lastIndexOf('/') + 1);
+    }
+
+    /** The shard's name as given: a directory's file name, or its path under the root. */
     public String directory() {
         return directory;
     }

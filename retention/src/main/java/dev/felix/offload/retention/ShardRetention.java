@@ -3,7 +3,10 @@ package dev.felix.offload.retention;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
@@ -35,7 +38,8 @@ import java.util.Set;
  * ({@link RetentionSettings#effectiveLocalBytes()}: the data files' bytes, active segment included,
  * are above it; {@link RetentionSettings#effectiveLocalMs()}: its newest record is older than now
  * minus the limit), but only when the manifest has its entry and the local valid bytes match it
- * ({@link LocalCopyCheck}). It stops at the first segment that may not go, so the local log stays
+ * ({@link LocalCopyCheck}); a sealed segment without a record has no entry and goes as soon as those
+ * below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
  * contiguous and still opens, and never touches the newest (active) segment. Without manifest
  * entries (offload off) it removes nothing.
  *
@@ -78,11 +82,21 @@ public final class ShardRetention {
      */
     public ShardRetention(Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
                           RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
+        this(shardDir.getFileName() == null ? shardDir.toString() : shardDir.getFileName().toString(), shardDir, store,
+                settings, clock, hook, deleteBatchSize, ownership, live);
+    }
+
+    /**
+     * As above, for the shard named {@code shard}: its path under the data root, as
+     * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it, which results, logs and the key
+     * ownership rule carry.
+     */
+    public ShardRetention(String shard, Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
+                          RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.live = Objects.requireNonNull(live, "live");
         this.shardDir = Objects.requireNonNull(shardDir, "shardDir");
-        Path name = shardDir.getFileName();
-        this.shard = name == null ? shardDir.toString() : name.toString();
+        this.shard = Objects.requireNonNull(shard, "shard");
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -110,19 +124,52 @@ public final class ShardRetention {
         } catch (IOException e) {
             return new ShardRetentionResult(shard, settings, local, remote, "cannot read the manifest: " + e);
         }
-        try {
-            local = applyLocal(manifests, stop);
-            if (stop.stopRequested()) {
-                return new ShardRetentionResult(shard, settings, local, remote, null);
+        List<Long> removedBefore = new ArrayList<>();
+        long removedBytesBefore = 0;
+        for (int restarts = 0; ; restarts++) {
+            try {
+                local = applyLocal(manifests, stop);
+                local = new LocalRetentionResult(concat(removedBefore, local.removedSegments()),
+                        removedBytesBefore + local.removedBytes(), local.localBytesAfter(), local.blockedBy());
+                if (stop.stopRequested()) {
+                    return new ShardRetentionResult(shard, settings, local, remote, null);
+                }
+                remote = applyRemote(manifests, stop);
+                String failure = remote.deleteFailed() ? remote.objectsLeft().size()
+                        + " expired objects not deleted (left to the orphan sweep): " + remote.deleteProblem() : null;
+                return new ShardRetentionResult(shard, settings, local, remote, failure);
+            } catch (ManifestChangedException changed) {
+                // The broker truncated or reset the shard: what this pass held of the manifest is stale.
+                // Nothing was saved or deleted on its strength; take the shard up again from the new one.
+                LOG.warn("{}: the broker changed offload.manifest during retention; taking the shard up again", shard);
+                removedBefore = local.removedSegments();
+                removedBytesBefore = local.removedBytes();
+                try {
+                    manifests.reload();
+                } catch (CorruptionException e) {
+                    return new ShardRetentionResult(shard, settings, local, remote, "manifest changed by the broker and "
+                            + "no longer decodes, nothing more done: " + e.getMessage());
+                } catch (IOException e) {
+                    return new ShardRetentionResult(shard, settings, local, remote, "cannot read the manifest: " + e);
+                }
+                if (restarts + 1 >= MAX_MANIFEST_RESTARTS) {
+                    return new ShardRetentionResult(shard, settings, local, remote, "the broker changed offload.manifest "
+                            + (restarts + 1) + " times during retention; the next pass takes the shard up from it");
+                }
+            } catch (IOException e) {
+                LOG.error("{}: retention failed", shard, e);
+                return new ShardRetentionResult(shard, settings, local, remote, "failed: " + e);
             }
-            remote = applyRemote(manifests, stop);
-            String failure = remote.deleteFailed() ? remote.objectsLeft().size()
-                    + " expired objects not deleted (left to the orphan sweep): " + remote.deleteProblem() : null;
-            return new ShardRetentionResult(shard, settings, local, remote, failure);
-        } catch (IOException e) {
-            LOG.error("{}: retention failed", shard, e);
-            return new ShardRetentionResult(shard, settings, local, remote, "failed: " + e);
         }
+    }
+
+    /** How often one pass takes a shard up again after the broker changed its manifest under it. */
+    static final int MAX_MANIFEST_RESTARTS = 3;
+
+    private static List<Long> concat(List<Long> a, List<Long> b) {
+        List<Long> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     /** Local retention alone; see the class comment. */
@@ -148,47 +195,69 @@ public final class ShardRetention {
         List<Long> removed = new ArrayList<>();
         long removedBytes = 0;
         String blockedBy = null;
-        for (int i = 0; i < files.size() - 1; i++) {
-            if (stop.stopRequested()) {
-                break;
-            }
-            SegmentFile f = files.get(i);
-            boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && localBytes > limitBytes;
-            ManifestEntry entry = entries.get(f.id());
-            if (entry == null) {
-                if (overBytes) {
-                    blockedBy = "segment " + Long.toUnsignedString(f.id()) + " is past " + RetentionSettings.LOCAL_RETENTION_BYTES
-                            + " but not offloaded yet";
-                }
-                break;
-            }
-            boolean overTime = cutoff >= 0 && Long.compareUnsigned(entry.newestTimestampMicros(), cutoff) < 0;
-            if (!overBytes && !overTime) {
-                break;
-            }
-            try {
-                LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
-                if (!check.matches()) {
-                    LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), check.mismatch());
-                    blockedBy = check.mismatch();
+        try {
+            for (int i = 0; i < files.size() - 1; i++) {
+                if (stop.stopRequested()) {
                     break;
                 }
-                Files.delete(f.log());
-            } catch (NoSuchFileException gone) {
-                break; // the broker removed it meanwhile; the next pass sees the directory as it is then
+                SegmentFile f = files.get(i);
+                boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && localBytes > limitBytes;
+                ManifestEntry entry = entries.get(f.id());
+                if (entry == null && isEmptySealed(f, files.get(i + 1))) {
+                    // No records: nothing was copied and nothing is lost. It goes once those below it went,
+                    // whatever the limits, so it never stops the segments above it from going.
+                    try {
+                        Files.delete(f.log());
+                    } catch (NoSuchFileException gone) {
+                        break;
+                    }
+                    Files.deleteIfExists(f.index());
+                    long size = sizes.get(f.id());
+                    localBytes -= size;
+                    removedBytes += size;
+                    removed.add(f.id());
+                    LOG.info("{}: removed empty sealed segment {} (no records)", shard, f.id());
+                    hook.reached(RetentionStep.LOCAL_SEGMENT_REMOVED, shard, Long.toUnsignedString(f.id()));
+                    continue;
+                }
+                if (entry == null) {
+                    if (overBytes) {
+                        blockedBy = "segment " + Long.toUnsignedString(f.id()) + " is past " + RetentionSettings.LOCAL_RETENTION_BYTES
+                                + " but not offloaded yet";
+                    }
+                    break;
+                }
+                boolean overTime = cutoff >= 0 && Long.compareUnsigned(entry.newestTimestampMicros(), cutoff) < 0;
+                if (!overBytes && !overTime) {
+                    break;
+                }
+                try {
+                    LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
+                    if (!check.matches()) {
+                        LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), check.mismatch());
+                        blockedBy = check.mismatch();
+                        break;
+                    }
+                    // The entry is the only proof the local file may go: is it still the broker's manifest?
+                    manifests.checkUnchanged();
+                    Files.delete(f.log());
+                } catch (NoSuchFileException gone) {
+                    break; // the broker removed it meanwhile; the next pass sees the directory as it is then
+                }
+                Files.deleteIfExists(f.index());
+                long size = sizes.get(f.id());
+                localBytes -= size;
+                removedBytes += size;
+                removed.add(f.id());
+                LOG.info("{}: removed local segment {} ({} bytes, past {}), its copy is {}", shard, f.id(), size,
+                        overBytes ? RetentionSettings.LOCAL_RETENTION_BYTES : RetentionSettings.LOCAL_RETENTION_MS,
+                        entry.objectKey());
+                hook.reached(RetentionStep.LOCAL_SEGMENT_REMOVED, shard, Long.toUnsignedString(f.id()));
             }
-            Files.deleteIfExists(f.index());
-            long size = sizes.get(f.id());
-            localBytes -= size;
-            removedBytes += size;
-            removed.add(f.id());
-            LOG.info("{}: removed local segment {} ({} bytes, past {}), its copy is {}", shard, f.id(), size,
-                    overBytes ? RetentionSettings.LOCAL_RETENTION_BYTES : RetentionSettings.LOCAL_RETENTION_MS,
-                    entry.objectKey());
-            hook.reached(RetentionStep.LOCAL_SEGMENT_REMOVED, shard, Long.toUnsignedString(f.id()));
-        }
-        if (!removed.isEmpty()) {
-            DurableFiles.fsyncDirectory(shardDir);
+        } finally {
+            if (!removed.isEmpty()) {
+                DurableFiles.fsyncDirectory(shardDir);
+            }
         }
         return new LocalRetentionResult(removed, removedBytes, localBytes, blockedBy);
     }
@@ -269,6 +338,26 @@ public final class ShardRetention {
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
                 outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy, split.kept());
+    }
+
+    /**
+     * True when {@code f}, followed by {@code next}, is a sealed segment without a record: it scans
+     * clean to no record and {@code next} begins at its base offset.
+     */
+    private boolean isEmptySealed(SegmentFile f, SegmentFile next) throws IOException {
+        try {
+            if (Files.size(f.log()) > SegmentHeader.LENGTH) {
+                return false;
+            }
+            SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), true);
+            if (!scan.isClean() || scan.recordCount() != 0) {
+                return false;
+            }
+            SegmentScan after = SegmentScan.of(next.log(), shard, next.id(), false);
+            return after.header() != null && after.header().baseOffset() == scan.nextOffset();
+        } catch (NoSuchFileException gone) {
+            return false; // removed meanwhile; the next pass sees the directory as it is then
+        }
     }
 
     private static long sizeOf(SegmentFile f) throws IOException {

@@ -138,6 +138,15 @@ class RetentionRulesTest {
                 .forStreams("a/b/c", ms(1)).forStreams("a/b/c", ms(2))).hasMessageContaining("given twice");
         assertThatThrownBy(() -> RetentionRules.builder(RetentionSettings.defaults())
                 .forShardDirectory("x/y", ms(1))).hasMessageContaining("not a path");
+        assertThatThrownBy(() -> RetentionRules.builder(RetentionSettings.defaults())
+                .forShardDirectory("groups/.deleted", ms(1))).hasMessageContaining("not a path");
+        // A shard under a container is named by its path there.
+        RetentionRules rules = RetentionRules.builder(RetentionSettings.defaults())
+                .forShardDirectory("dead-letters/" + dir("acme", "default", "dlq", 0), ms(5)).build();
+        assertThat(rules.settingsFor(ShardName.of("dead-letters/" + dir("acme", "default", "dlq", 0))).retentionMs())
+                .isEqualTo(5);
+        assertThat(rules.settingsFor(ShardName.of(dir("acme", "default", "dlq", 0))).retentionMs())
+                .isEqualTo(RetentionSettings.defaults().retentionMs());
     }
 
     @Test

@@ -108,6 +108,36 @@ class ShardRetentionTest {
     }
 
     @Test
+    void anEmptySealedSegmentNeverBlocksLocalRetention() throws Exception {
+        // A roll of an empty active segment: two segments at the log's end offset, the first left empty.
+        dev.felix.offload.log.SegmentInfo active;
+        try (dev.felix.offload.log.ShardLog log = dev.felix.offload.log.ShardLog.open(shard, TestData.SMALL_SEGMENTS)) {
+            active = log.segments().get(log.segments().size() - 1);
+        }
+        long emptyId = active.file().id() + 1;
+        for (long id = emptyId; id <= emptyId + 1; id++) {
+            try (dev.felix.offload.log.SegmentWriter w = dev.felix.offload.log.SegmentWriter.create(SegmentFile.in(shard, id),
+                    new dev.felix.offload.log.format.SegmentHeader(3, active.nextOffset(), 1000L), 1024)) {
+                w.sync();
+            }
+        }
+        List<Record> all = new java.util.ArrayList<>(written);
+        all.addAll(TestData.write(shard, 200, STEP, 8));
+        TestData.offload(root, store);
+        assertThat(ManifestStore.read(shard).entries()).noneMatch(e -> e.segmentId() == emptyId);
+        List<Long> before = localIds();
+        assertThat(before).contains(emptyId);
+
+        ShardRetentionResult r = retain(settings(1, UNLIMITED, UNLIMITED, UNLIMITED), at(Duration.ZERO));
+
+        assertThat(r.failure()).isNull();
+        assertThat(r.local().removedSegments()).contains(emptyId);
+        assertThat(localIds()).as("everything but the active segment went").containsExactly(before.get(before.size() - 1));
+        TestData.assertLocalLogOpens(shard, all);
+        TestData.assertReadsExactlyFrom(shard, all, 0, store);
+    }
+
+    @Test
     void localTimeLimitJudgesEachSegmentByItsNewestRecord() throws Exception {
         TestData.offload(root, store);
         Manifest manifest = ManifestStore.read(shard);

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every {@code golden/roots/<name>/} data root inspected shard by shard with {@link ShardInspector}
  * and compared with the independent implementation's fsck report: {@code <name>.expected-fsck.json}
  * under {@link RecoveryOptions#DEFAULT}, and {@code <name>.expected-fsck-repair.json}, where present,
- * with repairChecksumTail on. The shard list itself comes from {@link DataRoot#shardDirectories()}.
+ * with repairChecksumTail on. The shard list itself comes from {@link DataRoot#shards()}.
  */
 class FsckGoldenRootsTest {
 
@@ -48,7 +48,7 @@ class FsckGoldenRootsTest {
         List<Map<String, Object>> expectedShards =
                 (List<Map<String, Object>>) TestJson.object(Golden.read(report)).get("shards");
 
-        List<Path> shardDirs = new DataRoot(root).shardDirectories();
+        List<Path> shardDirs = new DataRoot(root).shards().stream().map(DataRoot.Shard::directory).toList();
         assertThat(shardDirs).extracting(p -> p.getFileName().toString())
                 .containsExactlyElementsOf(expectedShards.stream().map(s -> (String) s.get("dir")).toList());
 

@@ -335,6 +335,6 @@ class StreamMarkerFileTest {
         Files.write(deletedShard.resolve(SegmentFile.logName(0)), new byte[32]);
         Path live = Files.createDirectories(root.resolve("acme_default_orders_0-02"));
         Files.write(live.resolve(SegmentFile.logName(0)), new byte[32]);
-        assertThat(new DataRoot(root).shardDirectories()).containsExactly(live);
+        assertThat(new DataRoot(root).streamShards().stream().map(DataRoot.Shard::directory).toList()).containsExactly(live);
     }
 }
