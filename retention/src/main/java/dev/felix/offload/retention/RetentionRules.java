@@ -89,8 +89,8 @@ public final class RetentionRules {
             Objects.requireNonNull(override, "override");
             if (!isShardName(directory)) {
                 throw new IllegalArgumentException("shard directory '" + directory
-                        + "' must be a shard's name under the data root (a directory name, or groups/<dir> or "
-                        + "dead-letters/<dir>), not a path elsewhere");
+                        + "' must be a directory's name under the data root, not a path (a shard under groups/ or "
+                        + "dead-letters/ is named groups/<dir> or dead-letters/<dir>)");
             }
             if (shards.putIfAbsent(directory, override) != null) {
                 throw new IllegalArgumentException("shard directory '" + directory + "' is given twice");
