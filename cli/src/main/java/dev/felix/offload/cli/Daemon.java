@@ -158,7 +158,7 @@ final class Daemon {
                     + config.dataDir);
         }
         probeStore();
-        http = StatusServer.start(this, config.httpBind, config.httpPort);
+        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
         scheduler.start();
         for (String pass : scheduler.passNames()) {
             Schedule s = scheduler.schedule(pass);

@@ -103,6 +103,33 @@ public final class TieredReader {
     }
 
     /**
+     * Where the shard's log stands now. Each is empty when nothing holds a record.
+     *
+     * @param logStart  the oldest offset held anywhere: the oldest manifest entry's, else the local base
+     * @param localBase the oldest offset held on local disk
+     * @param logEnd    one past the newest whole record (local, else the newest copy's last plus one)
+     */
+    public record Bounds(OptionalLong logStart, OptionalLong localBase, OptionalLong logEnd) {
+    }
+
+    public Bounds bounds() throws IOException, CorruptionException {
+        OptionalLong localFirst = local.firstOffset();
+        OptionalLong localEnd = local.endOffset();
+        Manifest m = manifest();
+        OptionalLong start = localFirst;
+        if (m.oldestEntry().isPresent() && (start.isEmpty()
+                || Long.compareUnsigned(m.oldestEntry().get().baseOffset(), start.getAsLong()) < 0)) {
+            start = OptionalLong.of(m.oldestEntry().get().baseOffset());
+        }
+        OptionalLong endOffset = localEnd;
+        if (m.newestEntry().isPresent() && (endOffset.isEmpty()
+                || Long.compareUnsigned(m.newestEntry().get().lastOffset() + 1, endOffset.getAsLong()) > 0)) {
+            endOffset = OptionalLong.of(m.newestEntry().get().lastOffset() + 1);
+        }
+        return new Bounds(start, localFirst, endOffset);
+    }
+
+    /**
      * Up to {@code maxRecords} records from {@code offset}, within {@code maxBytes} of encoded records
      * unless the first alone is larger.
      */
