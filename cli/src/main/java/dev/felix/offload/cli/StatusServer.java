@@ -131,7 +131,7 @@ final class StatusServer {
             } catch (IOException e) {
                 // Reading local files failed before anything was sent: say which file and why.
                 if (ex.getResponseCode() < 0) {
-                    error(ex, 500, "io_error", IoProblem.describe(e));
+                    error(ex, 500, "io_error", dev.felix.offload.log.IoProblem.describe(e));
                 }
                 throw e;
             } catch (RuntimeException e) {
@@ -141,7 +141,7 @@ final class StatusServer {
                 throw e;
             }
         } catch (IOException e) {
-            LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), IoProblem.describe(e));
+            LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), dev.felix.offload.log.IoProblem.describe(e));
         } catch (RuntimeException e) {
             LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), e.toString());
         }

@@ -17,6 +17,7 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
@@ -268,7 +269,7 @@ public final class TieredReader {
                 if (!budget.fits(h.totalLength())) {
                     return expected;
                 }
-                byte[] bytes = chunks.read(key, size, pos, h.totalLength());
+                byte[] bytes = chunk(key, size, pos, h.totalLength(), site);
                 record = RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes), site);
             } catch (CorruptionException c) {
                 if (fromIndex && c.site().position() == pos && expected == index.offsetAt(e)) {
@@ -302,10 +303,26 @@ public final class TieredReader {
         return entry.lastOffset() + 1;
     }
 
+    /**
+     * Bytes of an object through the cache. The store refusing a range inside the size the manifest
+     * records means the object is shorter than the copy that was verified: damage to report as such
+     * (naming the key and byte), not a store failure.
+     */
+    private byte[] chunk(String key, long size, long pos, int length, CorruptionSite site)
+            throws StoreException, CorruptionException {
+        try {
+            return chunks.read(key, size, pos, length);
+        } catch (InvalidRangeException e) {
+            long actual = store.head(key).size();
+            throw CorruptionException.truncated(site.at(pos), "object (" + actual + " bytes stored, " + size
+                    + " recorded by its manifest entry)", size - pos, Math.max(0, actual - pos));
+        }
+    }
+
     private RecordHeader header(String key, long size, long pos, int version, CorruptionSite site)
             throws StoreException, CorruptionException {
         int avail = (int) Math.min(RecordCodec.MAX_HEADER_LENGTH, size - pos);
-        ByteBuffer bytes = ByteBuffer.wrap(chunks.read(key, size, pos, avail));
+        ByteBuffer bytes = ByteBuffer.wrap(chunk(key, size, pos, avail, site));
         if (avail < RecordCodec.HEADER_LENGTH) {
             throw CorruptionException.truncated(site.at(pos), "record header", RecordCodec.HEADER_LENGTH, avail);
         }

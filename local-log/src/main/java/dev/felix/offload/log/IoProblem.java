@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.log;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -13,12 +13,13 @@ import java.nio.file.NotDirectoryException;
  * on device"), decided on the exception's type, not its text. The JDK's own messages name only the
  * file for some types (an {@link AccessDeniedException} is just a path) and only the cause for others.
  */
-final class IoProblem {
+public final class IoProblem {
 
     private IoProblem() {
     }
 
-    static String describe(IOException e) {
+    /** The file and the cause, or the message and its cause's. */
+    public static String describe(IOException e) {
         if (e instanceof FileSystemException f && f.getFile() != null) {
             String cause;
             if (f instanceof AccessDeniedException) {
