@@ -40,6 +40,8 @@ final class ReadEndpoint {
 
     static final long DEFAULT_MAX_BYTES = 1024 * 1024;
     static final long MAX_MAX_BYTES = 16L * 1024 * 1024;
+    /** The most records one answer may be asked for (max_bytes bounds it anyway). */
+    static final int MAX_RECORDS = 100_000;
     static final String RAW = "application/octet-stream";
     static final String NDJSON = "application/x-ndjson";
     static final String NEXT_OFFSET = "Felix-Next-Offset";
@@ -83,8 +85,8 @@ final class ReadEndpoint {
             StatusServer.error(ex, 400, "bad_limit", "max_bytes must be from 1 to " + MAX_MAX_BYTES + ", got " + maxBytes);
             return;
         }
-        if (maxRecords < 1) {
-            StatusServer.error(ex, 400, "bad_limit", "max must be at least 1, got " + maxRecords);
+        if (maxRecords < 1 || maxRecords > MAX_RECORDS) {
+            StatusServer.error(ex, 400, "bad_limit", "max must be from 1 to " + MAX_RECORDS + ", got " + maxRecords);
             return;
         }
         boolean raw;
