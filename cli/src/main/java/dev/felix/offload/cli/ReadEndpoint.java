@@ -69,7 +69,7 @@ final class ReadEndpoint {
             return;
         }
         long maxBytes = DEFAULT_MAX_BYTES;
-        int maxRecords = Integer.MAX_VALUE;
+        int maxRecords = MAX_RECORDS;
         try {
             if (q.containsKey("max_bytes")) {
                 maxBytes = Long.parseLong(q.get("max_bytes"));
