@@ -57,8 +57,8 @@ final class ReadEndpoint {
     static void handle(HttpExchange ex, Daemon daemon) throws IOException {
         Map<String, String> q = StatusServer.query(ex);
         String shard = q.getOrDefault("shard", "");
-        if (shard.isEmpty() || !q.containsKey("from")) {
-            StatusServer.error(ex, 400, "bad_request", "shard and from are required: " + USAGE);
+        if (!q.containsKey("from")) { // an empty or missing shard is an unknown one: 404 below
+            StatusServer.error(ex, 400, "bad_request", "from is required: " + USAGE);
             return;
         }
         long from;
