@@ -19,6 +19,7 @@ import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
 import dev.felix.offload.tier.PassReport;
 import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.RootLock;
 import dev.felix.offload.tier.ShardResult;
 import dev.felix.offload.tier.StepHook;
 import dev.felix.offload.tier.TieredReader;
@@ -92,6 +93,7 @@ final class Daemon {
     private List<ShardSurvey.ShardStatus> survey = List.of();
     private long surveyNanos;
     private StatusServer http;
+    private RootLock daemonLock;
 
     /**
      * @param store      the opened store; the daemon closes it on stop
@@ -157,8 +159,23 @@ final class Daemon {
             throw new FelixOffload.UsageException(config.file + ": " + DaemonConfig.DATA_DIR + ": no directory at "
                     + config.dataDir);
         }
+        // Refuse to start where no pass could ever run: a node id that does not validate, or a root
+        // another daemon schedules passes over.
+        try {
+            String fromEnv = env.get(NodeId.ENV);
+            if (fromEnv != null || Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+                NodeId.resolve(root, env); // reads and validates; creates nothing when either is there
+            }
+        } catch (NodeId.InvalidNodeIdException e) {
+            throw new FelixOffload.UsageException(config.file + ": " + e.getMessage());
+        }
+        try {
+            daemonLock = RootLock.acquireForDaemon(config.dataDir);
+        } catch (RootLock.HeldException e) {
+            throw new FelixOffload.UsageException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
+        }
         probeStore();
-        http = StatusServer.start(this, config.httpBind, config.httpPort);
+        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
         scheduler.start();
         for (String pass : scheduler.passNames()) {
             Schedule s = scheduler.schedule(pass);
@@ -192,6 +209,13 @@ final class Daemon {
             http.stop();
         }
         store.close();
+        if (daemonLock != null) {
+            try {
+                daemonLock.close();
+            } catch (IOException e) {
+                LOG.warn("releasing {}: {}", RootLock.DAEMON_FILE_NAME, dev.felix.offload.log.IoProblem.describe(e));
+            }
+        }
         LOG.info(ended ? "stopped" : "stopped, but a pass did not end");
         return ended;
     }

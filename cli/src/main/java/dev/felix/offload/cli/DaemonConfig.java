@@ -56,6 +56,7 @@ final class DaemonConfig {
     static final String SCHEDULE_ZONE = "schedule.zone";
     static final String HTTP_BIND = "http.bind";
     static final String HTTP_PORT = "http.port";
+    static final String HTTP_READ_THREADS = "http.read.threads";
     static final String CHUNK_CACHE_BYTES = "chunk-cache.bytes";
     static final String LOG_LEVEL = "log.level";
     static final String SHUTDOWN_GRACE = "shutdown.grace";
@@ -68,7 +69,7 @@ final class DaemonConfig {
             OFFLOAD_BANDWIDTH, OFFLOAD_SCHEDULE, RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
-            ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT,
+            ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             CHUNK_CACHE_BYTES, LOG_LEVEL, SHUTDOWN_GRACE);
 
     static final long DEFAULT_SCRUB_READ_BANDWIDTH = 32L << 20;
@@ -96,6 +97,8 @@ final class DaemonConfig {
     final ZoneId zone;
     final String httpBind;
     final int httpPort;
+    /** How many /read answers may be in the making at once. */
+    final int httpReadThreads;
     final long chunkCacheBytes;
     final String logLevel;
     final Duration shutdownGrace;
@@ -143,6 +146,7 @@ final class DaemonConfig {
             throw r.expected(HTTP_BIND, "an IP address or a host name this machine resolves", httpBind);
         }
         this.httpPort = r.integer(HTTP_PORT, DEFAULT_HTTP_PORT, 0, 65535);
+        this.httpReadThreads = r.integer(HTTP_READ_THREADS, 4, 1, 64);
         this.chunkCacheBytes = r.bytes(CHUNK_CACHE_BYTES, DEFAULT_CHUNK_CACHE_BYTES, false);
         if (chunkCacheBytes < 4L << 20) {
             throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB (one chunk)", r.values.get(CHUNK_CACHE_BYTES));

@@ -13,7 +13,21 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
+import dev.felix.offload.store.AccessDeniedException;
+import dev.felix.offload.store.CapabilityMissingException;
+import dev.felix.offload.store.ChecksumMismatchException;
+import dev.felix.offload.store.IntegrityRejectedException;
+import dev.felix.offload.store.InvalidKeyException;
+import dev.felix.offload.store.InvalidRangeException;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.PreconditionFailedException;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.ThrottledException;
+import dev.felix.offload.store.TransientStoreException;
+
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +60,44 @@ final class DaemonMetrics {
         uploads = Timer.builder("felix.store.upload").description("Latency of one object put (segments and indexes)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofMinutes(5)).register(registry);
+        registerZeros();
+    }
+
+    /** The store calls {@link MeteredStore} counts failures of, by the operation name it gives them. */
+    static final List<String> STORE_OPERATIONS = List.of("put", "get", "head", "list", "delete", "abort-uploads",
+            "probe");
+    /** The failures a store call ends in, by type (see {@link #kindOf}). */
+    static final List<Class<? extends Throwable>> STORE_FAILURES = List.of(StoreException.class,
+            TransientStoreException.class, ThrottledException.class, AccessDeniedException.class,
+            ObjectNotFoundException.class, StoreRejectedException.class, IntegrityRejectedException.class,
+            ChecksumMismatchException.class, PreconditionFailedException.class, InvalidRangeException.class,
+            InvalidKeyException.class, CapabilityMissingException.class);
+
+    /**
+     * Every counter exists from start-up at zero, with each label value it can take, so an alert on
+     * {@code increase()} sees the first event (a series born at 1 has no increase to show).
+     */
+    private void registerZeros() {
+        for (String op : STORE_OPERATIONS) {
+            for (Class<? extends Throwable> failure : STORE_FAILURES) {
+                storeErrorCounter(op, kindOf(failure));
+            }
+        }
+        retentionCounts(0, 0, 0, 0, 0, 0, 0, 0, 0);
+        count("felix.scrub.entries.checked", "Manifest entries a scrub checked", null, null);
+        for (Scrub.Kind kind : Scrub.Kind.values()) {
+            count("felix.scrub.anomalies", "Anomalies scrubs found, by kind", "kind", kind.label());
+        }
+        for (String pass : List.of(Daemon.OFFLOAD, Daemon.RETENTION, Daemon.SCRUB)) {
+            for (PassOutcome.Status status : PassOutcome.Status.values()) {
+                passRuns(pass, status);
+            }
+        }
+    }
+
+    private Counter passRuns(String pass, PassOutcome.Status status) {
+        return count("felix.pass.runs", "Scheduled pass runs, by pass and how they ended", "pass", pass,
+                "status", status.name().toLowerCase(Locale.ROOT));
     }
 
     PrometheusMeterRegistry registry() {
@@ -63,15 +115,22 @@ final class DaemonMetrics {
 
     /** Counts a store call that failed, by what kind of answer it was and which call. */
     void storeError(String operation, Throwable error) {
-        String kind = kindOf(error);
-        storeErrors.computeIfAbsent(operation + "/" + kind, k -> Counter.builder("felix.store.errors")
+        storeErrorCounter(operation, kindOf(error)).increment();
+    }
+
+    private Counter storeErrorCounter(String operation, String kind) {
+        return storeErrors.computeIfAbsent(operation + "/" + kind, k -> Counter.builder("felix.store.errors")
                 .description("Store calls that failed, by kind of failure and operation")
-                .tag("kind", kind).tag("operation", operation).register(registry)).increment();
+                .tag("kind", kind).tag("operation", operation).register(registry));
     }
 
     /** {@code ThrottledException} as {@code throttled}, {@code ObjectNotFoundException} as {@code object_not_found}. */
     static String kindOf(Throwable error) {
-        String name = error.getClass().getSimpleName().replaceAll("Exception$", "");
+        return kindOf(error.getClass());
+    }
+
+    static String kindOf(Class<? extends Throwable> type) {
+        String name = type.getSimpleName().replaceAll("Exception$", "");
         return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
     }
 
@@ -91,23 +150,31 @@ final class DaemonMetrics {
 
     /** Adds what a retention pass did. */
     void retained(RetentionReport r) {
+        retentionCounts(r.localSegmentsDeleted(), r.remoteSegmentsDeleted(), r.localBytesDeleted(),
+                r.remoteBytesDeleted(), r.remoteObjectsDeleted(), r.deletedStreamDirectoriesFinished(), r.orphansFound(),
+                r.orphansDeleted(), r.orphanSweep().map(o -> o.abortedUploads().size()).orElse(0));
+    }
+
+    private void retentionCounts(double localSegments, double remoteSegments, double localBytes, double remoteBytes,
+                                 double objects, double streamDirs, double orphansFound, double orphansDeleted,
+                                 double abortedUploads) {
         count("felix.retention.deleted.segments", "Segments removed by retention", "where", "local")
-                .increment(r.localSegmentsDeleted());
+                .increment(localSegments);
         count("felix.retention.deleted.segments", "Segments removed by retention", "where", "remote")
-                .increment(r.remoteSegmentsDeleted());
+                .increment(remoteSegments);
         count("felix.retention.deleted.bytes", "Segment bytes removed by retention", "where", "local")
-                .increment(r.localBytesDeleted());
+                .increment(localBytes);
         count("felix.retention.deleted.bytes", "Segment bytes removed by retention", "where", "remote")
-                .increment(r.remoteBytesDeleted());
+                .increment(remoteBytes);
         count("felix.retention.deleted.objects", "Objects deleted for expired entries and deleted streams", null, null)
-                .increment(r.remoteObjectsDeleted());
+                .increment(objects);
         count("felix.retention.deleted.stream.directories", "Directories under .deleted/ finished", null, null)
-                .increment(r.deletedStreamDirectoriesFinished());
+                .increment(streamDirs);
         count("felix.orphans.found", "Objects under this node's prefix that no manifest names, per sweep", null, null)
-                .increment(r.orphansFound());
-        count("felix.orphans.deleted", "Orphans deleted by the sweep", null, null).increment(r.orphansDeleted());
+                .increment(orphansFound);
+        count("felix.orphans.deleted", "Orphans deleted by the sweep", null, null).increment(orphansDeleted);
         count("felix.orphans.aborted.uploads", "Incomplete multipart uploads the sweep aborted", null, null)
-                .increment(r.orphanSweep().map(o -> o.abortedUploads().size()).orElse(0));
+                .increment(abortedUploads);
     }
 
     /** Adds what a scrub found. */
@@ -121,8 +188,7 @@ final class DaemonMetrics {
 
     /** Counts a scheduled run's end and times it. */
     void passFinished(PassOutcome outcome) {
-        count("felix.pass.runs", "Scheduled pass runs, by pass and how they ended", "pass", outcome.pass(),
-                "status", outcome.status().name().toLowerCase(Locale.ROOT)).increment();
+        passRuns(outcome.pass(), outcome.status()).increment();
         passDurations.computeIfAbsent(outcome.pass(), p -> Timer.builder("felix.pass.duration")
                 .description("How long scheduled passes take").tag("pass", p).register(registry))
                 .record(outcome.duration());

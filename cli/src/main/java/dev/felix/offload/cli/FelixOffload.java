@@ -39,8 +39,13 @@ public final class FelixOffload {
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());
                 return EXIT_USAGE;
             }
-            if (ex instanceof java.io.IOException) {
-                commandLine.getErr().println("felix-offload: I/O error: " + ex.getMessage());
+            if (ex instanceof dev.felix.offload.tier.NodeId.InvalidNodeIdException) {
+                // It names where the id came from: FELIX_NODE_ID or the node-id file.
+                commandLine.getErr().println("felix-offload: " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            if (ex instanceof java.io.IOException io) {
+                commandLine.getErr().println("felix-offload: I/O error: " + dev.felix.offload.log.IoProblem.describe(io));
                 return EXIT_IO;
             }
             throw ex;

@@ -77,9 +77,23 @@ final class OffloadCommand implements Callable<Integer> {
     @Option(names = "--parallelism", description = "Shards offloaded at once (default 2).")
     Integer parallelism;
 
-    @Option(names = "--bandwidth", paramLabel = "BYTES_PER_SECOND",
-            description = "Upload limit in bytes per second; 0 (default) for none.")
+    @Option(names = "--bandwidth", paramLabel = "BYTES_PER_SECOND", converter = ByteRate.class,
+            description = "Upload limit in bytes per second, with a unit as in the configuration file "
+                    + "(100MiB, 50MB, 512KiB) or without; 0 (default) for none.")
     Long bandwidth;
+
+    /** A byte count with the configuration file's units (ConfigValues.bytes), at least 0. */
+    static final class ByteRate implements picocli.CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String text) {
+            Long n = ConfigValues.bytes(text);
+            if (n == null || n < 0) {
+                throw new picocli.CommandLine.TypeConversionException("expected a number of bytes per second, "
+                        + "optionally with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), got '" + text + "'");
+            }
+            return n;
+        }
+    }
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;

@@ -3,6 +3,7 @@ package dev.felix.offload.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.RecordCodec;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.tier.ChunkCache;
@@ -13,7 +14,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +26,9 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code felix-offload read}: records of a shard from an offset, locally or from the store below the
- * local base. The JSON lines are {@code dump --json}'s plus {@code "source":"local|remote"}.
+ * local base. The JSON lines are {@code dump --json}'s (without {@code position}, which a remote
+ * read has no file for) plus {@code "source":"local|remote"}; raw is the records as the segments
+ * store them, back to back, as the daemon's {@code /read} answers them (docs/read-api.md).
  * Exit 0 when records (or the end of the log) were read, 1 when the offset is trimmed or the data is
  * corrupt, 2 on usage errors, 3 on I/O or store errors.
  */
@@ -47,8 +54,17 @@ final class ReadCommand implements Callable<Integer> {
     @Option(names = "--max-records", defaultValue = "100", description = "At most this many (default ${DEFAULT-VALUE}).")
     int maxRecords;
 
-    @Option(names = "--json", description = "One JSON object per record.")
-    boolean json;
+    @Option(names = "--json", description = "One JSON object per record (the same as --format json).")
+    boolean jsonFlag;
+
+    /** What a read prints. */
+    enum Format { text, json, raw }
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), json (one object a line) "
+            + "or raw (the records' bytes exactly as stored, every checksum intact; stdout must not be a terminal).")
+    Format format;
+
+    private boolean json;
 
     @Override
     public Integer call() throws IOException {
@@ -68,7 +84,16 @@ final class ReadCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new FelixOffload.UsageException("--from must be an unsigned 64-bit offset, got " + from);
         }
+        if (jsonFlag && format != null && format != Format.json) {
+            throw new FelixOffload.UsageException("--json and --format " + format + " contradict each other");
+        }
+        Format chosen = format != null ? format : jsonFlag ? Format.json : Format.text;
+        json = chosen == Format.json;
+        if (chosen == Format.raw && System.console() != null) {
+            throw new FelixOffload.UsageException("--format raw writes binary records; redirect stdout to a file or pipe");
+        }
         PrintWriter out = spec.commandLine().getOut();
+        OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
         try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
             TieredReader reader = new TieredReader(shard, dir, objectStore,
                     new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
@@ -80,7 +105,7 @@ final class ReadCommand implements Callable<Integer> {
                     if (printed > 0) {
                         break;
                     }
-                    trimmed(out, next, t.nextAvailable());
+                    trimmed(rawOut != null ? spec.commandLine().getErr() : out, next, t.nextAvailable());
                     return FelixOffload.EXIT_CORRUPT;
                 }
                 TieredRead.Records records = (TieredRead.Records) r;
@@ -89,7 +114,9 @@ final class ReadCommand implements Callable<Integer> {
                 }
                 for (TieredRead.SourcedRecord sr : records.records()) {
                     String source = sr.remote() ? "remote" : "local";
-                    if (json) {
+                    if (rawOut != null) {
+                        rawOut.write(RecordCodec.encode(sr.record()));
+                    } else if (json) {
                         RecordLines.json(out, sr.record(), -1, source);
                     } else {
                         RecordLines.text(out, sr.record(), -1, source);
@@ -99,8 +126,16 @@ final class ReadCommand implements Callable<Integer> {
                 next = records.nextOffset();
             }
             out.flush();
+            if (rawOut != null) {
+                rawOut.flush();
+            }
             return FelixOffload.EXIT_OK;
         } catch (CorruptionException e) {
+            if (rawOut != null) {
+                rawOut.flush(); // the whole records before the damage; the error goes to stderr
+                spec.commandLine().getErr().println("felix-offload: " + e.getMessage());
+                return FelixOffload.EXIT_CORRUPT;
+            }
             if (json) {
                 DumpCommand.writeJsonError(out, e);
             } else {

@@ -41,7 +41,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
-        ObjectStore store = Stores.open(c.store);
+        ObjectStore store = Stores.open(c.store, c.file + ": store");
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone));
         try {
             daemon.start();

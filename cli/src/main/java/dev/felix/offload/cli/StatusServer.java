@@ -3,17 +3,12 @@ package dev.felix.offload.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.retention.PassOutcome;
-import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.TieredRead;
-import dev.felix.offload.tier.TieredReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -27,6 +22,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The daemon's HTTP endpoint (the JDK's server), loopback unless configured otherwise:
@@ -37,10 +37,13 @@ import java.util.concurrent.Executors;
  *   <li>{@code GET /health/live}: 200 while the process serves;</li>
  *   <li>{@code GET /shards}: per-shard JSON: local base, remote range, bytes local and remote,
  *       offload lag, the last offload and retention result;</li>
- *   <li>{@code GET /read?shard=NAME&from=OFFSET[&max=N]}: records as {@code read --json} prints them
- *       (NAME is the shard's name under the root, {@code dead-letters/<dir>} URL-encoded or not),
- *       one JSON object a line, from local disk or the store.</li>
+ *   <li>{@code GET /read?shard=NAME&from=OFFSET[&max_bytes=N]}: records, raw as the segments store
+ *       them or as {@code read --json} lines, from local disk or the store ({@link ReadEndpoint},
+ *       docs/read-api.md), on a pool of its own so the other endpoints answer while reads are busy
+ *       (NAME is the shard's name under the root, {@code dead-letters/<dir>} URL-encoded or not).</li>
  * </ul>
+ * Every error answer is JSON: {@code {"error": NAME, "status": CODE, "reason": PHRASE, "message": ...}},
+ * where NAME is stable and a program may decide on it.
  * Nothing it shows holds a credential: the store appears by its own description.
  */
 final class StatusServer {
@@ -50,13 +53,24 @@ final class StatusServer {
 
     private final HttpServer server;
     private final ExecutorService executor;
+    private final ExecutorService readPool;
 
-    private StatusServer(HttpServer server, ExecutorService executor) {
+    private StatusServer(HttpServer server, ExecutorService executor, ExecutorService readPool) {
         this.server = server;
         this.executor = executor;
+        this.readPool = readPool;
     }
 
-    static StatusServer start(Daemon daemon, String bind, int port) throws IOException {
+    private static ThreadFactory threads(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** @param readThreads how many {@code /read} answers may be in the making at once; more get a 503 */
+    static StatusServer start(Daemon daemon, String bind, int port, int readThreads) throws IOException {
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(bind, port), 16);
@@ -64,21 +78,30 @@ final class StatusServer {
             throw new FelixOffload.UsageException(DaemonConfig.HTTP_PORT + ": cannot listen on " + bind + ":" + port
                     + " (" + e.getMessage() + "); choose another http.port or http.bind");
         }
-        ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "http");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService executor = Executors.newFixedThreadPool(2, threads("http"));
+        // No queue: a read either finds an idle thread or is told to come back, so a burst of reads
+        // neither piles up in memory nor keeps /health and /metrics waiting.
+        ThreadPoolExecutor readPool = new ThreadPoolExecutor(readThreads, readThreads, 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), threads("http-read"));
         server.setExecutor(executor);
         server.createContext("/metrics", ex -> serve(ex, () -> reply(ex, 200,
                 "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape())));
         server.createContext("/health", ex -> serve(ex, () -> health(ex, daemon)));
         server.createContext("/shards", ex -> serve(ex, () -> shards(ex, daemon)));
-        server.createContext("/read", ex -> serve(ex, () -> read(ex, daemon)));
-        server.createContext("/", ex -> serve(ex, () -> reply(ex, 404, "text/plain; charset=utf-8",
-                "not found; try /metrics, /health, /shards or /read\n")));
+        server.createContext("/read", ex -> {
+            try {
+                readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
+            } catch (RejectedExecutionException busy) {
+                serve(ex, () -> {
+                    ex.getResponseHeaders().set("Retry-After", "1");
+                    error(ex, 503, "busy", "all " + readThreads + " read threads are busy (http.read.threads); retry");
+                });
+            }
+        });
+        server.createContext("/", ex -> serve(ex, () -> error(ex, 404, "not_found",
+                "no such endpoint; try /metrics, /health, /shards or /read")));
         server.start();
-        StatusServer s = new StatusServer(server, executor);
+        StatusServer s = new StatusServer(server, executor, readPool);
         LOG.info("serving http://{}:{}/ (metrics, health, shards, read)", bind, s.port());
         return s;
     }
@@ -90,6 +113,7 @@ final class StatusServer {
     void stop() {
         server.stop(0);
         executor.shutdownNow();
+        readPool.shutdownNow();
     }
 
     private interface Handler {
@@ -99,13 +123,61 @@ final class StatusServer {
     private static void serve(HttpExchange ex, Handler handler) {
         try (ex) {
             if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
-                reply(ex, 405, "text/plain; charset=utf-8", "only GET\n");
+                ex.getResponseHeaders().set("Allow", "GET, HEAD");
+                error(ex, 405, "method_not_allowed", ex.getRequestMethod() + " is not served; only GET and HEAD");
                 return;
             }
-            handler.handle();
-        } catch (IOException | RuntimeException e) {
+            try {
+                handler.handle();
+            } catch (IOException e) {
+                // Reading local files failed before anything was sent: say which file and why.
+                if (ex.getResponseCode() < 0) {
+                    error(ex, 500, "io_error", dev.felix.offload.log.IoProblem.describe(e));
+                }
+                throw e;
+            } catch (RuntimeException e) {
+                if (ex.getResponseCode() < 0) {
+                    error(ex, 500, "internal_error", e.getClass().getSimpleName() + ": " + e.getMessage());
+                }
+                throw e;
+            }
+        } catch (IOException e) {
+            LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), dev.felix.offload.log.IoProblem.describe(e));
+        } catch (RuntimeException e) {
             LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), e.toString());
         }
+    }
+
+    /** Reason phrases of the statuses this server answers. */
+    static String reason(int status) {
+        return switch (status) {
+            case 200 -> "OK";
+            case 400 -> "Bad Request";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 416 -> "Range Not Satisfiable";
+            case 500 -> "Internal Server Error";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            default -> "Status " + status;
+        };
+    }
+
+    /** An error answer: JSON naming the error (stable), the status and its reason phrase, and what happened. */
+    static void error(HttpExchange ex, int status, String name, String message) throws IOException {
+        error(ex, status, name, message, g -> { });
+    }
+
+    static void error(HttpExchange ex, int status, String name, String message, JsonBody extra) throws IOException {
+        reply(ex, status, JSON, json(g -> {
+            g.writeStartObject();
+            g.writeStringField("error", name);
+            g.writeNumberField("status", status);
+            g.writeStringField("reason", reason(status));
+            g.writeStringField("message", message);
+            extra.write(g);
+            g.writeEndObject();
+        }));
     }
 
     private static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
@@ -120,7 +192,7 @@ final class StatusServer {
         }
     }
 
-    private interface JsonBody {
+    interface JsonBody {
         void write(JsonGenerator g) throws IOException;
     }
 
@@ -143,7 +215,7 @@ final class StatusServer {
             return;
         }
         if (!path.equals("/health") && !path.equals("/health/")) {
-            reply(ex, 404, "text/plain; charset=utf-8", "not found\n");
+            error(ex, 404, "not_found", "no such endpoint " + path + "; try /health or /health/live");
             return;
         }
         List<String> reasons = daemon.notReadyReasons();
@@ -257,7 +329,7 @@ final class StatusServer {
         g.writeEndObject();
     }
 
-    private static Map<String, String> query(HttpExchange ex) {
+    static Map<String, String> query(HttpExchange ex) {
         Map<String, String> out = new HashMap<>();
         String q = ex.getRequestURI().getRawQuery();
         if (q == null) {
@@ -270,75 +342,5 @@ final class StatusServer {
             out.put(k, v);
         }
         return out;
-    }
-
-    private static void read(HttpExchange ex, Daemon daemon) throws IOException {
-        Map<String, String> q = query(ex);
-        String shard = q.getOrDefault("shard", "");
-        long from;
-        int max;
-        try {
-            from = Long.parseUnsignedLong(q.getOrDefault("from", ""));
-            max = Integer.parseInt(q.getOrDefault("max", "100"));
-        } catch (NumberFormatException e) {
-            reply(ex, 400, "text/plain; charset=utf-8", "expected /read?shard=DIR&from=OFFSET[&max=N]\n");
-            return;
-        }
-        if (max < 1 || max > 10_000) {
-            reply(ex, 400, "text/plain; charset=utf-8", "max must be from 1 to 10000\n");
-            return;
-        }
-        Optional<TieredReader> reader = daemon.reader(shard);
-        if (reader.isEmpty()) {
-            reply(ex, 404, "text/plain; charset=utf-8", "no shard directory '" + shard + "'\n");
-            return;
-        }
-        StringWriter body = new StringWriter();
-        PrintWriter out = new PrintWriter(body);
-        int status = 200;
-        try {
-            int printed = 0;
-            long next = from;
-            for (int round = 0; round < max && printed < max; round++) {
-                TieredRead r = reader.get().read(next, max - printed, 8L * 1024 * 1024);
-                if (r instanceof TieredRead.Trimmed t) {
-                    if (printed == 0) {
-                        status = 416;
-                        out.print(json(g -> {
-                            g.writeStartObject();
-                            g.writeStringField("error", "Trimmed");
-                            Json.u64(g, "offset", from);
-                            Json.u64(g, "next_available", t.nextAvailable());
-                            g.writeEndObject();
-                        }));
-                    }
-                    break;
-                }
-                TieredRead.Records records = (TieredRead.Records) r;
-                if (records.records().isEmpty()) {
-                    break;
-                }
-                for (TieredRead.SourcedRecord sr : records.records()) {
-                    RecordLines.json(out, sr.record(), -1, sr.remote() ? "remote" : "local");
-                    printed++;
-                }
-                next = records.nextOffset();
-            }
-        } catch (CorruptionException e) {
-            status = 500;
-            DumpCommand.writeJsonError(out, e);
-        } catch (StoreException e) {
-            status = 502;
-            String kind = DaemonMetrics.kindOf(e);
-            out.println(json(g -> {
-                g.writeStartObject();
-                g.writeStringField("error", "Store");
-                g.writeStringField("kind", kind);
-                g.writeStringField("message", e.getMessage());
-                g.writeEndObject();
-            }).trim());
-        }
-        out.flush();
-        reply(ex, status, "application/x-ndjson", body.toString());
     }
 }

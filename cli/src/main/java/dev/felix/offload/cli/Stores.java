@@ -15,8 +15,21 @@ final class Stores {
     }
 
     static ObjectStore open(String uri) throws IOException {
+        return open(uri, "--store");
+    }
+
+    /** Opens a store an offload may create (a filesystem store's directory); {@code setting} names it in errors. */
+    static ObjectStore open(String uri, String setting) throws IOException {
         // Remote credentials come from the environment or the SDK's default chain, never the command line.
-        return parse(uri, "--store").open();
+        StoreUri parsed = parse(uri, setting);
+        if (parsed.kind() == StoreUri.Kind.FILE) {
+            Path root = parsed.root().orElseThrow();
+            if (Files.exists(root) && !Files.isDirectory(root)) {
+                throw new FelixOffload.UsageException(setting + ": " + root
+                        + " is a file; a filesystem store is a directory (give a directory, or a path that does not exist yet)");
+            }
+        }
+        return parsed.open();
     }
 
     /**

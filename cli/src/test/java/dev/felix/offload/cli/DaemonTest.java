@@ -3,6 +3,7 @@ package dev.felix.offload.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.retention.PassClock;
+import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.fs.FilesystemStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,10 @@ class DaemonTest {
     }
 
     private Daemon start(Map<String, String> extra) throws Exception {
+        return start(extra, store -> store);
+    }
+
+    private Daemon start(Map<String, String> extra, java.util.function.UnaryOperator<ObjectStore> wrap) throws Exception {
         Path root = tmp.resolve("root");
         CliRun gen = CliRun.of("generate", "--data-dir", root.toString(), "--streams", "2", "--shards-per-stream", "1",
                 "--records", "1500", "--payload-bytes", "100", "--segment-bytes", "16384");
@@ -57,7 +62,7 @@ class DaemonTest {
         values.put("http.port", "0");
         values.putAll(extra);
         DaemonConfig config = DaemonConfig.of(tmp.resolve("felix.yaml"), values);
-        daemon = new Daemon(config, FilesystemStore.open(storeDir), Map.of(), PassClock.system(ZoneOffset.UTC));
+        daemon = new Daemon(config, wrap.apply(FilesystemStore.open(storeDir)), Map.of(), PassClock.system(ZoneOffset.UTC));
         daemon.start();
         return daemon;
     }
@@ -169,6 +174,47 @@ class DaemonTest {
         });
         assertThat(JSON.readTree(get("/health").body()).get("status").asText()).isEqualTo("degraded");
         assertThat(get("/metrics").body()).contains("felix_scrub_anomalies_total{kind=\"orphan\"}");
+    }
+
+    @Test
+    void readsOverTheirPoolGet503WithRetryAfterWhileHealthAndMetricsStillAnswer() throws Exception {
+        java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        // A store whose range reads for /read wait until the test lets them go, so the read pool stays busy.
+        start(Map.of("http.read.threads", "1"), store -> (ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
+                ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("readRange") && Thread.currentThread().getName().startsWith("http-read")) {
+                        waiting.countDown();
+                        release.await();
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }));
+        await("every sealed segment is offloaded and local disk is under the limit", () -> settled(shards()));
+        String dir = shards().get("shards").get(0).get("dir").asText();
+        var slow = HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + daemon.httpPort()
+                + "/read?shard=" + dir + "&from=0")).header("Accept", "application/octet-stream").build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(waiting.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the first read reached the store").isTrue();
+
+        HttpResponse<String> busy = get("/read?shard=" + dir + "&from=0");
+        assertThat(busy.statusCode()).isEqualTo(503);
+        assertThat(busy.headers().firstValue("Retry-After")).hasValue("1");
+        JsonNode e = JSON.readTree(busy.body());
+        assertThat(e.get("error").asText()).isEqualTo("busy");
+        assertThat(e.get("reason").asText()).isEqualTo("Service Unavailable");
+        assertThat(get("/metrics").statusCode()).isEqualTo(200);
+        assertThat(get("/health/live").statusCode()).isEqualTo(200);
+        assertThat(get("/shards").statusCode()).isEqualTo(200);
+
+        release.countDown();
+        HttpResponse<byte[]> done = slow.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(done.statusCode()).isEqualTo(200);
+        assertThat(done.body()).isNotEmpty();
+        assertThat(Long.parseLong(done.headers().firstValue("Felix-Next-Offset").orElseThrow())).isPositive();
     }
 
     /** The value of an untagged sample in Prometheus text. */

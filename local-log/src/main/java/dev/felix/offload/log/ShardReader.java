@@ -86,6 +86,46 @@ public final class ShardReader {
         return segs.isEmpty() ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(segs.get(0).header().baseOffset());
     }
 
+    /** Where {@link #endOffset} last got to in the newest segment, so the next call resumes there. */
+    private record End(long segmentId, long position, long offset) {
+    }
+
+    private volatile End end;
+
+    /**
+     * One past the last whole record held locally (a torn record the writer is still finishing does not
+     * count), or empty when the directory holds no segment. Walks only record headers of the newest
+     * segment, from where the last call ended.
+     */
+    public java.util.OptionalLong endOffset() throws IOException, CorruptionException {
+        List<Seg> segs = segments();
+        if (segs.isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        Seg newest = segs.get(segs.size() - 1);
+        End known = end;
+        try (SegmentScanner scanner = SegmentScanner.open(newest.file().log(), shard, newest.file().id(), false)) {
+            if (known != null && known.segmentId() == newest.file().id() && known.position() > SegmentHeader.LENGTH
+                    && known.position() <= scanner.fileSize()) {
+                scanner.seek(known.position(), known.offset());
+            }
+            try {
+                while (scanner.nextHeader() != null) {
+                    // headers only: each one verified, no payload read
+                }
+            } catch (CorruptionException e) {
+                if (e.kind() != CorruptionKind.TRUNCATED) {
+                    throw e;
+                }
+            }
+            end = new End(newest.file().id(), scanner.position(), scanner.nextOffset());
+            return java.util.OptionalLong.of(scanner.nextOffset());
+        } catch (NoSuchFileException gone) {
+            end = null;
+            return endOffset(); // the newest segment went away while we read (a reset): list again
+        }
+    }
+
     /**
      * Records from {@code offset}, as {@link ShardLog#read} answers them: at most {@code maxRecords},
      * within {@code maxBytes} unless the first record alone is larger; {@link ReadResult.Trimmed}

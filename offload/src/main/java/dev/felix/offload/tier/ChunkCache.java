@@ -36,7 +36,15 @@ public final class ChunkCache {
 
     private final ObjectFetcher store;
     private final int chunkBytes;
-    private final AsyncLoadingCache<ChunkKey, byte[]> cache;
+    /**
+     * A chunk, or why it could not be fetched. A failed load is a value rather than an exceptionally
+     * completed future because Caffeine logs every failed asynchronous load with its stack trace,
+     * which would reach the operator's terminal; a failure is dropped from the cache when it is seen.
+     */
+    private record Fetched(byte[] bytes, RuntimeException unexpected, StoreException failure) {
+    }
+
+    private final AsyncLoadingCache<ChunkKey, Fetched> cache;
     private final java.util.concurrent.atomic.LongAdder bytesFetched = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
 
@@ -57,10 +65,18 @@ public final class ChunkCache {
         }
         this.store = store;
         this.chunkBytes = chunkBytes;
-        CacheLoader<ChunkKey, byte[]> loader = this::fetch;
+        CacheLoader<ChunkKey, Fetched> loader = k -> {
+            try {
+                return new Fetched(fetch(k), null, null);
+            } catch (StoreException e) {
+                return new Fetched(null, null, e);
+            } catch (RuntimeException e) {
+                return new Fetched(null, e, null);
+            }
+        };
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(maxBytes)
-                .weigher((ChunkKey k, byte[] v) -> v.length)
+                .weigher((ChunkKey k, Fetched v) -> v.bytes() == null ? 0 : v.bytes().length)
                 .recordStats()
                 .executor(executor)
                 .buildAsync(loader);
@@ -114,7 +130,15 @@ public final class ChunkCache {
 
     private byte[] get(ChunkKey k) throws StoreException {
         try {
-            return cache.get(k).get();
+            Fetched f = cache.get(k).get();
+            if (f.bytes() == null) {
+                cache.synchronous().invalidate(k); // the next read asks the store again
+                if (f.failure() != null) {
+                    throw f.failure();
+                }
+                throw f.unexpected();
+            }
+            return f.bytes();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while fetching " + k.object().key(), e);

@@ -2,6 +2,7 @@ package dev.felix.offload.tier;
 
 import com.google.common.util.concurrent.RateLimiter;
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.IoProblem;
 import dev.felix.offload.store.ObjectStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,8 +119,19 @@ public final class OffloadPass {
             if (cause instanceof Error error) {
                 throw error;
             }
-            LOG.error("{}: offload failed", name, cause);
-            return new ShardResult(name, false, List.of(), List.of(), 0, "failed: " + cause);
+            // An I/O failure is the operator's to fix (permissions, space): name the file and the cause,
+            // without a trace. Anything else is a bug, and its trace is kept at debug.
+            String why = cause instanceof IOException io ? IoProblem.describe(io)
+                    : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+            LOG.error("{}: offload failed: {}", name, why);
+            LOG.debug("{}: offload failed", name, cause);
+            int pending;
+            try {
+                pending = ShardOffload.pendingSegments(shard.directory());
+            } catch (IOException unreadable) {
+                pending = 0;
+            }
+            return new ShardResult(name, false, List.of(), List.of(), pending, "failed: " + why);
         }
     }
 }

@@ -18,6 +18,8 @@ import java.nio.file.StandardOpenOption;
 public final class RootLock implements Closeable {
 
     public static final String FILE_NAME = "offload.lock";
+    /** Held by a daemon ({@code run}) for its whole life, so two daemons never schedule passes over one root. */
+    public static final String DAEMON_FILE_NAME = "daemon.lock";
 
     private final FileChannel channel;
     private final FileLock lock;
@@ -38,7 +40,16 @@ public final class RootLock implements Closeable {
 
     /** Takes the lock or fails at once with {@link HeldException} naming the holder's pid when known. */
     public static RootLock acquire(Path root) throws IOException {
-        Path file = root.resolve(FILE_NAME);
+        return acquire(root, FILE_NAME, "another offloader");
+    }
+
+    /** The daemon's lock ({@value #DAEMON_FILE_NAME}), taken the same way. */
+    public static RootLock acquireForDaemon(Path root) throws IOException {
+        return acquire(root, DAEMON_FILE_NAME, "another daemon");
+    }
+
+    private static RootLock acquire(Path root, String fileName, String holderKind) throws IOException {
+        Path file = root.resolve(fileName);
         FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         try {
@@ -51,7 +62,7 @@ public final class RootLock implements Closeable {
             if (lock == null) {
                 String holder = readHolder(ch);
                 ch.close();
-                throw new HeldException("another offloader holds " + file
+                throw new HeldException(holderKind + " holds " + file
                         + (holder.isEmpty() ? "" : " (pid " + holder + ")") + "; only one may run over a data root");
             }
             byte[] pid = Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);

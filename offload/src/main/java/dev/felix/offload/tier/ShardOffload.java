@@ -135,6 +135,25 @@ public final class ShardOffload {
     }
 
     /** Bytes of sealed segments not yet in the manifest: what a pass will roughly upload. */
+    /** Sealed segments of {@code shardDir} its manifest does not record (0 when the manifest does not decode). */
+    public static int pendingSegments(Path shardDir) throws IOException {
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        Manifest manifest;
+        try {
+            manifest = ManifestStore.read(shardDir);
+        } catch (CorruptionException e) {
+            return 0;
+        }
+        int pending = 0;
+        for (int i = 0; i < files.size() - 1; i++) {
+            long id = files.get(i).id();
+            if (manifest.entries().stream().noneMatch(e -> e.segmentId() == id)) {
+                pending++;
+            }
+        }
+        return pending;
+    }
+
     public static long pendingBytes(Path shardDir) throws IOException {
         List<SegmentFile> files = SegmentFile.list(shardDir);
         Manifest manifest;

@@ -17,6 +17,7 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
@@ -123,6 +124,33 @@ public final class TieredReader {
             manifestSize = size;
         }
         return manifest;
+    }
+
+    /**
+     * Where the shard's log stands now. Each is empty when nothing holds a record.
+     *
+     * @param logStart  the oldest offset held anywhere: the oldest manifest entry's, else the local base
+     * @param localBase the oldest offset held on local disk
+     * @param logEnd    one past the newest whole record (local, else the newest copy's last plus one)
+     */
+    public record Bounds(OptionalLong logStart, OptionalLong localBase, OptionalLong logEnd) {
+    }
+
+    public Bounds bounds() throws IOException, CorruptionException {
+        OptionalLong localFirst = local.firstOffset();
+        OptionalLong localEnd = local.endOffset();
+        Manifest m = manifest();
+        OptionalLong start = localFirst;
+        if (m.oldestEntry().isPresent() && (start.isEmpty()
+                || Long.compareUnsigned(m.oldestEntry().get().baseOffset(), start.getAsLong()) < 0)) {
+            start = OptionalLong.of(m.oldestEntry().get().baseOffset());
+        }
+        OptionalLong endOffset = localEnd;
+        if (m.newestEntry().isPresent() && (endOffset.isEmpty()
+                || Long.compareUnsigned(m.newestEntry().get().lastOffset() + 1, endOffset.getAsLong()) > 0)) {
+            endOffset = OptionalLong.of(m.newestEntry().get().lastOffset() + 1);
+        }
+        return new Bounds(start, localFirst, endOffset);
     }
 
     /**
@@ -281,7 +309,7 @@ public final class TieredReader {
                 if (!budget.fits(h.totalLength())) {
                     return expected;
                 }
-                byte[] bytes = chunks.read(object, pos, h.totalLength());
+                byte[] bytes = chunk(object, pos, h.totalLength(), site);
                 record = RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes), site);
             } catch (CorruptionException c) {
                 if (fromIndex && c.site().position() == pos && expected == index.offsetAt(e)) {
@@ -315,10 +343,26 @@ public final class TieredReader {
         return entry.lastOffset() + 1;
     }
 
+    /**
+     * Bytes of an object through the cache. The store refusing a range inside the size the manifest
+     * records means the object is shorter than the copy that was verified: damage to report as such
+     * (naming the key and byte), not a store failure.
+     */
+    private byte[] chunk(ObjectIdentity object, long pos, int length, CorruptionSite site)
+            throws StoreException, CorruptionException {
+        try {
+            return chunks.read(object, pos, length);
+        } catch (InvalidRangeException e) {
+            long actual = store.head(object.key()).size();
+            throw CorruptionException.truncated(site.at(pos), "object (" + actual + " bytes stored, " + object.size()
+                    + " recorded by its manifest entry)", object.size() - pos, Math.max(0, actual - pos));
+        }
+    }
+
     private RecordHeader header(ObjectIdentity object, long pos, int version, CorruptionSite site)
             throws StoreException, CorruptionException {
         int avail = (int) Math.min(RecordCodec.MAX_HEADER_LENGTH, object.size() - pos);
-        ByteBuffer bytes = ByteBuffer.wrap(chunks.read(object, pos, avail));
+        ByteBuffer bytes = ByteBuffer.wrap(chunk(object, pos, avail, site));
         if (avail < RecordCodec.HEADER_LENGTH) {
             throw CorruptionException.truncated(site.at(pos), "record header", RecordCodec.HEADER_LENGTH, avail);
         }

@@ -579,6 +579,83 @@ class BadInputIT {
         }
     }
 
+    @Test
+    void badNodeIdsAStoreThatIsAFileATruncatedObjectAndASecondDaemonEndWithoutATrace() throws Exception {
+        Cases c = new Cases("operator mistakes");
+        // Node ids from the environment: every command that names objects by it refuses them, exit 2.
+        Path noNodeId = config("env-node-id.yaml", base(""));
+        for (String bad : List.of("a/b", "..", "", "n".repeat(129), "a b")) {
+            c.env = Map.of("FELIX_NODE_ID", bad);
+            List<String> says = List.of("node id from environment variable FELIX_NODE_ID");
+            c.expect(FelixOffload.USAGE, says, "offload", "--data-dir", root.toString(), "--store", store);
+            c.expect(FelixOffload.USAGE, says, "scrub", "--data-dir", root.toString(), "--store", store);
+            c.expect(FelixOffload.USAGE, says, "retention", "--config", noNodeId.toString());
+            // The daemon refuses to start rather than fail every pass.
+            c.expect(FelixOffload.USAGE, List.of(noNodeId + ": node id from environment variable FELIX_NODE_ID"),
+                    "run", "--config", noNodeId.toString());
+        }
+        c.env = Map.of();
+
+        // A node-id file holding a path, in a root of its own.
+        Path climbing = dir.resolve("node-id-root");
+        copyAll(root, climbing);
+        Files.writeString(climbing.resolve("node-id"), "../x\n");
+        c.world = new World().dir("data", climbing).dir("store", storeDir);
+        String says = "node id from " + climbing.resolve("node-id");
+        c.expect(FelixOffload.USAGE, List.of(says), "offload", "--data-dir", climbing.toString(), "--store", store);
+        c.expect(FelixOffload.USAGE, List.of(says), "scrub", "--data-dir", climbing.toString(), "--store", store);
+        Path climbingConfig = config("node-id-file.yaml", "data-dir: " + climbing + "\nstore: " + store + "\nhttp.port: 0\n");
+        c.expect(FelixOffload.USAGE, List.of(says), "retention", "--config", climbingConfig.toString());
+        c.expect(FelixOffload.USAGE, List.of(climbingConfig + ": " + says), "run", "--config", climbingConfig.toString());
+        c.world = world;
+
+        // A file:// store naming a regular file.
+        Path plain = Files.writeString(dir.resolve("not-a-store"), "x");
+        c.expect(FelixOffload.USAGE, List.of("--store: " + plain + " is a file"), "offload", "--data-dir", root.toString(),
+                "--store", plain.toUri().toString());
+
+        // An object shorter than its manifest entry, read below the local base: Truncated naming the key.
+        Path shortRoot = dir.resolve("short-root");
+        Path shortStore = dir.resolve("short-store");
+        copyAll(root, shortRoot);
+        copyAll(storeDir, shortStore);
+        ManifestEntry first = ManifestStore.read(shortRoot.resolve(shards.get(0).getFileName())).entries().get(0);
+        Path object = shortStore.resolve(first.objectKey());
+        byte[] whole = Files.readAllBytes(object);
+        Files.write(object, java.util.Arrays.copyOf(whole, whole.length / 3));
+        c.world = new World().dir("data", shortRoot).dir("store", shortStore);
+        c.expect(FelixOffload.CORRUPT, List.of("Truncated", first.objectKey(), "recorded by its manifest entry"), "read",
+                "--data-dir", shortRoot.toString(), "--store", shortStore.toUri().toString(), "--shard",
+                shards.get(0).getFileName().toString(), "--from", Long.toString(first.baseOffset()), "--max-records",
+                "1000000");
+        c.world = world;
+
+        // A second daemon over a root one already serves.
+        Path daemonConfig = config("first-daemon.yaml", base("offload.schedule: \"off\"\nretention.schedule: \"off\"\n"
+                + "scrub.schedule: \"off\""));
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            daemonEndpoint(daemon);
+            c.expect(FelixOffload.USAGE, List.of(daemonConfig + ": data-dir: another daemon holds "
+                    + root.resolve("daemon.lock")), "run", "--config", daemonConfig.toString());
+            c.soft.assertThat(daemon.process.isAlive()).as("the first daemon still runs").isTrue();
+        }
+        c.done();
+    }
+
+    private static void copyAll(Path from, Path to) throws IOException {
+        try (var files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
     private static void copyTree(Path from, Path to) throws IOException {
         Files.createDirectories(to);
         try (var files = Files.list(from)) {

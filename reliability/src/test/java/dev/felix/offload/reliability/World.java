@@ -20,14 +20,15 @@ import java.util.zip.CRC32;
  * file and directory under some roots (by size and CRC32 of the content) and any number of object
  * listings (key to size and ETag).
  *
- * <p>Two things are left out on purpose: {@code offload.lock} names the pid of the last process that
- * held a data root, so every run that takes the lock rewrites it without changing anything a user
+ * <p>Two things are left out on purpose: {@code offload.lock} and {@code daemon.lock} name the pid of
+ * the last process that held a data root, so every run that takes the lock rewrites it without changing anything a user
  * keeps; and a filesystem store's {@code .felix-staging} directory, its scratch space for puts in
  * progress, which opening the store creates and which no listing shows.
  */
 final class World {
 
     private static final String LOCK_FILE = "offload.lock";
+    private static final String DAEMON_LOCK_FILE = "daemon.lock";
     private static final String STAGING_DIR = ".felix-staging";
 
     private final Map<String, Path> roots = new LinkedHashMap<>();
@@ -55,7 +56,7 @@ final class World {
             try (Stream<Path> all = Files.walk(root)) {
                 for (Path p : (Iterable<Path>) all::iterator) {
                     Path relative = root.relativize(p);
-                    if (p.getFileName().toString().equals(LOCK_FILE)
+                    if (p.getFileName().toString().equals(LOCK_FILE) || p.getFileName().toString().equals(DAEMON_LOCK_FILE)
                             || (relative.getNameCount() > 0 && relative.getName(0).toString().equals(STAGING_DIR))) {
                         continue;
                     }
