@@ -6,6 +6,7 @@ import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.OrphanSweepSettings;
@@ -66,6 +67,10 @@ final class Scrub {
         SIZE_MISMATCH("size-mismatch"),
         CRC_MISMATCH("crc-mismatch"),
         ORPHAN("orphan"),
+        /** Objects under the prefix of a shard the data root does not have; one per shard. */
+        MISSING_SHARD("missing-shard"),
+        /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
+        STALE_MANIFEST("stale-manifest"),
         /** A manifest that does not decode, or an object the store would not answer for. */
         UNREADABLE("unreadable");
 
@@ -86,7 +91,11 @@ final class Scrub {
      * @param segmentId the entry's segment id, or -1 for orphans and manifests
      * @param key       the object key, or null for a manifest
      */
-    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
+    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, long objects, long bytes) {
+        /** An anomaly of one entry or object; {@code objects} and {@code bytes} count a held shard's keys. */
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
+            this(kind, shard, segmentId, key, detail, -1, -1);
+        }
     }
 
     /**
@@ -184,6 +193,20 @@ final class Scrub {
                     for (String key : orphans.found()) {
                         anomalies.add(new Anomaly(Kind.ORPHAN, shardOf(key, prefix), -1, key,
                                 "no manifest names it"));
+                    }
+                    for (HeldShard h : orphans.held()) {
+                        Kind kind = switch (h.reason()) {
+                            case MISSING_SHARD -> Kind.MISSING_SHARD;
+                            case STALE_MANIFEST -> Kind.STALE_MANIFEST;
+                            case UNREADABLE -> Kind.UNREADABLE;
+                        };
+                        boolean known = anomalies.stream().anyMatch(a -> a.kind() == Kind.UNREADABLE
+                                && a.key() == null && a.shard().equals(h.shard()));
+                        if (!known) {
+                            anomalies.add(new Anomaly(kind, h.shard(), -1, null, h.objects() + " objects ("
+                                    + h.bytes() + " bytes) under " + keys.shardPrefix(h.shard()) + " kept: "
+                                    + h.detail(), h.objects(), h.bytes()));
+                        }
                     }
                     notes.addAll(orphans.problems());
                 } finally {

@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
         description = {"Check that every object a manifest names exists with the manifest's size and CRC32 (the "
                 + "store's stored checksum where it keeps one, else a rate-limited full read), and list orphans: "
                 + "objects under this node's prefix that no manifest names. Reads only.",
-                "Anomalies: missing, size-mismatch, crc-mismatch, orphan, unreadable."})
+                "Anomalies: missing, size-mismatch, crc-mismatch, orphan, missing-shard, stale-manifest, unreadable."})
 final class ScrubCommand implements Callable<Integer> {
 
     @Spec
@@ -151,6 +151,10 @@ final class ScrubCommand implements Callable<Integer> {
                     g.writeStringField("key", a.key());
                 }
                 g.writeStringField("detail", a.detail());
+                if (a.objects() >= 0) {
+                    g.writeNumberField("objects", a.objects());
+                    g.writeNumberField("bytes", a.bytes());
+                }
                 g.writeEndObject();
             }
             g.writeEndArray();
