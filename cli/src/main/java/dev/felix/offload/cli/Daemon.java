@@ -392,15 +392,12 @@ final class Daemon {
         return reasons;
     }
 
-    /** A tiered reader of {@code shard}, empty when the root has no such shard directory. */
+    /** A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}). */
     Optional<TieredReader> reader(String shard) throws IOException {
-        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")) {
+        Optional<Path> dir = ReadCommand.readableShard(root, shard);
+        if (dir.isEmpty()) {
             return Optional.empty();
         }
-        Path dir = root.path().resolve(shard);
-        if (!root.shardDirectories().contains(dir)) {
-            return Optional.empty();
-        }
-        return Optional.of(readers.computeIfAbsent(shard, s -> new TieredReader(dir, store, chunks)));
+        return Optional.of(readers.computeIfAbsent(shard, s -> new TieredReader(dir.get(), store, chunks)));
     }
 }

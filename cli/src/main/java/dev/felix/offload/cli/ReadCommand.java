@@ -3,6 +3,7 @@ package dev.felix.offload.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.tier.ChunkCache;
@@ -55,13 +56,8 @@ final class ReadCommand implements Callable<Integer> {
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
-        // Only a directory the data root lists as a shard: not a path, not the root itself (an empty
-        // name), not a dot-directory, not a directory without segments.
-        Path dir = dataDir.resolve(shard);
-        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")
-                || !new DataRoot(dataDir).shardDirectories().contains(dir)) {
-            throw new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir);
-        }
+        Path dir = readableShard(new DataRoot(dataDir), shard).orElseThrow(
+                () -> new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir));
         if (maxRecords < 1) {
             throw new FelixOffload.UsageException("--max-records must be at least 1");
         }
@@ -114,6 +110,25 @@ final class ReadCommand implements Callable<Integer> {
         } catch (StoreException e) {
             throw new IOException("store: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The directory of {@code shard} when reads may be served from it: one the data root lists as a
+     * shard, or a directory directly in it holding an {@code offload.manifest} (a shard restored from
+     * the store, whose records are all remote until the broker writes again). Never a path, the root
+     * itself (an empty name) or a dot-directory.
+     */
+    static java.util.Optional<Path> readableShard(DataRoot root, String shard) throws IOException {
+        if (shard.isEmpty() || shard.contains("/") || shard.contains("\\") || shard.startsWith(".")) {
+            return java.util.Optional.empty();
+        }
+        Path dir = root.path().resolve(shard);
+        if (root.shardDirectories().contains(dir)
+                || Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                && Files.isRegularFile(ManifestStore.fileIn(dir), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return java.util.Optional.of(dir);
+        }
+        return java.util.Optional.empty();
     }
 
     private void trimmed(PrintWriter out, long offset, long nextAvailable) throws IOException {

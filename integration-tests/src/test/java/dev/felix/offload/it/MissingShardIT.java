@@ -54,6 +54,24 @@ class MissingShardIT {
             return new Store(DaemonIT.storeUri(s3, bucket), DaemonIT.credentials(s3), s3, bucket, null);
         }
 
+        void copy(String from, String to) throws IOException {
+            if (s3 != null) {
+                s3.admin().copyObject(b -> b.sourceBucket(bucket).sourceKey(from).destinationBucket(bucket)
+                        .destinationKey(to));
+            } else {
+                Files.createDirectories(dir.resolve(to).getParent());
+                Files.copy(dir.resolve(from), dir.resolve(to));
+            }
+        }
+
+        void delete(String key) throws IOException {
+            if (s3 != null) {
+                s3.admin().deleteObject(b -> b.bucket(bucket).key(key));
+            } else {
+                Files.delete(dir.resolve(key));
+            }
+        }
+
         /** Every key with its size. */
         TreeMap<String, Long> objects() throws IOException {
             TreeMap<String, Long> out = new TreeMap<>();
@@ -241,5 +259,155 @@ class MissingShardIT {
         ofGone.keySet().forEach(expected::remove);
         assertThat(after).containsAllEntriesOf(expected);
         ok(FelixJar.run(work, store.env(), "retention-after", "retention", "--config", config.toString()));
+    }
+
+    /** The records of a shard as {@code read --json} prints them, without where they came from. */
+    static List<String> records(Path work, Store store, String shard, String name) throws Exception {
+        FelixJar.Result r = ok(FelixJar.run(work, store.env(), name, "read", "--data-dir", "data", "--store",
+                store.uri(), "--shard", shard, "--from", "0", "--max-records", "1000000", "--json"));
+        List<String> out = new ArrayList<>();
+        for (String line : r.out().split("\n")) {
+            if (!line.isBlank()) {
+                out.add(line.replace(",\"source\":\"remote\"", "").replace(",\"source\":\"local\"", ""));
+            }
+        }
+        return out;
+    }
+
+    static void removeTree(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fs", "s3proxy"})
+    void aRemovedShardIsRestoredFromTheStoreAndReadBackByteForByte(String kind) throws Exception {
+        Store store = Store.of(kind, work, "restore-it");
+        Path config = offloadedRoot(work, store);
+        List<String> shards = shards(work);
+        String gone = shards.get(0);
+        String legacy = shards.get(1);
+        List<String> written = records(work, store, gone, "read-written");
+        List<String> writtenLegacy = records(work, store, legacy, "read-written-legacy");
+        ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString(),
+                "--keep-local-segments", "1"));
+        Path dir = work.resolve("data").resolve(gone);
+        String manifest = ok(FelixJar.run(work, Map.of(), "manifest", "manifest", "show", "--shard-dir",
+                dir.toString(), "--json")).out();
+        JsonNode entries = JSON.readTree(manifest).get("entries");
+        assertThat(entries.size()).isGreaterThanOrEqualTo(3);
+        long last = entries.get(entries.size() - 1).get("last").asLong();
+        String legacyManifest = ok(FelixJar.run(work, Map.of(), "manifest-legacy", "manifest", "show", "--shard-dir",
+                work.resolve("data").resolve(legacy).toString(), "--json")).out();
+
+        // The second shard's objects as 0.6.0-preview.3 keyed them, without the node id.
+        for (String key : under(store.objects(), "n1/" + legacy + "/").keySet()) {
+            store.copy(key, key.substring("n1/".length()));
+            store.delete(key);
+        }
+        removeTree(dir);
+        removeTree(work.resolve("data").resolve(legacy));
+        TreeMap<String, Long> before = store.objects();
+        FelixJar.Result sweep = FelixJar.run(work, store.env(), "retention", "retention", "--config",
+                config.toString(), "--json");
+        assertThat(JSON.readTree(sweep.out()).get("orphans").get("deleted")).as(sweep.out()).isEmpty();
+        assertThat(JSON.readTree(sweep.out()).get("orphans").get("held").get(0).get("kind").asText())
+                .isEqualTo("missing-shard");
+        assertThat(store.objects()).isEqualTo(before);
+
+        // Overlapping objects (a second segment id at an offset another object holds) are refused, naming both.
+        String firstKey = entries.get(0).get("key").asText();
+        String overlapping = firstKey.replace("-00000000000000000000.segment", "-00000000000000000099.segment");
+        assertThat(overlapping).isNotEqualTo(firstKey);
+        store.copy(firstKey, overlapping);
+        FelixJar.Result refused = FelixJar.run(work, store.env(), "restore-overlap", "restore", "--config",
+                config.toString(), "--shard", gone, "--json");
+        assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(1);
+        assertThat(JSON.readTree(refused.out()).get("shards").get(0).get("refused").asText())
+                .contains("overlap").contains(firstKey).contains(overlapping);
+        assertThat(dir).as("nothing written").doesNotExist();
+        store.delete(overlapping);
+
+        // Killed at random moments of a whole run (timed once first): no manifest, or a whole one.
+        long started = System.nanoTime();
+        ok(FelixJar.run(work, store.env(), "restore-timed", "restore", "--config", config.toString(), "--shard", gone));
+        int runMillis = (int) ((System.nanoTime() - started) / 1_000_000);
+        removeTree(dir);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(Long.getLong("felix.it.seed", 20));
+        int whole = 0;
+        int none = 0;
+        for (int i = 0; i < 8; i++) {
+            Process p = FelixJar.builder(work, store.env(), "restore-killed", "restore", "--config", config.toString(),
+                    "--shard", gone).start();
+            // Mostly late in the run, where the manifest is written, some after its end.
+            Thread.sleep(runMillis / 2 + random.nextInt(runMillis * 3 / 4));
+            p.destroyForcibly(); // SIGKILL
+            p.waitFor();
+            if (Files.exists(dir.resolve("offload.manifest"))) {
+                String shown = ok(FelixJar.run(work, Map.of(), "manifest-killed", "manifest", "show", "--shard-dir",
+                        dir.toString(), "--json")).out();
+                assertThat(shown).as("a whole manifest").isEqualTo(manifest);
+                whole++;
+                removeTree(dir);
+            } else {
+                none++;
+            }
+        }
+        System.out.printf("restore (%d ms a run) SIGKILLed 8 times on %s: %d left a whole manifest, %d none%n",
+                runMillis, kind, whole, none);
+
+        FelixJar.Result restore = ok(FelixJar.run(work, store.env(), "restore", "restore", "--config",
+                config.toString(), "--all-missing", "--json"));
+        JsonNode r = JSON.readTree(restore.out());
+        assertThat(r.get("succeeded").asBoolean()).isTrue();
+        assertThat(r.get("shards")).as("the legacy shard has no key under n1/").hasSize(1);
+        assertThat(r.get("shards").get(0).get("entries_restored").asInt()).isEqualTo(entries.size());
+        assertThat(ok(FelixJar.run(work, Map.of(), "manifest-restored", "manifest", "show", "--shard-dir",
+                dir.toString(), "--json")).out()).as("the same manifest, field for field").isEqualTo(manifest);
+        assertThat(work.resolve("data").resolve(".offload-restore")).doesNotExist();
+
+        // read serves the whole offloaded range at once, before any local segment exists again.
+        List<String> back = records(work, store, gone, "read-restored");
+        assertThat(back).hasSize((int) last + 1);
+        assertThat(back).isEqualTo(written.subList(0, (int) last + 1));
+
+        // So does the daemon's /read.
+        Path daemonConfig = work.resolve("daemon.yaml");
+        Files.writeString(daemonConfig, Files.readString(config) + String.join("\n",
+                "offload.schedule: 'off'", "retention.schedule: 'off'", "scrub.schedule: 'off'", "http.port: 0", ""),
+                StandardCharsets.UTF_8);
+        try (FelixJar.Daemon daemon = FelixJar.Daemon.start(work, store.env(), daemonConfig)) {
+            String served = get(daemon.base + "/read?shard=" + gone + "&from=0&max=" + (last + 1));
+            List<String> lines = new ArrayList<>();
+            for (String line : served.split("\n")) {
+                if (!line.isBlank()) {
+                    lines.add(line.replace(",\"source\":\"remote\"", ""));
+                }
+            }
+            assertThat(lines).isEqualTo(written.subList(0, (int) last + 1));
+            assertThat(daemon.terminate()).isZero();
+        }
+
+        // The old key form is found by name.
+        FelixJar.Result restoreLegacy = ok(FelixJar.run(work, store.env(), "restore-legacy", "restore", "--config",
+                config.toString(), "--shard", legacy, "--json"));
+        JsonNode rl = JSON.readTree(restoreLegacy.out()).get("shards").get(0);
+        int legacyEntries = JSON.readTree(legacyManifest).get("entries").size();
+        assertThat(rl.get("legacy_keys").asInt()).isEqualTo(legacyEntries);
+        long legacyLast = JSON.readTree(legacyManifest).get("entries").get(legacyEntries - 1).get("last").asLong();
+        assertThat(records(work, store, legacy, "read-legacy")).isEqualTo(writtenLegacy.subList(0, (int) legacyLast + 1));
+
+        // A second restore never replaces what is there; the sweep now has nothing to hold.
+        FelixJar.Result again = FelixJar.run(work, store.env(), "restore-again", "restore", "--config",
+                config.toString(), "--shard", gone);
+        assertThat(again.exitCode()).isEqualTo(1);
+        assertThat(again.out()).contains("never replaces");
+        FelixJar.Result after = ok(FelixJar.run(work, store.env(), "retention-after", "retention", "--config",
+                config.toString(), "--json"));
+        assertThat(JSON.readTree(after.out()).get("orphans").get("held")).isEmpty();
+        assertThat(store.objects()).isEqualTo(before);
     }
 }
