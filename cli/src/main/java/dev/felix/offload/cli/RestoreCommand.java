@@ -66,7 +66,8 @@ final class RestoreCommand implements Callable<Integer> {
         String shard;
 
         @Option(names = "--all-missing", required = true,
-                description = "Every shard with objects under the node's prefix that the data root has no directory for.")
+                description = "Every shard with objects under the node's prefix that the data root has no history of "
+                        + "(no directory, or an empty one).")
         boolean allMissing;
     }
 
@@ -150,7 +151,8 @@ final class RestoreCommand implements Callable<Integer> {
     }
 
     /** The shards with objects under the node's prefix that the root has nothing for. */
-    private static List<String> missing(Path root, ObjectStore store, SegmentKeys keys) throws StoreException {
+    private static List<String> missing(Path root, ObjectStore store, SegmentKeys keys) throws StoreException,
+            IOException {
         TreeSet<String> out = new TreeSet<>();
         String prefix = keys.nodePrefix();
         ObjectListing listing = store.list(prefix);
@@ -165,12 +167,26 @@ final class RestoreCommand implements Callable<Integer> {
                 continue;
             }
             String shard = rest.substring(0, slash);
-            if (OrphanSweep.shardNameProblem(shard) == null
-                    && !Files.exists(root.resolve(shard), LinkOption.NOFOLLOW_LINKS)) {
+            if (OrphanSweep.shardNameProblem(shard) == null && !out.contains(shard) && holdsNothing(root, shard)) {
                 out.add(shard);
             }
         }
         return List.copyOf(out);
+    }
+
+    /**
+     * True when the root has no history of {@code shard}: no entry of that name, or a plain directory
+     * without segments or manifest (what a restore killed before its manifest leaves). A link, a
+     * file or a directory with either is left to {@code --shard}.
+     */
+    private static boolean holdsNothing(Path root, String shard) throws IOException {
+        Path dir = root.resolve(shard);
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return true;
+        }
+        return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+                && !Files.exists(dev.felix.offload.manifest.ManifestStore.fileIn(dir), LinkOption.NOFOLLOW_LINKS)
+                && !new DataRoot(root).shardDirectories().contains(dir);
     }
 
     private static String span(List<ManifestEntry> entries) {

@@ -359,6 +359,7 @@ class MissingShardIT {
         System.out.printf("restore (%d ms a run) SIGKILLed 8 times on %s: %d left a whole manifest, %d none%n",
                 runMillis, kind, whole, none);
 
+        Files.createDirectories(dir); // what a restore killed before its manifest leaves: still missing
         FelixJar.Result restore = ok(FelixJar.run(work, store.env(), "restore", "restore", "--config",
                 config.toString(), "--all-missing", "--json"));
         JsonNode r = JSON.readTree(restore.out());
