@@ -416,7 +416,7 @@ final class Daemon {
         return reasons;
     }
 
-    /** A tiered reader of {@code shard}, empty when the root has no such shard directory. */
+    /** A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}). */
     Optional<TieredReader> reader(String shard) throws IOException {
         Optional<DataRoot.Shard> found = root.shard(shard);
         if (found.isEmpty()) {

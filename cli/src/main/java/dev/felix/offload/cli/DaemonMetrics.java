@@ -1,5 +1,6 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.retention.PassOutcome;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.tier.ChunkCache;
@@ -48,6 +49,9 @@ final class DaemonMetrics {
     private final Map<String, Counter> storeErrors = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> passDurations = new ConcurrentHashMap<>();
+    /** Per reason a shard is held: shards, objects, bytes, as the last sweep found them. */
+    private final Map<HeldShard.Reason, java.util.concurrent.atomic.AtomicLongArray> held =
+            new java.util.EnumMap<>(HeldShard.Reason.class);
 
     DaemonMetrics() {
         bytesOffloaded = Counter.builder("felix.offload.bytes").description("Segment bytes uploaded, verified and recorded")
@@ -60,6 +64,16 @@ final class DaemonMetrics {
         uploads = Timer.builder("felix.store.upload").description("Latency of one object put (segments and indexes)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofMinutes(5)).register(registry);
+        for (HeldShard.Reason reason : HeldShard.Reason.values()) {
+            java.util.concurrent.atomic.AtomicLongArray values = new java.util.concurrent.atomic.AtomicLongArray(3);
+            held.put(reason, values);
+            String[] tags = {"reason", reason.label()};
+            gauge("felix.orphans.held.shards", "Shards whose unnamed objects the last sweep kept, by reason "
+                    + "(missing-shard: the root has no such directory)", values, v -> v.get(0), tags);
+            gauge("felix.orphans.held.objects", "Objects of held shards the last sweep kept", values, v -> v.get(1), tags);
+            gauge("felix.orphans.held.bytes", "Bytes of held shards' objects the last sweep kept", values,
+                    v -> v.get(2), tags);
+        }
         registerZeros();
     }
 
@@ -148,11 +162,29 @@ final class DaemonMetrics {
         }
     }
 
-    /** Adds what a retention pass did. */
+    /** Adds what a retention pass did, and sets the held-shard gauges from its sweep. */
     void retained(RetentionReport r) {
         retentionCounts(r.localSegmentsDeleted(), r.remoteSegmentsDeleted(), r.localBytesDeleted(),
                 r.remoteBytesDeleted(), r.remoteObjectsDeleted(), r.deletedStreamDirectoriesFinished(), r.orphansFound(),
                 r.orphansDeleted(), r.orphanSweep().map(o -> o.abortedUploads().size()).orElse(0));
+        r.orphanSweep().ifPresent(o -> {
+            for (HeldShard.Reason reason : HeldShard.Reason.values()) {
+                long shards = 0;
+                long objects = 0;
+                long bytes = 0;
+                for (HeldShard h : o.held()) {
+                    if (h.reason() == reason) {
+                        shards++;
+                        objects += h.objects();
+                        bytes += h.bytes();
+                    }
+                }
+                java.util.concurrent.atomic.AtomicLongArray values = held.get(reason);
+                values.set(0, shards);
+                values.set(1, objects);
+                values.set(2, bytes);
+            }
+        });
     }
 
     private void retentionCounts(double localSegments, double remoteSegments, double localBytes, double remoteBytes,

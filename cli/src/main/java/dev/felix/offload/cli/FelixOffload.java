@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         description = "Tiered storage for the Felix streaming broker.",
         subcommands = {DumpCommand.class, FsckCommand.class, GenerateCommand.class, SampleDataCommand.class,
                 ManifestCommand.class, OffloadCommand.class, ReadCommand.class, ShardDirCommand.class,
-                RunCommand.class, RetentionCommand.class, ScrubCommand.class, DemoCommand.class,
+                RunCommand.class, RetentionCommand.class, ScrubCommand.class, ForgetShardCommand.class, RestoreCommand.class, DemoCommand.class,
                 CommandLine.HelpCommand.class})
 public final class FelixOffload {
 

@@ -148,6 +148,7 @@ final class ReadCommand implements Callable<Integer> {
         }
     }
 
+
     private void trimmed(PrintWriter out, long offset, long nextAvailable) throws IOException {
         if (json) {
             try (JsonGenerator g = Json.generator(out)) {

@@ -2,6 +2,7 @@ package dev.felix.offload.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.RetentionPass;
@@ -80,7 +81,13 @@ final class RetentionCommand implements Callable<Integer> {
         r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted, "
                         + "%d incomplete uploads aborted%s%n", o.prefix(), o.foundCount(), o.eligible().size(),
                 o.deletedCount(), o.abortedUploads().size(), o.dryRun() ? " (dry run)" : ""));
-        r.failures().forEach((where, why) -> out.printf("  %s: %s%n", where, why));
+        r.orphanSweep().ifPresent(o -> o.held().forEach(h -> out.printf("  %s %s: %d objects (%s) kept, none deleted: %s%n",
+                h.reason().label(), h.shard(), h.objects(), Bytes.human(h.bytes()), h.detail())));
+        r.failures().forEach((where, why) -> {
+            if (!where.startsWith("orphan-sweep/")) { // a held shard: its line is above
+                out.printf("  %s: %s%n", where, why);
+            }
+        });
         out.println(r.succeeded() ? "retention done" : "retention failed in places");
     }
 
@@ -128,6 +135,17 @@ final class RetentionCommand implements Callable<Integer> {
                 writeStrings(g, "waiting", o.waiting());
                 writeStrings(g, "aborted_uploads", o.abortedUploads());
                 writeStrings(g, "problems", o.problems());
+                g.writeArrayFieldStart("held");
+                for (HeldShard h : o.held()) {
+                    g.writeStartObject();
+                    g.writeStringField("kind", h.reason().label());
+                    g.writeStringField("shard", h.shard());
+                    g.writeNumberField("objects", h.objects());
+                    g.writeNumberField("bytes", h.bytes());
+                    g.writeStringField("detail", h.detail());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
                 g.writeEndObject();
             }
             g.writeObjectFieldStart("failures");

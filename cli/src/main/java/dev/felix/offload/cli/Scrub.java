@@ -6,6 +6,7 @@ import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.OrphanSweepSettings;
@@ -72,6 +73,10 @@ final class Scrub {
          * nobody deletes that object on this entry's account, so it is named here with both shards.
          */
         FOREIGN_KEY("foreign-key"),
+        /** Objects under the prefix of a shard the data root does not have; one per shard. */
+        MISSING_SHARD("missing-shard"),
+        /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
+        STALE_MANIFEST("stale-manifest"),
         /** A manifest that does not decode, or an object the store would not answer for. */
         UNREADABLE("unreadable");
 
@@ -93,10 +98,25 @@ final class Scrub {
      * @param key       the object key, or null for a manifest
      * @param keyShard  for {@link Kind#FOREIGN_KEY}: the shard directory whose prefix the key lies in
      *                  (empty when it lies in none); null otherwise
+     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#STALE_MANIFEST}): how
+     *                  many keys lie under its prefix; -1 otherwise
+     * @param bytes     their total size; -1 otherwise
      */
-    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard) {
+    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard, long objects,
+                   long bytes) {
+        /** An anomaly of one entry or object. */
         Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
-            this(kind, shard, segmentId, key, detail, null);
+            this(kind, shard, segmentId, key, detail, null, -1, -1);
+        }
+
+        /** A {@link Kind#FOREIGN_KEY}: {@code keyShard} is the shard whose prefix the key lies in. */
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard) {
+            this(kind, shard, segmentId, key, detail, keyShard, -1, -1);
+        }
+
+        /** A held shard: {@code objects} and {@code bytes} count its keys. */
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail, long objects, long bytes) {
+            this(kind, shard, segmentId, key, detail, null, objects, bytes);
         }
     }
 
@@ -207,6 +227,20 @@ final class Scrub {
                     for (String key : orphans.found()) {
                         anomalies.add(new Anomaly(Kind.ORPHAN, shardOf(key, prefix), -1, key,
                                 "no manifest names it"));
+                    }
+                    for (HeldShard h : orphans.held()) {
+                        Kind kind = switch (h.reason()) {
+                            case MISSING_SHARD -> Kind.MISSING_SHARD;
+                            case STALE_MANIFEST -> Kind.STALE_MANIFEST;
+                            case UNREADABLE -> Kind.UNREADABLE;
+                        };
+                        boolean known = anomalies.stream().anyMatch(a -> a.kind() == Kind.UNREADABLE
+                                && a.key() == null && a.shard().equals(h.shard()));
+                        if (!known) {
+                            anomalies.add(new Anomaly(kind, h.shard(), -1, null, h.objects() + " objects ("
+                                    + h.bytes() + " bytes) under " + keys.shardPrefix(h.shard()) + " kept: "
+                                    + h.detail(), h.objects(), h.bytes()));
+                        }
                     }
                     notes.addAll(orphans.problems());
                 } finally {

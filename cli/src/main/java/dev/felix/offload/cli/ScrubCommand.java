@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
                 + "store's stored checksum where it keeps one, else a rate-limited full read), and list orphans: "
                 + "objects under this node's prefix that no manifest names. Reads only.",
                 "Anomalies: missing, size-mismatch, crc-mismatch, orphan, foreign-key (an entry naming a key outside its "
-                        + "own shard's prefix; key_shard in --json names the shard it lies in), unreadable."})
+                        + "own shard's prefix; key_shard in --json names the shard it lies in), missing-shard, stale-manifest, "
+                        + "unreadable."})
 final class ScrubCommand implements Callable<Integer> {
 
     @Spec
@@ -154,6 +155,10 @@ final class ScrubCommand implements Callable<Integer> {
                 g.writeStringField("detail", a.detail());
                 if (a.keyShard() != null) {
                     g.writeStringField("key_shard", a.keyShard());
+                }
+                if (a.objects() >= 0) {
+                    g.writeNumberField("objects", a.objects());
+                    g.writeNumberField("bytes", a.bytes());
                 }
                 g.writeEndObject();
             }

@@ -15,10 +15,12 @@ import java.util.List;
  * @param problems what limited the sweep: unreadable manifests (whose shards' keys were left
  *                 alone), a refusal to delete, a store failure
  * @param abortedUploads keys of multipart uploads left incomplete (a killed upload) that were aborted
+ * @param held     shards whose unnamed keys were all kept, one each (missing, unreadable, stale manifest);
+ *                 their keys are in none of the lists above
  */
 public record OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
                                 List<String> deleted, List<String> waiting, List<String> ignored,
-                                List<String> problems, List<String> abortedUploads) {
+                                List<String> problems, List<String> abortedUploads, List<HeldShard> held) {
 
     public OrphanSweepReport {
         found = List.copyOf(found);
@@ -28,6 +30,14 @@ public record OrphanSweepReport(String prefix, boolean dryRun, List<String> foun
         ignored = List.copyOf(ignored);
         problems = List.copyOf(problems);
         abortedUploads = List.copyOf(abortedUploads);
+        held = List.copyOf(held);
+    }
+
+    /** A report without held shards (a sweep whose listing failed, say). */
+    public OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
+                             List<String> deleted, List<String> waiting, List<String> ignored,
+                             List<String> problems, List<String> abortedUploads) {
+        this(prefix, dryRun, found, eligible, deleted, waiting, ignored, problems, abortedUploads, List.of());
     }
 
     public int foundCount() {

@@ -64,7 +64,8 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
 
     /**
      * Every failure by where it happened: a shard's directory name, {@code .deleted/<name>} for a
-     * deleted shard, {@code orphan-sweep} for the sweep's problems.
+     * deleted shard, {@code orphan-sweep} for the sweep's problems, {@code orphan-sweep/<shard>} for
+     * each shard the sweep held as missing or with a stale manifest (an operator must act).
      */
     public Map<String, String> failures() {
         Map<String, String> out = new LinkedHashMap<>();
@@ -77,6 +78,12 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
         orphanSweep.ifPresent(o -> {
             if (!o.problems().isEmpty()) {
                 out.put("orphan-sweep", String.join("; ", o.problems()));
+            }
+            for (HeldShard h : o.held()) {
+                // An unreadable shard is among the problems already; the others need an operator too.
+                if (h.reason() != HeldShard.Reason.UNREADABLE) {
+                    out.put("orphan-sweep/" + h.shard(), h.describe());
+                }
             }
         });
         return out;

@@ -74,8 +74,11 @@ class OrphanSweepTest {
         put(store, goneShard);
 
         OrphanSweepReport first = sweep(OrphanSweepSettings.defaults());
-        assertThat(first.found()).containsExactlyInAnyOrder(orphan, orphanIndex, goneShard);
-        assertThat(first.waiting()).containsExactlyInAnyOrder(orphan, orphanIndex, goneShard);
+        assertThat(first.found()).containsExactlyInAnyOrder(orphan, orphanIndex);
+        assertThat(first.waiting()).containsExactlyInAnyOrder(orphan, orphanIndex);
+        assertThat(first.held()).extracting(HeldShard::shard, HeldShard::reason)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("acme_default_gone_0-0123456789abcdef",
+                        HeldShard.Reason.MISSING_SHARD));
         assertThat(first.deleted()).isEmpty();
 
         clock.advance(Duration.ofMinutes(59));
@@ -83,8 +86,9 @@ class OrphanSweepTest {
 
         clock.advance(Duration.ofMinutes(1));
         OrphanSweepReport due = sweep(OrphanSweepSettings.defaults());
-        assertThat(due.deleted()).containsExactlyInAnyOrder(orphan, orphanIndex, goneShard);
-        assertThat(due.deletedCount()).isEqualTo(3);
+        assertThat(due.deleted()).containsExactlyInAnyOrder(orphan, orphanIndex);
+        assertThat(due.deletedCount()).isEqualTo(2);
+        named.add(goneShard); // a shard the root does not have: never the sweep's to delete
         assertThat(TestData.keys(store, keys.nodePrefix())).isEqualTo(named);
         TestData.assertEveryEntryHasItsObject(shard, store);
     }
@@ -204,7 +208,10 @@ class OrphanSweepTest {
         OrphanSweepReport r = new OrphanSweep(new DataRoot(empty), store, keys, clock,
                 OrphanSweepSettings.defaults().withGrace(Duration.ZERO), RetentionHook.none()).run(StopSignal.never());
 
-        assertThat(r.found()).isNotEmpty();
+        assertThat(r.held()).singleElement().satisfies(h -> {
+            assertThat(h.shard()).isEqualTo(shardName());
+            assertThat(h.reason()).isEqualTo(HeldShard.Reason.MISSING_SHARD);
+        });
         assertThat(r.deleted()).isEmpty();
         assertThat(r.problems()).anySatisfy(p -> assertThat(p).contains("no shard directory"));
         TestData.assertEveryEntryHasItsObject(shard, store);
@@ -252,5 +259,212 @@ class OrphanSweepTest {
         assertThat(r.prefix()).isEqualTo("tiered/eu/" + TestData.NODE + "/");
         assertThat(r.deleted()).containsExactly(orphan);
         assertThat(store.head(unprefixedNamed).size()).isPositive();
+    }
+
+    // ---- shards the sweep does not judge
+
+    @Test
+    void aMissingShardsObjectsAreKeptThroughAnyNumberOfSweepsAndReportedOnce() throws Exception {
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 200, Duration.ofSeconds(1), 4);
+        TestData.offload(root, store);
+        TreeSet<String> before = TestData.keys(store, "");
+        TreeSet<String> ofMoved = TestData.keys(store, keys.shardPrefix(shardName()));
+        long bytes = 0;
+        for (String k : ofMoved) {
+            bytes += store.head(k).size();
+        }
+        Files.move(shard, tmp.resolve("moved-away"));
+
+        for (int i = 0; i < 3; i++) {
+            OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+            assertThat(r.found()).isEmpty();
+            assertThat(r.deleted()).isEmpty();
+            assertThat(r.held()).singleElement().satisfies(h -> {
+                assertThat(h.shard()).isEqualTo(shardName());
+                assertThat(h.reason()).isEqualTo(HeldShard.Reason.MISSING_SHARD);
+                assertThat(h.reason().label()).isEqualTo("missing-shard");
+            });
+            assertThat(r.held().get(0).objects()).isEqualTo(ofMoved.size());
+            clock.advance(Duration.ofDays(30));
+        }
+        assertThat(TestData.keys(store, "")).isEqualTo(before);
+        assertThat(OrphanLedger.fileIn(root)).as("held keys are not orphans waiting").doesNotExist();
+        OrphanSweepReport last = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+        assertThat(last.held().get(0).bytes()).isEqualTo(bytes);
+    }
+
+    @Test
+    void aDeletedShardBeingFinishedStillHasItsOrphansSwept() throws Exception {
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 50, Duration.ofSeconds(1), 4);
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        Path deleted = Files.createDirectories(root.resolve(".deleted"));
+        Files.move(shard, deleted.resolve(shardName()));
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.held()).isEmpty();
+        assertThat(r.deleted()).containsExactly(orphan);
+        for (ManifestEntry e : ManifestStore.read(deleted.resolve(shardName())).entries()) {
+            assertThat(store.head(e.objectKey()).size()).isEqualTo(e.sizeBytes());
+        }
+    }
+
+    @Test
+    void aLinkTheRootDoesNotListKeepsEveryKeyUnderItsPrefix() throws Exception {
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 50, Duration.ofSeconds(1), 4);
+        TreeSet<String> before = TestData.keys(store, "");
+        Path away = tmp.resolve("other-disk").resolve(shardName());
+        Files.createDirectories(away.getParent());
+        Files.move(shard, away);
+        Files.createSymbolicLink(shard, tmp.resolve("not-mounted"));  // dangling: the volume is not there
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.deleted()).isEmpty();
+        assertThat(r.held()).singleElement().satisfies(h -> {
+            assertThat(h.reason()).isEqualTo(HeldShard.Reason.UNREADABLE);
+            assertThat(h.detail()).contains("symbolic link");
+        });
+        assertThat(TestData.keys(store, "")).isEqualTo(before);
+    }
+
+    @Test
+    void aDirectoryItMayNotReadKeepsEveryKeyUnderItsPrefix() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse("root".equals(System.getProperty("user.name")),
+                "root reads a directory whatever its mode");
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 50, Duration.ofSeconds(1), 4);
+        TreeSet<String> before = TestData.keys(store, "");
+        Files.setPosixFilePermissions(ManifestStore.fileIn(shard), java.util.Set.of());
+        try {
+            OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+            assertThat(r.deleted()).isEmpty();
+            assertThat(r.held()).singleElement().satisfies(h -> assertThat(h.reason())
+                    .isEqualTo(HeldShard.Reason.UNREADABLE));
+        } finally {
+            Files.setPosixFilePermissions(ManifestStore.fileIn(shard),
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        }
+        assertThat(TestData.keys(store, "")).isEqualTo(before);
+    }
+
+    @Test
+    void aManifestFromAnOldSnapshotIsHeldAboveTheThresholdAndSweptBelowIt() throws Exception {
+        byte[] snapshot = Files.readAllBytes(ManifestStore.fileIn(shard));
+        int entriesThen = ManifestStore.read(shard).size();
+        TestData.write(shard, 2000, Duration.ofSeconds(1), 5);
+        TestData.offload(root, store);
+        int entriesNow = ManifestStore.read(shard).size();
+        assertThat(entriesNow - entriesThen).as("the test needs enough newer segments")
+                .isGreaterThanOrEqualTo(OrphanSweep.STALE_MANIFEST_MIN_UNNAMED).isGreaterThan(entriesThen);
+        TreeSet<String> before = TestData.keys(store, "");
+        Files.write(ManifestStore.fileIn(shard), snapshot);
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.deleted()).isEmpty();
+        assertThat(r.held()).singleElement().satisfies(h -> {
+            assertThat(h.reason()).isEqualTo(HeldShard.Reason.STALE_MANIFEST);
+            assertThat(h.objects()).isEqualTo(2 * (entriesNow - entriesThen));
+        });
+        assertThat(TestData.keys(store, "")).isEqualTo(before);
+    }
+
+    @Test
+    void aDirectoryHoldingOnlyAManifestIsAShardWhoseOrphansAreSwept() throws Exception {
+        for (Path f : TestData.keys(store, "").isEmpty() ? List.<Path>of() : listLocal(shard)) {
+            if (!f.getFileName().toString().equals(ManifestStore.FILE_NAME)) {
+                Files.delete(f);
+            }
+        }
+        // the root's one listing counts a directory holding only a manifest as a shard, as a restored one is
+        assertThat(new DataRoot(root).streamShards()).extracting(DataRoot.Shard::directory).contains(shard);
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        TreeSet<String> named = TestData.keys(store, keys.shardPrefix(shardName()));
+        named.remove(orphan);
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.held()).isEmpty();
+        assertThat(r.deleted()).containsExactly(orphan);
+        assertThat(TestData.keys(store, keys.shardPrefix(shardName()))).isEqualTo(named);
+    }
+
+    @Test
+    void forgettingAMissingShardDeletesItsObjectsButNoKeyAManifestNames() throws Exception {
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 200, Duration.ofSeconds(1), 4);
+        TestData.offload(root, store);
+        TreeSet<String> ofOther = TestData.keys(store, keys.shardPrefix(other.getFileName().toString()));
+        TreeSet<String> ofGone = TestData.keys(store, keys.shardPrefix(shardName()));
+        // A key under the gone shard's prefix that a live manifest names (written by the shard under
+        // an earlier name, say) must stay, with its index.
+        ManifestEntry borrowed = ManifestStore.read(shard).oldestEntry().orElseThrow();
+        ManifestStore live = ManifestStore.open(other);
+        live.save(live.manifest().withEntry(new ManifestEntry(999, 10_000_000, 10_000_000, borrowed.sizeBytes(),
+                borrowed.oldestTimestampMicros(), borrowed.newestTimestampMicros(), borrowed.objectCrc32(),
+                borrowed.objectKey())));
+        ofGone.remove(borrowed.objectKey());
+        ofGone.remove(SegmentKeys.indexKeyFor(borrowed.objectKey()));
+        Files.move(shard, tmp.resolve("moved-away"));
+        OrphanSweep sweep = new OrphanSweep(new DataRoot(root), store, keys, clock,
+                OrphanSweepSettings.defaults(), RetentionHook.none());
+
+        OrphanSweep.Forgetting dry = sweep.forget(shardName(), false, StopSignal.never());
+        assertThat(dry.present()).isFalse();
+        assertThat(dry.refused()).isNull();
+        assertThat(dry.keys()).containsExactlyInAnyOrderElementsOf(ofGone);
+        assertThat(dry.deleted()).isEmpty();
+        assertThat(dry.kept()).isEqualTo(2);
+        assertThat(TestData.keys(store, keys.shardPrefix(shardName()))).hasSize(ofGone.size() + 2);
+
+        OrphanSweep.Forgetting done = sweep.forget(shardName(), true, StopSignal.never());
+        assertThat(done.deleted()).containsExactlyInAnyOrderElementsOf(ofGone);
+        assertThat(TestData.keys(store, keys.shardPrefix(shardName()))).containsExactlyInAnyOrder(
+                borrowed.objectKey(), SegmentKeys.indexKeyFor(borrowed.objectKey()));
+        assertThat(TestData.keys(store, keys.shardPrefix(other.getFileName().toString()))).isEqualTo(ofOther);
+    }
+
+    @Test
+    void forgettingAShardTheRootHasDeletesOnlyWhatItsManifestDoesNotName() throws Exception {
+        String orphan = keys.segmentKey(shardName(), 900_000, 77);
+        put(store, orphan);
+        TreeSet<String> named = TestData.keys(store, keys.shardPrefix(shardName()));
+        named.remove(orphan);
+        OrphanSweep sweep = new OrphanSweep(new DataRoot(root), store, keys, clock,
+                OrphanSweepSettings.defaults(), RetentionHook.none());
+
+        OrphanSweep.Forgetting done = sweep.forget(shardName(), true, StopSignal.never());
+
+        assertThat(done.present()).isTrue();
+        assertThat(done.deleted()).containsExactly(orphan);
+        assertThat(TestData.keys(store, keys.shardPrefix(shardName()))).isEqualTo(named);
+    }
+
+    @Test
+    void forgettingAShardWithAnUnreadableManifestIsRefused() throws Exception {
+        TreeSet<String> before = TestData.keys(store, "");
+        byte[] bytes = Files.readAllBytes(ManifestStore.fileIn(shard));
+        bytes[9] ^= 0x01;
+        Files.write(ManifestStore.fileIn(shard), bytes);
+        OrphanSweep sweep = new OrphanSweep(new DataRoot(root), store, keys, clock,
+                OrphanSweepSettings.defaults(), RetentionHook.none());
+
+        OrphanSweep.Forgetting f = sweep.forget(shardName(), true, StopSignal.never());
+
+        assertThat(f.refused()).contains("manifest unreadable");
+        assertThat(f.deleted()).isEmpty();
+        assertThat(TestData.keys(store, "")).isEqualTo(before);
+    }
+
+    private static List<Path> listLocal(Path dir) throws Exception {
+        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+            return s.toList();
+        }
     }
 }

@@ -1,0 +1,243 @@
+package dev.felix.offload.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.retention.OrphanSweep;
+import dev.felix.offload.store.ObjectListing;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.ObjectSummary;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.tier.ShardRestore;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code felix-offload restore}: rebuilds shards' {@code offload.manifest} from the store (see
+ * {@link ShardRestore}). Exit 0 when every shard asked for was restored, 1 when one was refused
+ * (overlapping or damaged objects, a manifest that may not be replaced, nothing to restore), 2 on
+ * usage errors, 3 when the store cannot be listed or read.
+ */
+@Command(name = "restore", mixinStandardHelpOptions = true,
+        description = {"Rebuild a shard's offload.manifest from the objects the store holds for it, after a lost "
+                + "disk, a volume that did not mount or a manifest restored from an old snapshot. Every object is "
+                + "read whole and scanned, and every entry comes from its bytes; overlapping objects are refused. "
+                + "Creates the shard directory when needed; never replaces an existing manifest unless --merge, "
+                + "which only adds entries below the existing ones. Writes nothing to the store."})
+final class RestoreCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Take data-dir, store and node-id from this file.")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
+    Path dataDir;
+
+    @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
+    String store;
+
+    @Option(names = "--node-id", paramLabel = "ID", description = "The node id the keys start with (default: the "
+            + "configuration's, FELIX_NODE_ID, or the root's node-id file). Written to the root's node-id file when "
+            + "it has none.")
+    String nodeId;
+
+    static final class Which {
+        @Option(names = "--shard", required = true, paramLabel = "DIR", description = "The shard directory's name.")
+        String shard;
+
+        @Option(names = "--all-missing", required = true,
+                description = "Every shard with objects under the node's prefix that the data root has no history of "
+                        + "(no directory, or an empty one).")
+        boolean allMissing;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Which which;
+
+    @Option(names = "--merge", description = "Add the store's entries below those of an existing manifest.")
+    boolean merge;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    private record Outcome(String shard, ShardRestore.Result result, String refused) {
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        RootAndStore where = RootAndStore.of(config, dataDir, store, nodeId);
+        Path root = where.root();
+        if (!Files.isDirectory(root)) {
+            throw new FelixOffload.UsageException("no data root directory at " + root
+                    + " (create the empty root first; restore creates the shard directories in it)");
+        }
+        if (which.shard != null) {
+            String problem = OrphanSweep.shardNameProblem(which.shard);
+            if (problem != null) {
+                throw new FelixOffload.UsageException("--shard: " + problem);
+            }
+        }
+        String id = where.requireNodeId();
+        SegmentKeys keys = new SegmentKeys(where.keyPrefix(), id);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<Outcome> outcomes = new ArrayList<>();
+        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
+             RootLock lock = RootLock.acquire(root)) {
+            Path idFile = new DataRoot(root).identityFile(DataRoot.NODE_ID);
+            if (!Files.exists(idFile, LinkOption.NOFOLLOW_LINKS)) {
+                // The root carries on as the node whose keys it restores, so its next offload writes beside them.
+                DurableFiles.replace(idFile, (id + "\n").getBytes(StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
+            }
+            List<String> shards = which.shard != null ? List.of(which.shard) : missing(root, objectStore, keys);
+            for (String shard : shards) {
+                ProgressListener progress = System.console() != null && !json ? new ProgressBar(err)
+                        : ProgressListener.none();
+                try {
+                    outcomes.add(new Outcome(shard, new ShardRestore(root, shard, keys, where.keyPrefix(), objectStore,
+                            objectStore, merge, progress).run(), null));
+                } catch (ShardRestore.RefusedException e) {
+                    outcomes.add(new Outcome(shard, null, e.getMessage()));
+                }
+            }
+        } catch (RootLock.HeldException e) {
+            err.println("felix-offload: " + e.getMessage());
+            err.flush();
+            return FelixOffload.EXIT_CORRUPT;
+        } catch (StoreException e) {
+            throw new IOException("store: " + e.getMessage(), e);
+        }
+        boolean ok = outcomes.stream().allMatch(o -> o.refused() == null);
+        if (json) {
+            writeJson(out, keys, outcomes, ok);
+        } else {
+            for (Outcome o : outcomes) {
+                if (o.refused() != null) {
+                    out.printf("%s: refused, nothing written: %s%n", o.shard(), o.refused());
+                    continue;
+                }
+                ShardRestore.Result r = o.result();
+                out.printf("%s: %d entries restored (%s, offsets %s), %d already present, %d above the manifest not "
+                                + "added; the manifest holds %d entries%s%n", o.shard(), r.restored().size(),
+                        Bytes.human(r.bytes()), span(r.restored()), r.present().size(), r.above().size(),
+                        r.entriesAfter(), r.created() ? "; shard directory created" : "");
+            }
+            if (outcomes.isEmpty()) {
+                out.println("no missing shard has objects under " + keys.nodePrefix());
+            }
+        }
+        out.flush();
+        return ok ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
+    }
+
+    /** The shards with objects under the node's prefix that the root has nothing for. */
+    private static List<String> missing(Path root, ObjectStore store, SegmentKeys keys) throws StoreException,
+            IOException {
+        TreeSet<String> out = new TreeSet<>();
+        String prefix = keys.nodePrefix();
+        ObjectListing listing = store.list(prefix);
+        while (listing.hasNext()) {
+            ObjectSummary o = listing.next();
+            if (!o.key().startsWith(prefix) || !o.key().endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
+                continue;
+            }
+            // the shard is what lies between the node prefix and the object name: <dir> or dead-letters/<dir>
+            String rest = o.key().substring(prefix.length());
+            int slash = rest.lastIndexOf('/');
+            if (slash <= 0) {
+                continue;
+            }
+            String shard = rest.substring(0, slash);
+            if (OrphanSweep.shardNameProblem(shard) == null && !out.contains(shard) && holdsNothing(root, shard)) {
+                out.add(shard);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * True when the root has no history of {@code shard}: no entry of that name, or a plain directory
+     * without segments or manifest (what a restore killed before its manifest leaves). A link, a
+     * file or a directory with either is left to {@code --shard}.
+     */
+    private static boolean holdsNothing(Path root, String shard) throws IOException {
+        Path dir = root.resolve(shard);
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return true;
+        }
+        return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+                && !Files.exists(dev.felix.offload.manifest.ManifestStore.fileIn(dir), LinkOption.NOFOLLOW_LINKS)
+                && new DataRoot(root).shard(shard).isEmpty();
+    }
+
+    private static String span(List<ManifestEntry> entries) {
+        if (entries.isEmpty()) {
+            return "none";
+        }
+        return Long.toUnsignedString(entries.get(0).baseOffset()) + ".."
+                + Long.toUnsignedString(entries.get(entries.size() - 1).lastOffset());
+    }
+
+    private static void writeJson(PrintWriter out, SegmentKeys keys, List<Outcome> outcomes, boolean ok)
+            throws IOException {
+        try (JsonGenerator g = Json.generator(out)) {
+            g.writeStartObject();
+            g.writeBooleanField("succeeded", ok);
+            g.writeStringField("node_prefix", keys.nodePrefix());
+            g.writeArrayFieldStart("shards");
+            for (Outcome o : outcomes) {
+                g.writeStartObject();
+                g.writeStringField("dir", o.shard());
+                if (o.refused() != null) {
+                    g.writeStringField("refused", o.refused());
+                } else {
+                    ShardRestore.Result r = o.result();
+                    g.writeBooleanField("created", r.created());
+                    g.writeNumberField("entries_restored", r.restored().size());
+                    g.writeNumberField("entries_present", r.present().size());
+                    g.writeNumberField("entries_after", r.entriesAfter());
+                    g.writeNumberField("bytes", r.bytes());
+                    g.writeNumberField("legacy_keys", r.legacyKeys());
+                    if (!r.restored().isEmpty()) {
+                        Json.u64(g, "first_offset", r.restored().get(0).baseOffset());
+                        Json.u64(g, "last_offset", r.restored().get(r.restored().size() - 1).lastOffset());
+                    }
+                    g.writeArrayFieldStart("above");
+                    for (String k : r.above()) {
+                        g.writeString(k);
+                    }
+                    g.writeEndArray();
+                    g.writeArrayFieldStart("ignored");
+                    for (String k : r.ignored()) {
+                        g.writeString(k);
+                    }
+                    g.writeEndArray();
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        out.println();
+    }
+}
