@@ -120,12 +120,20 @@ class ReadApiIT {
                     throw new AssertionError(e);
                 }
             });
-            long logStart;
-            do { // retention may still be removing the oldest copies: wait until the start holds still
-                logStart = start[0];
-                Thread.sleep(2500);
-                start[0] = header(get(read + "&from=" + (RECORDS - 1), "application/octet-stream"), "Felix-Log-Start");
-            } while (start[0] != logStart);
+            // Retention may still be removing the oldest copies: wait, with a deadline, until the log start
+            // has held still across two of its passes (they run every second).
+            long logStart = start[0];
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            long stillSince = System.nanoTime();
+            while (System.nanoTime() - stillSince < Duration.ofMillis(2500).toNanos()) {
+                assertThat(System.nanoTime()).as("the log start settles within 90 s").isLessThan(deadline);
+                Thread.sleep(250);
+                long now = header(get(read + "&from=" + (RECORDS - 1), "application/octet-stream"), "Felix-Log-Start");
+                if (now != logStart) {
+                    logStart = now;
+                    stillSince = System.nanoTime();
+                }
+            }
 
             // Page through everything from the log start, 8 KiB at a time, as a broker would.
             long from = logStart;

@@ -110,7 +110,7 @@ public final class CephRgw {
         S3Server s = server();
         System.out.println("ready " + s.endpoint());
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        new java.util.concurrent.CountDownLatch(1).await(); // until killed: the test's signal is the point
     }
 
     /** The pids of the daemons started in {@code dir} (the cluster's record of them). */
