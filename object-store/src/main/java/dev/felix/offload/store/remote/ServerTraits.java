@@ -20,6 +20,7 @@ public record ServerTraits(boolean crc32Accepted, boolean crc32Verified, boolean
         }
         if (crc32Stored) {
             caps.add(StoreCapability.CRC32_STORED);
+            caps.add(StoreCapability.CRC32_KEPT_BY_SERVER);
         }
         if (createOnlyHonoured) {
             caps.add(StoreCapability.CREATE_ONLY_PUT);
