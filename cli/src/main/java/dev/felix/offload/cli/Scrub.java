@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 
@@ -44,9 +45,11 @@ import java.util.zip.CRC32;
  *
  * <ol>
  *   <li>For every entry of every shard directory's manifest: the object exists, has the entry's
- *       size, and has its CRC32: the store's own stored checksum where it keeps one
- *       ({@link StoreCapability#CRC32_STORED} and a CRC32 in the head), else a full read of the
- *       object, at most {@code readBytesPerSecond}.</li>
+ *       size, and has its CRC32: the checksum a server keeps where it keeps one
+ *       ({@link StoreCapability#CRC32_STORED} with {@link StoreCapability#CRC32_KEPT_BY_SERVER}, and a
+ *       CRC32 in the head), else a full read of the object, at most {@code readBytesPerSecond}. The
+ *       filesystem store's attribute is never taken for the bytes (it would hide rot), and
+ *       {@code full} reads every object whatever the store keeps.</li>
  *   <li>An anomaly is checked again against the manifest as it is then: an entry that retention
  *       removed meanwhile is not one.</li>
  *   <li>Orphans: an {@link OrphanSweep} of this node's prefix in dry-run mode (it deletes and writes
@@ -134,6 +137,7 @@ final class Scrub {
         }
     }
 
+    private final boolean full;
     private final DataRoot root;
     private final ObjectStore store;
     private final Map<String, String> env;
@@ -145,6 +149,15 @@ final class Scrub {
      * @param readBytesPerSecond limit of full reads, 0 for none
      */
     Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock) {
+        this(root, store, env, readBytesPerSecond, clock, false);
+    }
+
+    /**
+     * @param full read every object in full, even where the store answers a stored CRC32 (which
+     *             proves what the server received, not that the bytes are still whole)
+     */
+    Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, boolean full) {
+        this.full = full;
         this.root = root;
         this.store = store;
         this.env = env;
@@ -159,7 +172,11 @@ final class Scrub {
      */
     Report run(StopSignal stop, DataRootGuard guard) throws IOException, StoreException, InterruptedException {
         long started = System.nanoTime();
-        boolean storedCrc = store.capabilities().contains(StoreCapability.CRC32_STORED);
+        // A stored CRC32 stands for the bytes only where a server keeps it and looks after what it holds;
+        // a filesystem store's attribute was written by this process and would hide later rot.
+        Set<StoreCapability> caps = store.capabilities();
+        boolean storedCrc = !full && caps.contains(StoreCapability.CRC32_STORED)
+                && caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER);
         RateLimiter limiter = readBytesPerSecond > 0 ? RateLimiter.create(readBytesPerSecond) : null;
         List<Anomaly> anomalies = new ArrayList<>();
         List<String> notes = new ArrayList<>();

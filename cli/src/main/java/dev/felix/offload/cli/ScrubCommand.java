@@ -48,6 +48,10 @@ final class ScrubCommand implements Callable<Integer> {
             description = "Limit of full reads (default 32MiB a second; 0 for none).")
     String readBandwidth;
 
+    @Option(names = "--full", description = "Read every object in full, even where the store answers a stored "
+            + "checksum (that proves what the server received, not that the bytes are still whole).")
+    boolean full;
+
     @Option(names = "--json", description = "Print the report as one JSON object.")
     boolean json;
 
@@ -87,7 +91,7 @@ final class ScrubCommand implements Callable<Integer> {
         }
         Scrub.Report report;
         try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting)) {
-            report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC())
+            report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC(), full)
                     .run(StopSignal.never(), null);
         } catch (StoreException e) {
             throw new IOException("store: " + e.getMessage(), e);

@@ -126,6 +126,36 @@ class ScrubCommandTest {
         assertThat(text.out()).contains("missing shard=", "orphan shard=", "4 anomalies");
     }
 
+    /**
+     * One byte flipped in place in a filesystem-store object, its CRC32 attribute left as the upload
+     * wrote it: scrub reads the bytes (the attribute proves nothing about rot) and finds it.
+     */
+    @Test
+    void rotInAFilesystemStoreObjectIsFoundByReadingTheBytes() throws Exception {
+        ManifestEntry rotten = entries().get(1);
+        Path file = storeDir.resolve(rotten.objectKey());
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+            long at = ch.size() / 2;
+            ch.read(one, at);
+            one.put(0, (byte) (one.get(0) ^ 0x01)).rewind();
+            ch.write(one, at);
+        }
+        CliRun scrub = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store, "--json", "--read-bandwidth", "0");
+        assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isEqualTo(1);
+        JsonNode r = JSON.readTree(scrub.out());
+        assertThat(r.get("checked_by").get("read-back").asInt()).isEqualTo(entries().size());
+        assertThat(r.get("checked_by").has("server-checksum")).isFalse();
+        List<String> found = new ArrayList<>();
+        r.get("anomalies").forEach(a -> found.add(a.get("kind").asText() + " " + a.get("key").asText()));
+        assertThat(found).containsExactly("crc-mismatch " + rotten.objectKey());
+
+        CliRun full = CliRun.of("scrub", "--data-dir", root.toString(), "--store", store, "--full", "--read-bandwidth", "0");
+        assertThat(full.exitCode()).as(full.out() + full.err()).isEqualTo(1);
+        assertThat(full.out()).contains("crc-mismatch", "1 anomal");
+    }
+
     @Test
     void aCopiedShardDirectorysEntriesAreForeignKeysNamingBothShards() throws Exception {
         Path original;

@@ -13,6 +13,13 @@ public enum StoreCapability {
      * composite checksum; a head without a CRC32 means the object has to be read to be verified.
      */
     CRC32_STORED,
+    /**
+     * The CRC32 that head reports was computed and is kept by a server apart from this process, one
+     * that looks after the bytes it holds; its answer speaks for what a read would return. A
+     * filesystem store's CRC32 is an attribute this process wrote beside the file at upload, and
+     * says nothing of rot since, so scrub reads such objects in full.
+     */
+    CRC32_KEPT_BY_SERVER,
     /** User metadata given at put time comes back from head. */
     USER_METADATA
 }

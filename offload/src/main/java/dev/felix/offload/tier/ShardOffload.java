@@ -467,7 +467,10 @@ public final class ShardOffload {
             return "none";
         }
         if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
-            if (store.capabilities().contains(StoreCapability.CRC32_STORED)) {
+            // A stored CRC32 is the server's word only where it was seen to refuse a wrong one; a server
+            // that keeps the header unchecked answers back what it was sent, whatever it stored.
+            java.util.Set<StoreCapability> caps = store.capabilities();
+            if (caps.contains(StoreCapability.CRC32_STORED) && caps.contains(StoreCapability.CRC32_VERIFIED_ON_PUT)) {
                 ObjectHead head = store.head(key);
                 if (head.crc32().isPresent()) {
                     check(key, "server checksum", head.size(), head.crc32().getAsLong(), size, crc);
@@ -476,7 +479,7 @@ public final class ShardOffload {
             }
             if (mode == VerifyMode.SERVER_CHECKSUM) {
                 throw new IllegalStateException("verify=server-checksum, but " + store.describe()
-                        + " returned no stored CRC32 for " + key + "; use auto or read-back");
+                        + " returned no stored CRC32 it had checked for " + key + "; use auto or read-back");
             }
         }
         ObjectHead head = store.head(key);

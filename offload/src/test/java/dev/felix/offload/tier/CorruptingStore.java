@@ -28,14 +28,28 @@ final class CorruptingStore implements ObjectStore {
 
     private final ObjectStore real;
     private final Predicate<String> corrupt;
+    /** CRC32s as sent with each put, when this store plays a server that keeps them unchecked; else null. */
+    private final java.util.Map<String, Long> keptUnchecked;
 
     CorruptingStore(ObjectStore real, Predicate<String> corrupt) {
+        this(real, corrupt, false);
+    }
+
+    /**
+     * @param keepsSentCrc32 play a server that keeps the CRC32 a put carries without checking it, and
+     *                       answers it from head ({@code CRC32_STORED} but not {@code CRC32_VERIFIED_ON_PUT})
+     */
+    CorruptingStore(ObjectStore real, Predicate<String> corrupt, boolean keepsSentCrc32) {
         this.real = real;
         this.corrupt = corrupt;
+        this.keptUnchecked = keepsSentCrc32 ? new java.util.concurrent.ConcurrentHashMap<>() : null;
     }
 
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
+        if (keptUnchecked != null && options.crc32().isPresent()) {
+            keptUnchecked.put(key, options.crc32().getAsLong());
+        }
         if (!corrupt.test(key)) {
             return real.put(key, body, options);
         }
@@ -51,7 +65,9 @@ final class CorruptingStore implements ObjectStore {
     @Override
     public ObjectHead head(String key) throws StoreException {
         ObjectHead h = real.head(key);
-        return new ObjectHead(h.key(), h.size(), h.etag(), h.userMetadata(), OptionalLong.empty());
+        Long kept = keptUnchecked == null ? null : keptUnchecked.get(key);
+        return new ObjectHead(h.key(), h.size(), h.etag(), h.userMetadata(),
+                kept == null ? OptionalLong.empty() : OptionalLong.of(kept));
     }
 
     @Override
@@ -86,7 +102,7 @@ final class CorruptingStore implements ObjectStore {
 
     @Override
     public Set<StoreCapability> capabilities() {
-        return Set.of();
+        return keptUnchecked == null ? Set.of() : Set.of(StoreCapability.CRC32_STORED);
     }
 
     @Override

@@ -313,6 +313,26 @@ class OffloadPassTest {
         assertThat(SegmentFile.list(shard)).hasSize(before);
     }
 
+    /**
+     * A server that keeps the CRC32 a put carries without checking it answers that CRC32 back for a
+     * damaged copy: its word proves nothing, so the copy is read back, the damage found, and nothing
+     * recorded on its strength.
+     */
+    @Test
+    void aStoredCrc32FromAServerThatNeverChecksOneIsNoProof() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 200, 3);
+        Path shard = written.keySet().iterator().next();
+        int before = SegmentFile.list(shard).size();
+        ObjectStore echoing = new CorruptingStore(store, key -> key.endsWith(".segment"), true);
+        PassReport report = new OffloadPass(new DataRoot(root), echoing, keepOne().withVerify(VerifyMode.AUTO),
+                StepHook.none(), Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none());
+        assertThat(report.complete()).isFalse();
+        assertThat(report.shards().get(0).problem()).contains("failed verification");
+        assertThat(ManifestStore.read(shard).isEmpty()).as("nothing recorded on the server's unchecked word").isTrue();
+        assertThat(SegmentFile.list(shard)).hasSize(before);
+    }
+
     @Test
     void segmentsAtOrAboveTheCommitOffsetWait() throws Exception {
         setUp();

@@ -21,6 +21,10 @@ public record ServerTraits(boolean crc32Accepted, boolean crc32Verified, boolean
         if (crc32Stored) {
             caps.add(StoreCapability.CRC32_STORED);
         }
+        if (crc32Stored && crc32Verified) {
+            // kept unchecked, it would only be the header sent back: no word on the bytes
+            caps.add(StoreCapability.CRC32_KEPT_BY_SERVER);
+        }
         if (createOnlyHonoured) {
             caps.add(StoreCapability.CREATE_ONLY_PUT);
         }
