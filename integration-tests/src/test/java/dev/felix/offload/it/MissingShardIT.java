@@ -77,7 +77,11 @@ class MissingShardIT {
             TreeMap<String, Long> out = new TreeMap<>();
             if (s3 != null) {
                 for (S3Object o : s3.admin().listObjectsV2Paginator(b -> b.bucket(bucket)).contents()) {
-                    out.put(o.key(), o.size());
+                    // the reserved .felix-probe/ folder: a restore killed mid-probe leaves its objects there,
+                    // and a later probe clears them; they are no shard's objects
+                    if (!o.key().startsWith(".")) {
+                        out.put(o.key(), o.size());
+                    }
                 }
                 return out;
             }
