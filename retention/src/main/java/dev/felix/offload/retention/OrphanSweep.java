@@ -56,8 +56,10 @@ import java.util.Set;
  *       {@code unreadable-shard} when something stands there that the sweep will not read (a link
  *       the root does not list, a file, a directory or manifest it cannot read), and
  *       {@code stale-manifest} when a shard's manifest names far fewer segments than the store holds
- *       for it (at least {@value #STALE_MANIFEST_MIN_UNNAMED} unnamed segment objects, and more of
- *       them than the manifest has entries);</li>
+ *       for it (at least {@value #STALE_MANIFEST_MIN_UNNAMED} unnamed segment objects of offsets the
+ *       shard holds nowhere else, above its manifest's newest entry and below its local base, and
+ *       more of them than the manifest has entries; unnamed objects overlapping what the shard holds,
+ *       such as the old history of a shard the broker reset, are orphans);</li>
  *   <li>deletes each orphan once it has been seen unnamed for the grace period (see
  *       {@link OrphanLedger}: listings carry no modification time, so the first sighting stands in
  *       for it), in batches.</li>
@@ -106,7 +108,27 @@ public final class OrphanSweep {
     /** What the root holds under one shard name, as the sweep judges it. */
     private sealed interface Standing {
         /** A shard of the root (or one being finished under .deleted/): unnamed keys are orphans. */
-        record Live(int entries) implements Standing {
+        /**
+         * @param entries   how many entries its manifest holds
+         * @param namedEnd  one past the newest entry's last offset (0 for an empty manifest)
+         * @param localBase the first local segment's base offset, or -1 when there is none (or it is unreadable)
+         */
+        record Live(int entries, long namedEnd, long localBase) implements Standing {
+            static Live empty() {
+                return new Live(0, 0, -1);
+            }
+
+            /**
+             * Whether a segment object based at {@code base} holds offsets this shard's history has
+             * nowhere else: above its newest entry and below its local base (or anywhere above the
+             * newest entry, with nothing local). Unnamed objects there are what a manifest from an
+             * older snapshot lost; unnamed objects anywhere else overlap what the shard holds now (a
+             * crash's leftover, or the old history of a shard the broker reset) and are orphans.
+             */
+            boolean missingHistory(long base) {
+                return Long.compareUnsigned(base, namedEnd) >= 0
+                        && (localBase < 0 || Long.compareUnsigned(base, localBase) < 0);
+            }
         }
 
         /** Not judged: every unnamed key kept. */
@@ -172,11 +194,15 @@ public final class OrphanSweep {
             List<Unnamed> unnamed = e.getValue();
             Standing standing = standingOf(shard, named);
             if (standing instanceof Standing.Live live) {
-                long segments = unnamed.stream().filter(u -> u.key().endsWith(SegmentKeys.SEGMENT_SUFFIX)).count();
+                // Only unnamed segments of offsets the shard holds nowhere else count: the old history of
+                // a shard the broker reset overlaps the new one and is an orphan, not a lost manifest's.
+                long segments = unnamed.stream().filter(u -> u.key().endsWith(SegmentKeys.SEGMENT_SUFFIX))
+                        .filter(u -> baseOffsetOf(u.key()).map(live::missingHistory).orElse(true)).count();
                 if (!named.finishing().contains(shard) && segments >= STALE_MANIFEST_MIN_UNNAMED
                         && segments > live.entries()) {
                     standing = new Standing.Held(HeldShard.Reason.STALE_MANIFEST, "the store holds " + segments
-                            + " segment objects its manifest does not name, and the manifest has " + live.entries()
+                            + " segment objects of offsets the shard holds nowhere else (above its manifest's newest "
+                            + "entry and below its local base), and the manifest has " + live.entries()
                             + " entries (a manifest from an old snapshot?); `felix-offload restore --merge` adds "
                             + "older ones, `felix-offload forget-shard` deletes what it does not name");
                 }
@@ -359,7 +385,7 @@ public final class OrphanSweep {
             return known;
         }
         if (named.finishing().contains(shard)) {
-            return new Standing.Live(0);
+            return Standing.Live.empty();
         }
         if (shardNameProblem(shard) != null) {
             return new Standing.Held(HeldShard.Reason.UNREADABLE, "'" + shard + "' cannot be a shard directory's name");
@@ -429,13 +455,37 @@ public final class OrphanSweep {
             for (ManifestEntry e : entries) {
                 named.addAll(BatchDeletes.objectsOf(e));
             }
-            return new Standing.Live(entries.size());
+            long namedEnd = entries.isEmpty() ? 0 : entries.get(entries.size() - 1).lastOffset() + 1;
+            return new Standing.Live(entries.size(), namedEnd, localBase(dir));
         } catch (NoSuchFileException gone) {
-            return new Standing.Live(0); // removed meanwhile: it names nothing any more
+            return Standing.Live.empty(); // removed meanwhile: it names nothing any more
         } catch (CorruptionException | IOException e) {
             LOG.error("{}: manifest unreadable; the orphan sweep leaves its keys alone: {}", dir, e.getMessage());
             problems.add(dir.getFileName() + ": manifest unreadable, its keys left alone: " + e.getMessage());
             return new Standing.Held(HeldShard.Reason.UNREADABLE, "manifest unreadable: " + e.getMessage());
+        }
+    }
+
+    /** The base offset of the shard's first local segment, or -1 when it has none or it cannot be read. */
+    private static long localBase(Path dir) {
+        try {
+            return new dev.felix.offload.log.ShardReader(dir).firstOffset().orElse(-1);
+        } catch (IOException | CorruptionException e) {
+            return -1; // unknown: judged as if nothing were local, which holds rather than sweeps
+        }
+    }
+
+    /** The base offset a segment key names ({@code <20 digits>-<20 digits>.segment}), when it names one. */
+    static java.util.Optional<Long> baseOffsetOf(String key) {
+        String name = key.substring(key.lastIndexOf('/') + 1);
+        if (name.length() != 20 + 1 + 20 + SegmentKeys.SEGMENT_SUFFIX.length() || name.charAt(20) != '-'
+                || !name.endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(Long.parseUnsignedLong(name.substring(0, 20)));
+        } catch (NumberFormatException e) {
+            return java.util.Optional.empty();
         }
     }
 

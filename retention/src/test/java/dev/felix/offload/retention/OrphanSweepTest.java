@@ -1,6 +1,7 @@
 package dev.felix.offload.retention;
 
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
@@ -362,6 +363,13 @@ class OrphanSweepTest {
         assertThat(entriesNow - entriesThen).as("the test needs enough newer segments")
                 .isGreaterThanOrEqualTo(OrphanSweep.STALE_MANIFEST_MIN_UNNAMED).isGreaterThan(entriesThen);
         TreeSet<String> before = TestData.keys(store, "");
+        // The offloaded segments left local disk (all but the active one), so the store's copies are all
+        // there is of them; then the manifest comes back from the old snapshot.
+        List<SegmentFile> local = SegmentFile.list(shard);
+        for (SegmentFile f : local.subList(0, local.size() - 1)) {
+            Files.delete(f.log());
+            Files.deleteIfExists(f.index());
+        }
         Files.write(ManifestStore.fileIn(shard), snapshot);
 
         OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
@@ -372,6 +380,30 @@ class OrphanSweepTest {
             assertThat(h.objects()).isEqualTo(2 * (entriesNow - entriesThen));
         });
         assertThat(TestData.keys(store, "")).isEqualTo(before);
+    }
+
+    /**
+     * Unnamed objects of offsets the shard still holds locally (the old history of a shard the broker
+     * reset, or copies of segments not yet unlinked) are orphans however many there are: sweeping them
+     * loses nothing, and the new history's uploads need their keys.
+     */
+    @Test
+    void unnamedObjectsOverlappingTheLocalLogAreOrphansHoweverMany() throws Exception {
+        byte[] snapshot = Files.readAllBytes(ManifestStore.fileIn(shard));
+        TestData.write(shard, 2000, Duration.ofSeconds(1), 5);
+        TestData.offload(root, store);
+        Files.write(ManifestStore.fileIn(shard), snapshot);
+        TreeSet<String> named = new TreeSet<>();
+        for (var e : ManifestStore.read(shard).entries()) {
+            named.add(e.objectKey());
+        }
+
+        OrphanSweepReport r = sweep(OrphanSweepSettings.defaults().withGrace(Duration.ZERO));
+
+        assertThat(r.held()).isEmpty();
+        assertThat(r.deleted()).hasSizeGreaterThanOrEqualTo(2 * OrphanSweep.STALE_MANIFEST_MIN_UNNAMED);
+        assertThat(TestData.keys(store, keys.shardPrefix(shardName())))
+                .filteredOn(k -> k.endsWith(".segment")).containsExactlyInAnyOrderElementsOf(named);
     }
 
     @Test
