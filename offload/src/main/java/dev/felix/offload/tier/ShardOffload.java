@@ -33,9 +33,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32;
 
@@ -134,42 +136,40 @@ public final class ShardOffload {
     private record Local(SegmentFile file, SegmentHeader header, long size) {
     }
 
-    /** Bytes of sealed segments not yet in the manifest: what a pass will roughly upload. */
     /** Sealed segments of {@code shardDir} its manifest does not record (0 when the manifest does not decode). */
     public static int pendingSegments(Path shardDir) throws IOException {
-        List<SegmentFile> files = SegmentFile.list(shardDir);
-        Manifest manifest;
-        try {
-            manifest = ManifestStore.read(shardDir);
-        } catch (CorruptionException e) {
-            return 0;
-        }
-        int pending = 0;
-        for (int i = 0; i < files.size() - 1; i++) {
-            long id = files.get(i).id();
-            if (manifest.entries().stream().noneMatch(e -> e.segmentId() == id)) {
-                pending++;
-            }
-        }
-        return pending;
+        return unrecorded(shardDir).size();
     }
 
+    /** Bytes of sealed segments not yet in the manifest: what a pass will roughly upload. */
     public static long pendingBytes(Path shardDir) throws IOException {
+        long total = 0;
+        for (SegmentFile f : unrecorded(shardDir)) {
+            total += Files.size(f.log());
+        }
+        return total;
+    }
+
+    /** The sealed segments (all but the newest) without a manifest entry; none when the manifest does not decode. */
+    private static List<SegmentFile> unrecorded(Path shardDir) throws IOException {
         List<SegmentFile> files = SegmentFile.list(shardDir);
         Manifest manifest;
         try {
             manifest = ManifestStore.read(shardDir);
         } catch (CorruptionException e) {
-            return 0;
+            return List.of();
         }
-        long total = 0;
-        for (int i = 0; i < files.size() - 1; i++) {
-            long id = files.get(i).id();
-            if (manifest.entries().stream().noneMatch(e -> e.segmentId() == id)) {
-                total += Files.size(files.get(i).log());
+        Set<Long> recorded = new HashSet<>();
+        for (ManifestEntry e : manifest.entries()) {
+            recorded.add(e.segmentId());
+        }
+        List<SegmentFile> out = new ArrayList<>();
+        for (SegmentFile f : files.subList(0, Math.max(0, files.size() - 1))) {
+            if (!recorded.contains(f.id())) {
+                out.add(f);
             }
         }
-        return total;
+        return out;
     }
 
     /** How often one pass takes a shard up again after the broker changed its manifest under it. */
