@@ -3,7 +3,7 @@ package dev.felix.offload.bench;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import dev.felix.offload.tier.NodeId;
 import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
@@ -96,8 +96,8 @@ final class OffloadSection {
         S3Client client = server.client(config.offloadParallelism * 2 + 16);
         // b1: the same store with its multipart threshold above the segment size, so each segment is one PUT.
         long threshold = Math.max(2 * config.offloadSegmentBytes, 64L * 1024 * 1024);
-        try (ObjectStore store = S3Store.open(server.settings(bucket));
-             ObjectStore singlePut = S3Store.open(server.settings(bucket).toBuilder()
+        try (ObjectStore store = AwsSdkWire.store(server.settings(bucket));
+             ObjectStore singlePut = AwsSdkWire.store(server.settings(bucket).toBuilder()
                      .multipart(threshold, 16L * 1024 * 1024, 4).build())) {
             for (int round = -config.warmups; round < config.runs; round++) {
                 Map<String, Double> thisRound = new LinkedHashMap<>();

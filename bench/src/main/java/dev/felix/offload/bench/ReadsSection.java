@@ -14,7 +14,7 @@ import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import dev.felix.offload.tier.ChunkCache;
 import dev.felix.offload.tier.NodeId;
 import dev.felix.offload.tier.OffloadPass;
@@ -89,7 +89,7 @@ final class ReadsSection {
         Result result = new Result(server.label());
         String bucket = "bench-reads";
         server.createBucket(bucket);
-        try (ObjectStore store = S3Store.open(server.settings(bucket))) {
+        try (ObjectStore store = AwsSdkWire.store(server.settings(bucket))) {
             Path readerDir = prepare(store, server.name);
             Manifest manifest;
             try {

@@ -2,8 +2,17 @@ package dev.felix.offload.bench;
 
 import dev.felix.offload.store.harness.CephRgw;
 import dev.felix.offload.store.harness.S3Server;
+import dev.felix.offload.store.harness.S3Servers;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -17,62 +26,36 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-
 /**
- * An S3 server run as a separate java process from its own jar, started the way the project's tests
- * start them (object-store's {@code S3Servers}): S3Mock, or S3Proxy on {@code filesystem-nio2} with
- * SigV4 checked; or Ceph's RADOS Gateway, through the test harness's {@link CephRgw} itself. Stopped
- * on {@link #close()} and at JVM exit.
+ * An S3 server for one benchmark section: S3Mock or S3Proxy (on {@code filesystem-nio2}, SigV4
+ * checked) started by the tests' own harness ({@link S3Servers#start}), or Ceph's RADOS Gateway
+ * through {@link CephRgw}; so the benchmarks measure the servers exactly as the tests run them.
+ * Stopped on {@link #close()} and at JVM exit.
  */
 final class S3ServerProcess implements AutoCloseable {
 
     static final String S3MOCK = "s3mock";
     static final String S3PROXY = "s3proxy";
     static final String RGW = "rgw";
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     final String name;
     final URI endpoint;
     final String accessKey;
     final String secretKey;
-    final String region = "us-east-1";
-    /** Stops the server; for a java process its {@link #stopProcess}. */
+    final String region;
+    private final S3Server server;
     private final Runnable stopper;
     private final Path log;
-    private final Thread hook;
-    private S3Client admin;
 
-    private S3ServerProcess(String name, URI endpoint, String accessKey, String secretKey, Process process, Path log) {
-        this(name, endpoint, accessKey, secretKey, () -> stopProcess(process), log);
-    }
-
-    private S3ServerProcess(String name, URI endpoint, String accessKey, String secretKey, Runnable stopper, Path log) {
+    private S3ServerProcess(String name, S3Server server, Runnable stopper, Path log) {
         this.name = name;
-        this.endpoint = endpoint;
-        this.accessKey = accessKey;
-        this.secretKey = secretKey;
+        this.server = server;
+        this.endpoint = server.endpoint();
+        this.accessKey = server.credentials().accessKey().orElseThrow();
+        this.secretKey = server.credentials().secretKey().orElseThrow();
+        this.region = server.region();
         this.stopper = stopper;
         this.log = log;
-        this.hook = new Thread(this::stop, "stop-" + name);
-        Runtime.getRuntime().addShutdownHook(hook);
     }
 
     String label() {
@@ -85,8 +68,8 @@ final class S3ServerProcess implements AutoCloseable {
 
     static S3ServerProcess start(String name, Path dir) throws IOException {
         return switch (name) {
-            case S3MOCK -> startS3Mock(dir);
-            case S3PROXY -> startS3Proxy(dir);
+            case S3MOCK -> startJavaServer(S3MOCK, dir, "felix.s3mock.jar", "bench.s3mock.jar", "s3mock-exec.jar", "s3mock.log");
+            case S3PROXY -> startJavaServer(S3PROXY, dir, "felix.s3proxy.jar", "bench.s3proxy.jar", "s3proxy.jar", "s3proxy.log");
             case RGW -> startRgw(dir);
             default -> throw new IllegalArgumentException("unknown server " + name + "; use s3mock, s3proxy or rgw");
         };
@@ -103,133 +86,42 @@ final class S3ServerProcess implements AutoCloseable {
         }
         Path rgwDir = Files.createDirectories(dir).resolve("rgw");
         System.setProperty("felix.rgw.dir", rgwDir.toString());
-        S3Server s;
         try {
-            s = CephRgw.server();
+            return new S3ServerProcess(RGW, CephRgw.server(), CephRgw::shutdown, rgwDir.resolve("log"));
         } catch (IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
-        return new S3ServerProcess(RGW, s.endpoint(), s.credentials().accessKey().orElseThrow(),
-                s.credentials().secretKey().orElseThrow(), CephRgw::shutdown, rgwDir.resolve("log"));
-    }
-
-    private static S3ServerProcess startS3Mock(Path dir) throws IOException {
-        Path data = Files.createDirectories(dir.resolve("s3mock-data"));
-        int http = freePort();
-        int https = freePort();
-        URI endpoint = URI.create("http://127.0.0.1:" + http);
-        List<String> args = List.of("--com.adobe.testing.s3mock.http-port=" + http, "--server.port=" + https,
-                "--server.address=127.0.0.1", "--com.adobe.testing.s3mock.store.root=" + data,
-                "--com.adobe.testing.s3mock.store.retain-files-on-exit=false");
-        Path log = dir.resolve("s3mock.log");
-        Process p = launch(jar("bench.s3mock.jar", "s3mock-exec.jar", "com/adobe/testing/s3mock/4.11.0/s3mock-4.11.0-exec.jar"),
-                args, log);
-        waitUntil(S3MOCK, p, log, () -> answers(endpoint.resolve("/actuator/health"), "application/json", true));
-        // S3Mock checks no signatures: any key pair works.
-        return new S3ServerProcess(S3MOCK, endpoint, "bench-access", "bench-secret", p, log);
-    }
-
-    private static S3ServerProcess startS3Proxy(Path dir) throws IOException {
-        Path data = Files.createDirectories(dir.resolve("s3proxy-data"));
-        int port = freePort();
-        URI endpoint = URI.create("http://127.0.0.1:" + port);
-        SecureRandom random = new SecureRandom();
-        String access = "bench" + HexFormat.of().formatHex(random.generateSeed(6));
-        String secret = HexFormat.of().formatHex(random.generateSeed(20));
-        Path properties = dir.resolve("s3proxy.properties");
-        Files.writeString(properties, String.join("\n",
-                "s3proxy.endpoint=" + endpoint,
-                "s3proxy.authorization=aws-v2-or-v4",
-                "s3proxy.identity=" + access,
-                "s3proxy.credential=" + secret,
-                "s3proxy.ignore-unknown-headers=true",
-                "jclouds.provider=filesystem-nio2",
-                "jclouds.identity=unused",
-                "jclouds.credential=unused",
-                "jclouds.filesystem.basedir=" + data,
-                ""), StandardCharsets.UTF_8);
-        Path log = dir.resolve("s3proxy.log");
-        Process p = launch(jar("bench.s3proxy.jar", "s3proxy.jar", "org/gaul/s3proxy/2.7.0/s3proxy-2.7.0-jar-with-dependencies.jar"),
-                List.of("--properties", properties.toString()), log);
-        waitUntil(S3PROXY, p, log, () -> answers(endpoint.resolve("/"), null, false));
-        return new S3ServerProcess(S3PROXY, endpoint, access, secret, p, log);
     }
 
     /**
-     * The jar: the system property; else beside felix-bench.jar in {@code s3-servers/} (where the build
-     * copies it); else in the local Maven repository.
+     * A java server through the harness. Its jar: {@code -D<benchProperty>}; else the copy beside
+     * felix-bench.jar in {@code s3-servers/} (where the build puts it); else the harness's own
+     * lookup (its property, then the local Maven repository).
      */
-    private static Path jar(String property, String fileName, String repositoryPath) throws IOException {
-        String configured = System.getProperty(property);
+    private static S3ServerProcess startJavaServer(String name, Path dir, String harnessProperty, String benchProperty,
+            String fileName, String logName) throws IOException {
+        String configured = System.getProperty(benchProperty);
         if (configured != null) {
-            return Path.of(configured);
+            System.setProperty(harnessProperty, configured);
+        } else if (System.getProperty(harnessProperty) == null) {
+            besideBenchJar(fileName).ifPresent(p -> System.setProperty(harnessProperty, p.toString()));
         }
+        Files.createDirectories(dir);
+        try {
+            S3Server server = S3Servers.start(name, dir);
+            return new S3ServerProcess(name, server, server::stop, dir.resolve(logName));
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw new IOException(name + " did not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static Optional<Path> besideBenchJar(String fileName) {
         try {
             Path self = Path.of(S3ServerProcess.class.getProtectionDomain().getCodeSource().getLocation().toURI());
             Path beside = self.getParent().resolve("s3-servers").resolve(fileName);
-            if (Files.isRegularFile(beside)) {
-                return beside;
-            }
+            return Files.isRegularFile(beside) ? Optional.of(beside) : Optional.empty();
         } catch (Exception e) {
-            // fall through to the repository
-        }
-        String repo = System.getProperty("maven.repo.local",
-                Path.of(System.getProperty("user.home"), ".m2", "repository").toString());
-        Path p = Path.of(repo).resolve(repositoryPath);
-        if (!Files.isRegularFile(p)) {
-            throw new IOException("no " + fileName + ": build the bench module (it copies the server jars) or set -D"
-                    + property);
-        }
-        return p;
-    }
-
-    private static Process launch(Path jar, List<String> args, Path log) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-jar", jar.toString()));
-        command.addAll(args);
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
-    private static void waitUntil(String name, Process p, Path log, BooleanSupplier ready) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!ready.getAsBoolean()) {
-            if (!p.isAlive()) {
-                throw new IOException(name + " exited with " + p.exitValue() + " before it was ready; see " + log);
-            }
-            if (System.nanoTime() > deadline) {
-                p.destroyForcibly();
-                throw new IOException(name + " not ready within 180 s; see " + log);
-            }
-            try {
-                Thread.sleep(150);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.destroyForcibly();
-                throw new IOException("interrupted while starting " + name, e);
-            }
-        }
-    }
-
-    private static boolean answers(URI uri, String accept, boolean needUp) {
-        try {
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET();
-            if (accept != null) {
-                b.header("Accept", accept);
-            }
-            HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-            return !needUp || (r.statusCode() == 200 && r.body().contains("\"UP\""));
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+            return Optional.empty();
         }
     }
 
@@ -251,11 +143,8 @@ final class S3ServerProcess implements AutoCloseable {
                 .build();
     }
 
-    synchronized S3Client admin() {
-        if (admin == null) {
-            admin = client(8);
-        }
-        return admin;
+    S3Client admin() {
+        return server.admin();
     }
 
     /** The project's store settings for {@code bucket} here: what an {@code s3://} URI gives by default. */
@@ -305,35 +194,9 @@ final class S3ServerProcess implements AutoCloseable {
         return total;
     }
 
-    private void stop() {
-        stopper.run();
-    }
-
-    private static void stopProcess(Process process) {
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Override
     public void close() {
-        if (admin != null) {
-            admin.close();
-        }
-        stop();
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-            // shutting down already
-        }
+        stopper.run();
     }
 
     Path log() {

@@ -1,12 +1,12 @@
 package dev.felix.offload.store;
 
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.store.minio.MinioStore;
+import dev.felix.offload.store.minio.MinioWire;
 import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.Encryption;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -85,9 +85,9 @@ public final class StoreUri {
             case FILE:
                 return FilesystemStore.open(root);
             case S3:
-                return S3Store.open(settings.toBuilder().credentials(credentials).build());
+                return AwsSdkWire.store(settings.toBuilder().credentials(credentials).build());
             default:
-                return MinioStore.open(settings.toBuilder().credentials(credentials).build());
+                return MinioWire.store(settings.toBuilder().credentials(credentials).build());
         }
     }
 

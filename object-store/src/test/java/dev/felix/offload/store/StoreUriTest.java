@@ -6,11 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.felix.offload.store.fs.FilesystemStore;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
-import dev.felix.offload.store.minio.MinioStore;
+import dev.felix.offload.store.minio.MinioWire;
 import dev.felix.offload.store.remote.ChecksumMode;
 import dev.felix.offload.store.remote.Encryption;
+import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -131,8 +132,8 @@ class StoreUriTest {
         String query = "?endpoint=" + server.endpoint() + "&path-style=true&region=" + server.region();
         try (ObjectStore s3 = StoreUri.parse("s3://" + bucket + "/via-sdk" + query).open(server.credentials());
                 ObjectStore minio = StoreUri.parse("minio://" + bucket + "/via-minio" + query).open(server.credentials())) {
-            assertThat(s3).isInstanceOf(S3Store.class);
-            assertThat(minio).isInstanceOf(MinioStore.class);
+            assertThat(s3).isInstanceOfSatisfying(RemoteStore.class, r -> assertThat(r.wire()).isInstanceOf(AwsSdkWire.class));
+            assertThat(minio).isInstanceOfSatisfying(RemoteStore.class, r -> assertThat(r.wire()).isInstanceOf(MinioWire.class));
             s3.put("k", UploadBody.ofBytes("sdk".getBytes(StandardCharsets.UTF_8)));
             minio.put("k", UploadBody.ofBytes("minio".getBytes(StandardCharsets.UTF_8)));
             assertThat(s3.readAll("k", 10, OptionalLong.empty())).asString().isEqualTo("sdk");

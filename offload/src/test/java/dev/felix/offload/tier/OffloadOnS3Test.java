@@ -9,8 +9,8 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
-import dev.felix.offload.store.minio.MinioStore;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.minio.MinioWire;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -40,7 +40,7 @@ class OffloadOnS3Test {
     record Backend(String name, S3Server server, boolean minioClient) {
         ObjectStore open(String bucket) throws IOException {
             var settings = server.settings(bucket).prefix("tiered").build();
-            return minioClient ? MinioStore.open(settings) : S3Store.open(settings);
+            return minioClient ? MinioWire.store(settings) : AwsSdkWire.store(settings);
         }
 
         @Override
@@ -125,7 +125,7 @@ class OffloadOnS3Test {
         }
         String bucket = backend.server().createBucket("parts");
         var parted = backend.server().settings(bucket).prefix("tiered").multipart(5L << 20, 5L << 20, 2).build();
-        try (ObjectStore store = backend.minioClient() ? MinioStore.open(parted) : S3Store.open(parted)) {
+        try (ObjectStore store = backend.minioClient() ? MinioWire.store(parted) : AwsSdkWire.store(parted)) {
             PassReport report = new OffloadPass(new DataRoot(root), store, settings(), StepHook.none(),
                     Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
             assertThat(report.complete()).as(report.toString()).isTrue();

@@ -4,7 +4,7 @@ import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import dev.felix.offload.tier.SegmentKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +33,7 @@ class IncompleteUploadSweepTest {
         Path shard = TestData.shardOf(root, "orders", 0);
         TestData.write(shard, 50, Duration.ofMinutes(1), 7);
         SegmentKeys keys = new SegmentKeys("", TestData.NODE);
-        try (ObjectStore store = S3Store.open(server.settings(bucket).build())) {
+        try (ObjectStore store = AwsSdkWire.store(server.settings(bucket).build())) {
             TestData.offload(root, store);
             String mine = keys.segmentKey(shard.getFileName().toString(), 1000, 9);
             String theirs = new SegmentKeys("", "another-node").segmentKey(shard.getFileName().toString(), 1000, 9);

@@ -11,8 +11,8 @@ import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
-import dev.felix.offload.store.minio.MinioStore;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.minio.MinioWire;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import dev.felix.offload.tier.SegmentKeys;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,7 +43,7 @@ class RetentionOnS3Test {
     record Backend(String name, S3Server server, boolean minioClient) {
         ObjectStore open(String bucket) {
             var settings = server.settings(bucket).prefix("tiered").build();
-            return minioClient ? MinioStore.open(settings) : S3Store.open(settings);
+            return minioClient ? MinioWire.store(settings) : AwsSdkWire.store(settings);
         }
 
         @Override

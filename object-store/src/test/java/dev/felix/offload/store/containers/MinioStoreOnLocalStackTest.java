@@ -15,7 +15,7 @@ class MinioStoreOnLocalStackTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = ContainerServers.localstack();
-        return dev.felix.offload.store.minio.MinioStore.open(server.settings(server.createBucket("localstack-minio")).build());
+        return dev.felix.offload.store.minio.MinioWire.store(server.settings(server.createBucket("localstack-minio")).build());
     }
 
     @Override

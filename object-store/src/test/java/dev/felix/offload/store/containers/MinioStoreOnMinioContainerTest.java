@@ -15,7 +15,7 @@ class MinioStoreOnMinioContainerTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = ContainerServers.minio();
-        return dev.felix.offload.store.minio.MinioStore.open(server.settings(server.createBucket("minio-minio")).build());
+        return dev.felix.offload.store.minio.MinioWire.store(server.settings(server.createBucket("minio-minio")).build());
     }
 
     @Override

@@ -15,7 +15,7 @@ class S3StoreOnLocalStackTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = ContainerServers.localstack();
-        return dev.felix.offload.store.s3.S3Store.open(server.settings(server.createBucket("localstack-s3")).build());
+        return dev.felix.offload.store.s3.AwsSdkWire.store(server.settings(server.createBucket("localstack-s3")).build());
     }
 
     @Override

@@ -15,7 +15,7 @@ class S3StoreOnMinioContainerTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = ContainerServers.minio();
-        return dev.felix.offload.store.s3.S3Store.open(server.settings(server.createBucket("minio-s3")).build());
+        return dev.felix.offload.store.s3.AwsSdkWire.store(server.settings(server.createBucket("minio-s3")).build());
     }
 
     @Override

@@ -34,8 +34,8 @@ class ExternalEndpointContractTest extends ObjectStoreContract {
         String runPrefix = (settings.prefix().isEmpty() ? "" : settings.prefix() + "/") + "felix-contract-" + UUID.randomUUID();
         var runSettings = settings.toBuilder().prefix(runPrefix).credentials(Credentials.environment())
                 .multipart(16L * 1024 * 1024, partSize(), 4).build();
-        return uri.kind() == StoreUri.Kind.S3 ? dev.felix.offload.store.s3.S3Store.open(runSettings)
-                : dev.felix.offload.store.minio.MinioStore.open(runSettings);
+        return uri.kind() == StoreUri.Kind.S3 ? dev.felix.offload.store.s3.AwsSdkWire.store(runSettings)
+                : dev.felix.offload.store.minio.MinioWire.store(runSettings);
     }
 
     @Override

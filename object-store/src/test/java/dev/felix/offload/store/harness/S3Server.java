@@ -25,9 +25,17 @@ public final class S3Server {
     private final String accessKey;
     private final String secretKey;
     private final String region;
+    private final Runnable stopper;
     private volatile S3Client admin;
 
+    /** A server someone else stops (the harness, at JVM exit). */
     public S3Server(String name, URI endpoint, String accessKey, String secretKey, String region) {
+        this(name, endpoint, accessKey, secretKey, region, () -> {});
+    }
+
+    /** A server {@link #stop()} stops. */
+    public S3Server(String name, URI endpoint, String accessKey, String secretKey, String region, Runnable stopper) {
+        this.stopper = stopper;
         this.name = name;
         this.endpoint = endpoint;
         this.accessKey = accessKey;
@@ -93,6 +101,15 @@ public final class S3Server {
         String name = bucket;
         admin().createBucket(b -> b.bucket(name));
         return name;
+    }
+
+    /** Closes the admin client and stops the server where this handle owns it. */
+    public void stop() {
+        S3Client c = admin;
+        if (c != null) {
+            c.close();
+        }
+        stopper.run();
     }
 
     @Override

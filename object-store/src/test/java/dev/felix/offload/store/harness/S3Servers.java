@@ -73,6 +73,19 @@ public final class S3Servers {
     }
 
     /**
+     * The servers for a program of its own (the benchmarks), outside the shared ones of a test run:
+     * {@code "s3mock"} or {@code "s3proxy"}, data and log under {@code dir}, stopped by
+     * {@link S3Server#stop()} or at JVM exit, whichever comes first.
+     */
+    public static S3Server start(String which, Path dir) {
+        return switch (which) {
+            case "s3mock" -> startS3Mock(dir);
+            case "s3proxy" -> startS3Proxy(dir);
+            default -> throw new IllegalArgumentException("unknown S3 server '" + which + "': s3mock or s3proxy");
+        };
+    }
+
+    /**
      * The jar named by {@code property}; else the copy in {@code dir}; else the artifact in the local
      * Maven repository, where any build that declared it has put it.
      */
@@ -111,9 +124,9 @@ public final class S3Servers {
                     dir.resolve("s3mock.log"),
                     () -> answers(endpoint.resolve("/actuator/health"), "application/json", true),
                     START_TIMEOUT);
-            stopOnExit(process);
+            Runnable stop = stopOnExit(process);
             // S3Mock checks no signatures: any key pair works.
-            return new S3Server("S3Mock", endpoint, "s3mock-access", "s3mock-secret", "us-east-1");
+            return new S3Server("S3Mock", endpoint, "s3mock-access", "s3mock-secret", "us-east-1", stop);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -146,15 +159,25 @@ public final class S3Servers {
                     dir.resolve("s3proxy.log"),
                     () -> answers(endpoint.resolve("/"), null, false),
                     START_TIMEOUT);
-            stopOnExit(process);
-            return new S3Server("S3Proxy", endpoint, access, secret, "us-east-1");
+            Runnable stop = stopOnExit(process);
+            return new S3Server("S3Proxy", endpoint, access, secret, "us-east-1", stop);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private static void stopOnExit(ServerProcess process) {
-        Runtime.getRuntime().addShutdownHook(new Thread(process::stop, "stop-" + process.name()));
+    /** Stops the process at JVM exit; the returned action stops it before that (once, hook removed). */
+    private static Runnable stopOnExit(ServerProcess process) {
+        Thread hook = new Thread(process::stop, "stop-" + process.name());
+        Runtime.getRuntime().addShutdownHook(hook);
+        return () -> {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                return; // the hook runs anyway
+            }
+            process.stop();
+        };
     }
 
     private static boolean answers(URI uri, String accept, boolean needUp) {

@@ -20,7 +20,7 @@ class MinioStoreOnRgwTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = CephRgw.server();
-        return MinioStore.open(server.settings(server.createBucket("minio-on-rgw")).prefix("contract").build());
+        return MinioWire.store(server.settings(server.createBucket("minio-on-rgw")).prefix("contract").build());
     }
 
     @Override

@@ -13,7 +13,7 @@ class MinioStoreOnS3MockTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = S3Servers.s3mock();
-        return MinioStore.open(server.settings(server.createBucket("minio-on-s3mock")).prefix("contract/minio").build());
+        return MinioWire.store(server.settings(server.createBucket("minio-on-s3mock")).prefix("contract/minio").build());
     }
 
     @Override

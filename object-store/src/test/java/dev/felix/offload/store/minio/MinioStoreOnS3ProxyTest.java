@@ -13,7 +13,7 @@ class MinioStoreOnS3ProxyTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = S3Servers.s3proxy();
-        return MinioStore.open(server.settings(server.createBucket("minio-on-s3proxy")).build());
+        return MinioWire.store(server.settings(server.createBucket("minio-on-s3proxy")).build());
     }
 
     @Override

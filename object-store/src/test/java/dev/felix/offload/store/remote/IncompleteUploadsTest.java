@@ -7,8 +7,8 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.harness.FaultProxy;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
-import dev.felix.offload.store.minio.MinioStore;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.minio.MinioWire;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,8 +39,8 @@ class IncompleteUploadsTest {
         }
     }
 
-    static final Kind SDK = new Kind("S3Store", S3Store::open);
-    static final Kind MINIO = new Kind("MinioStore", MinioStore::open);
+    static final Kind SDK = new Kind("S3Store", AwsSdkWire::store);
+    static final Kind MINIO = new Kind("MinioStore", MinioWire::store);
 
     static Stream<Arguments> storesAndServers() {
         List<Arguments> all = new ArrayList<>();

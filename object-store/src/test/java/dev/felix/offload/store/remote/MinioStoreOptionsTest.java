@@ -2,16 +2,16 @@ package dev.felix.offload.store.remote;
 
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.store.minio.MinioStore;
+import dev.felix.offload.store.minio.MinioWire;
 
 class MinioStoreOptionsTest extends RemoteStoreOptionsTest {
     @Override
     protected ObjectStore open(RemoteStoreSettings settings) {
-        return MinioStore.open(settings);
+        return MinioWire.store(settings);
     }
 
     @Override
     protected ServerTraits traits(ObjectStore store) throws StoreException {
-        return ((MinioStore) store).traits();
+        return ((RemoteStore) store).traits();
     }
 }

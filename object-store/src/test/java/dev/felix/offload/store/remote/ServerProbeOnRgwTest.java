@@ -16,8 +16,8 @@ import dev.felix.offload.store.harness.CephRgw;
 import dev.felix.offload.store.harness.FaultProxy;
 import dev.felix.offload.store.harness.RgwAvailable;
 import dev.felix.offload.store.harness.S3Server;
-import dev.felix.offload.store.minio.MinioStore;
-import dev.felix.offload.store.s3.S3Store;
+import dev.felix.offload.store.minio.MinioWire;
+import dev.felix.offload.store.s3.AwsSdkWire;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
@@ -53,8 +53,8 @@ class ServerProbeOnRgwTest {
 
     static Stream<Arguments> clients() {
         return Stream.of(
-                Arguments.of(new Client("S3Store", S3Store::open, s -> unchecked(() -> ((S3Store) s).traits()))),
-                Arguments.of(new Client("MinioStore", MinioStore::open, s -> unchecked(() -> ((MinioStore) s).traits()))));
+                Arguments.of(new Client("S3Store", AwsSdkWire::store, s -> unchecked(() -> ((RemoteStore) s).traits()))),
+                Arguments.of(new Client("MinioStore", MinioWire::store, s -> unchecked(() -> ((RemoteStore) s).traits()))));
     }
 
     private interface Traits {

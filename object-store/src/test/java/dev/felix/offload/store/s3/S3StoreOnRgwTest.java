@@ -20,7 +20,7 @@ class S3StoreOnRgwTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = CephRgw.server();
-        return S3Store.open(server.settings(server.createBucket("s3-on-rgw")).prefix("contract").build());
+        return AwsSdkWire.store(server.settings(server.createBucket("s3-on-rgw")).prefix("contract").build());
     }
 
     @Override

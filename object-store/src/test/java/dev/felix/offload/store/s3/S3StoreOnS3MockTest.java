@@ -13,7 +13,7 @@ class S3StoreOnS3MockTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = S3Servers.s3mock();
-        return S3Store.open(server.settings(server.createBucket("s3-on-s3mock")).prefix("contract").build());
+        return AwsSdkWire.store(server.settings(server.createBucket("s3-on-s3mock")).prefix("contract").build());
     }
 
     @Override

@@ -17,7 +17,7 @@ class S3StoreOnS3ProxyTest extends ObjectStoreContract {
     @Override
     protected ObjectStore openStore() {
         S3Server server = S3Servers.s3proxy();
-        return S3Store.open(server.settings(server.createBucket("s3-on-s3proxy")).build());
+        return AwsSdkWire.store(server.settings(server.createBucket("s3-on-s3proxy")).build());
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.felix.offload.store.s3;
+package dev.felix.offload.store.remote;
 
 import dev.felix.offload.store.AccessDeniedException;
 import dev.felix.offload.store.IntegrityRejectedException;

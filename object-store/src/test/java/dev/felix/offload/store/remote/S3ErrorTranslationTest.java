@@ -1,4 +1,4 @@
-package dev.felix.offload.store.s3;
+package dev.felix.offload.store.remote;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

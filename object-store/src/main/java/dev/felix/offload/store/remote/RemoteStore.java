@@ -1,0 +1,458 @@
+package dev.felix.offload.store.remote;
+
+import static dev.felix.offload.store.remote.ResponseChecks.unquote;
+
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.DownloadResult;
+import dev.felix.offload.store.IncompleteUploads;
+import dev.felix.offload.store.InvalidRangeException;
+import dev.felix.offload.store.KeyRules;
+import dev.felix.offload.store.ListPage;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.ObjectSummary;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.PutResult;
+import dev.felix.offload.store.RetryPolicy;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.TransientStoreException;
+import dev.felix.offload.store.UploadBody;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32;
+
+/**
+ * A store in an S3-compatible bucket: the store's logic written once, over the wire calls of
+ * whichever HTTP client the settings chose ({@link S3Wire}; the AWS SDK's and the MinIO client's).
+ *
+ * <p>Every operation runs under the settings' {@link RetryPolicy} (backoff with full jitter,
+ * bounded in attempts and time); the clients' own retries are off. What the server does with
+ * CRC32 headers and {@code If-None-Match} is probed on first use ({@link ProbedServer}), and the
+ * store sends and asks for checksums only where that makes sense. Bodies above the multipart
+ * threshold go up in parts, several at once ({@link PartedUpload}), aborted if any part or the
+ * completion fails. Every answer is checked before it is believed: a range answer's range and
+ * length, a whole body's length and CRC32, a listing's prefix. Multipart uploads a killed process
+ * left behind are found and aborted ({@link IncompleteUploads}).
+ */
+public final class RemoteStore implements ObjectStore, IncompleteUploads {
+    private static final int DELETE_BATCH = 1000;
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final RemoteStoreSettings settings;
+    private final S3Wire wire;
+    private final ExecutorService partUploads;
+    private final ProbedServer server;
+    private final Map<String, String> uploadHeaders;
+
+    public RemoteStore(RemoteStoreSettings settings, S3Wire wire) {
+        this.settings = settings;
+        this.wire = wire;
+        this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
+            Thread t = new Thread(r, "part-upload-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.server = new ProbedServer(settings, new ProbeTarget());
+        this.uploadHeaders = uploadHeaders(settings);
+    }
+
+    /** The request headers every upload carries: encryption and storage class. */
+    private static Map<String, String> uploadHeaders(RemoteStoreSettings settings) {
+        Map<String, String> headers = new HashMap<>();
+        Encryption sse = settings.encryption();
+        if (sse.kind() == Encryption.Kind.S3) {
+            headers.put("x-amz-server-side-encryption", "AES256");
+        } else if (sse.kind() == Encryption.Kind.KMS) {
+            headers.put("x-amz-server-side-encryption", "aws:kms");
+            sse.kmsKeyId().ifPresent(id -> headers.put("x-amz-server-side-encryption-aws-kms-key-id", id));
+        }
+        settings.storageClass().ifPresent(c -> headers.put("x-amz-storage-class", c));
+        return Map.copyOf(headers);
+    }
+
+    public RemoteStoreSettings settings() {
+        return settings;
+    }
+
+    /** The client this store talks through. */
+    public S3Wire wire() {
+        return wire;
+    }
+
+    /** What the server was found to do (probing it on first use). */
+    public ServerTraits traits() throws StoreException {
+        return server.traits();
+    }
+
+    @Override
+    public Set<StoreCapability> capabilities() throws StoreException {
+        return server.capabilities();
+    }
+
+    @Override
+    public String describe() {
+        return wire.name() + ", " + settings.describe();
+    }
+
+    @Override
+    public void close() {
+        partUploads.shutdownNow();
+        wire.close();
+    }
+
+    // ---- calls
+
+    @FunctionalInterface
+    private interface WireCall<T> {
+        T run() throws Exception;
+    }
+
+    private <T> T call(String operation, String key, WireCall<T> call) throws StoreException {
+        return settings.retryPolicy().run(() -> once(operation, key, call));
+    }
+
+    private <T> T once(String operation, String key, WireCall<T> call) throws StoreException {
+        try {
+            return call.run();
+        } catch (StoreException e) {
+            throw e;
+        } catch (Exception e) {
+            throw wire.translate(operation, key, e);
+        }
+    }
+
+    // ---- upload
+
+    @Override
+    public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
+        KeyRules.check(key);
+        boolean multipart = body.length() > settings.multipartThreshold();
+        server.checkCreateOnly(key, options, multipart, this::exists);
+        if (multipart) {
+            return multipartPut(key, body, options, server.sendsCrc32());
+        }
+        OptionalLong sent = server.crc32ToSend(key, body, options);
+        S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, options.createOnly());
+        String fullKey = settings.fullKey(key);
+        return call("put", key, () -> new PutResult(key, body.length(), unquote(wire.putObject(fullKey, body, upload)), 1));
+    }
+
+    private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
+        String fullKey = settings.fullKey(key);
+        return PartedUpload.run(key, body, options, sendCrc, settings, partUploads, new PartedUpload.Calls() {
+            @Override
+            public String create(Map<String, String> userMetadata) throws StoreException {
+                S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(), false);
+                return once("create multipart upload", key, () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
+            }
+
+            @Override
+            public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
+                    Optional<String> crc) throws StoreException {
+                String etag = once("upload of part " + partNumber, key,
+                        () -> wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc));
+                return new PartedUpload.PartReceipt(partNumber, etag, crc);
+            }
+
+            @Override
+            public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
+                return unquote(once("complete multipart upload", key,
+                        () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
+            }
+
+            @Override
+            public void abort(String uploadId) throws StoreException {
+                once("abort multipart upload", key, () -> {
+                    wire.abortMultipartUpload(fullKey, uploadId);
+                    return null;
+                });
+            }
+        });
+    }
+
+    // ---- incomplete uploads
+
+    /**
+     * Lists the multipart uploads under the prefix page by page (key and upload-id markers) and
+     * aborts each begun before {@code startedBefore}. An upload outside the prefix is skipped even if
+     * a server lists it (it may be another node's); one gone by the time it is aborted (completed or
+     * aborted by its own process) is not an error and is not counted.
+     */
+    @Override
+    public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
+        String fullPrefix = settings.fullKey(prefix);
+        String base = settings.fullKey("");
+        List<String> aborted = new ArrayList<>();
+        String keyMarker = null;
+        String uploadMarker = null;
+        for (int page = 0; page < 10_000; page++) {
+            String km = keyMarker;
+            String um = uploadMarker;
+            S3Wire.UploadPage res = call("list multipart uploads", prefix,
+                    () -> wire.listMultipartUploads(fullPrefix, km, um));
+            for (S3Wire.PendingUpload u : res.uploads()) {
+                if (u.initiated() == null || !u.initiated().isBefore(startedBefore) || !u.fullKey().startsWith(fullPrefix)) {
+                    continue;
+                }
+                String key = u.fullKey().substring(base.length());
+                try {
+                    call("abort multipart upload", key, () -> {
+                        wire.abortMultipartUpload(u.fullKey(), u.uploadId());
+                        return null;
+                    });
+                    aborted.add(key);
+                } catch (ObjectNotFoundException gone) {
+                    // NoSuchUpload: it was completed or aborted meanwhile, so there is nothing left to abort
+                }
+            }
+            if (!res.truncated() || res.nextKeyMarker() == null || res.nextKeyMarker().isEmpty()) {
+                // done, or truncated without a marker to go on from: nothing more can be asked for
+                return aborted;
+            }
+            keyMarker = res.nextKeyMarker();
+            uploadMarker = res.nextUploadIdMarker();
+        }
+        return aborted;
+    }
+
+    // ---- fetch
+
+    /** The head before a put on a server that ignores If-None-Match (see {@link ProbedServer#checkCreateOnly}). */
+    private boolean exists(String key) throws StoreException {
+        try {
+            head(key);
+            return true;
+        } catch (ObjectNotFoundException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public ObjectHead head(String key) throws StoreException {
+        KeyRules.check(key);
+        String fullKey = settings.fullKey(key);
+        boolean withChecksum = server.asksStoredCrc32();
+        S3Wire.Head r = call("head", key, () -> wire.headObject(fullKey, withChecksum));
+        return server.head(key, r.length(), unquote(r.etag()), r.userMetadata(), r.crc32Base64());
+    }
+
+    @Override
+    public byte[] readRange(String key, ByteRange range) throws StoreException {
+        KeyRules.check(key);
+        String fullKey = settings.fullKey(key);
+        return call("ranged get", key, () -> {
+            S3Wire.Body in = wire.getObject(fullKey, range, false);
+            boolean complete = false;
+            try {
+                ResponseChecks.rangeAnswer(key, range, in.contentRange(), in.contentLength());
+                byte[] out = new byte[range.length()];
+                ResponseChecks.readFully(key, in.stream(), out);
+                complete = in.stream().read() < 0;
+                if (!complete) {
+                    throw new TransientStoreException("ranged get of key '" + key + "' returned more than the "
+                            + range.length() + " bytes asked for", key, null, null);
+                }
+                return out;
+            } finally {
+                release(in, complete);
+            }
+        });
+    }
+
+    @Override
+    public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
+        KeyRules.check(key);
+        String fullKey = settings.fullKey(key);
+        boolean withChecksum = server.asksStoredCrc32();
+        return call("get", key, () -> {
+            S3Wire.Body in = wire.getObject(fullKey, null, withChecksum);
+            boolean complete = false;
+            try {
+                Long length = in.contentLength();
+                if (length == null || length < 0) {
+                    throw new StoreRejectedException("get of key '" + key + "' answered without Content-Length", key, null, null);
+                }
+                // checked before the length sizes anything
+                if (length > maxSize) {
+                    throw new InvalidRangeException("key '" + key + "' holds " + length + " bytes, more than the limit of "
+                            + maxSize, key, null, null);
+                }
+                byte[] out = new byte[length.intValue()];
+                ResponseChecks.readFully(key, in.stream(), out);
+                complete = in.stream().read() < 0;
+                if (!complete) {
+                    throw new TransientStoreException("get of key '" + key + "' sent more than its announced "
+                            + length + " bytes", key, null, null);
+                }
+                CRC32 crc = new CRC32();
+                crc.update(out);
+                ResponseChecks.crc(key, crc.getValue(), expectedCrc32, Crc32Text.fromBase64(in.crc32Base64()));
+                return out;
+            } finally {
+                release(in, complete);
+            }
+        });
+    }
+
+    @Override
+    public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
+        KeyRules.check(key);
+        String fullKey = settings.fullKey(key);
+        boolean withChecksum = server.asksStoredCrc32();
+        return call("download", key, () -> {
+            S3Wire.Body in = wire.getObject(fullKey, null, withChecksum);
+            boolean complete = false;
+            try (DownloadTarget out = DownloadTarget.beside(target)) {
+                long length = out.copy(in.stream());
+                complete = true;
+                Long announced = in.contentLength();
+                if (announced != null && announced != length) {
+                    throw new TransientStoreException("download of key '" + key + "' received " + length + " of "
+                            + announced + " bytes", key, null, null);
+                }
+                ResponseChecks.crc(key, out.crc32(), expectedCrc32, Crc32Text.fromBase64(in.crc32Base64()));
+                out.commit();
+                return new DownloadResult(length, unquote(in.etag()), out.crc32());
+            } finally {
+                release(in, complete);
+            }
+        });
+    }
+
+    private static void release(S3Wire.Body in, boolean complete) {
+        if (!complete) {
+            in.abort();
+        }
+        in.close();
+    }
+
+    // ---- list
+
+    @Override
+    public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
+        String p = KeyRules.checkPrefix(prefix);
+        if (maxKeys < 1 || maxKeys > 1000) {
+            throw new IllegalArgumentException("list max-keys must be in [1, 1000]: " + maxKeys);
+        }
+        String base = settings.listPrefix();
+        S3Wire.KeyPage r = call("list", null, () -> wire.listObjects(base + p, continuation, maxKeys));
+        List<ObjectSummary> entries = new ArrayList<>();
+        for (S3Wire.Listed o : r.objects()) {
+            if (!o.fullKey().startsWith(base + p)) {
+                throw new StoreRejectedException("list of prefix '" + p + "' answered key '" + o.fullKey()
+                        + "', which lies outside it", null, null, null);
+            }
+            String key = o.fullKey().substring(base.length());
+            if (!key.startsWith(KeyRules.RESERVED_PREFIX)) {
+                entries.add(new ObjectSummary(key, o.size(), unquote(o.etag())));
+            }
+        }
+        return new ListPage(entries, r.next());
+    }
+
+    // ---- delete
+
+    @Override
+    public void delete(String key) throws StoreException {
+        KeyRules.check(key);
+        deleteFull(key, settings.fullKey(key));
+    }
+
+    private void deleteFull(String key, String fullKey) throws StoreException {
+        try {
+            call("delete", key, () -> {
+                wire.deleteObject(fullKey);
+                return null;
+            });
+        } catch (ObjectNotFoundException e) {
+            // S3 answers 204 for a missing key; some servers answer 404 NoSuchKey: both mean "gone"
+            if (!"NoSuchKey".equals(e.answer().errorCode()) && !e.answer().errorCode().isEmpty()) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Deletes in batches of 1000, each under the retry policy; a batch that fails as a whole counts
+     * all its keys as failed and the next batch still goes. A key the server reports missing is gone,
+     * not failed. The first failure is thrown at the end, carrying how many keys failed.
+     */
+    @Override
+    public void deleteAll(Collection<String> keys) throws StoreException {
+        List<String> all = new ArrayList<>(keys);
+        for (String key : all) {
+            KeyRules.check(key);
+        }
+        String base = settings.listPrefix();
+        List<String> failed = new ArrayList<>();
+        StoreException first = null;
+        for (int from = 0; from < all.size(); from += DELETE_BATCH) {
+            List<String> batch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
+            List<String> fullKeys = batch.stream().map(settings::fullKey).toList();
+            List<S3Wire.DeleteFailure> errors;
+            try {
+                errors = call("batch delete", null, () -> wire.deleteObjects(fullKeys));
+            } catch (StoreException e) {
+                failed.addAll(batch);
+                first = first == null ? e : first;
+                continue;
+            }
+            for (S3Wire.DeleteFailure error : errors) {
+                if ("NoSuchKey".equals(error.code())) {
+                    continue;
+                }
+                String key = error.fullKey() != null && error.fullKey().startsWith(base)
+                        ? error.fullKey().substring(base.length()) : error.fullKey();
+                failed.add(key);
+                if (first == null) {
+                    first = S3ErrorTranslation.fromAnswer("batch delete", key, 0, error.code(), error.message(), null);
+                }
+            }
+        }
+        if (first != null) {
+            first.addSuppressed(new StoreRejectedException(failed.size() + " of " + all.size()
+                    + " keys could not be deleted, first: " + failed.subList(0, Math.min(5, failed.size())), null, null, null));
+            throw first;
+        }
+    }
+
+    /** Raw operations for the capability probe, on full keys. */
+    private final class ProbeTarget implements ServerProbe.Target {
+        @Override
+        public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException {
+            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, createOnly);
+            call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload));
+        }
+
+        @Override
+        public OptionalLong storedCrc32(String fullKey) throws StoreException {
+            S3Wire.Head r = call("probe head", fullKey, () -> wire.headObject(fullKey, true));
+            return Crc32Text.fromBase64(r.crc32Base64());
+        }
+
+        @Override
+        public void delete(String fullKey) throws StoreException {
+            deleteFull(fullKey, fullKey);
+        }
+
+        @Override
+        public List<String> listFullKeys(String fullPrefix) throws StoreException {
+            S3Wire.KeyPage page = call("probe list", fullPrefix, () -> wire.listObjects(fullPrefix, null, 1000));
+            return page.objects().stream().map(S3Wire.Listed::fullKey).toList();
+        }
+    }
+}

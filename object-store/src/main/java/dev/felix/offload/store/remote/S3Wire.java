@@ -1,0 +1,109 @@
+package dev.felix.offload.store.remote;
+
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The S3 protocol's calls as one HTTP client makes them, and nothing more: {@link RemoteStore}
+ * holds every rule (key checks, retries, create-only puts, multipart, checksums, answer checks,
+ * paging, batch deletes, the probe) once, and an implementation only turns each call into its
+ * client's request and its answer back into these records.
+ *
+ * <p>Every call is a single attempt on a full key (the settings' prefix already applied) and may
+ * throw whatever its client throws; {@link #translate} turns that into the store's exception tree.
+ * The AWS SDK and the MinIO client each implement it in one class.
+ */
+public interface S3Wire extends AutoCloseable {
+    /** What the store says it is in {@code describe()}, e.g. {@code "S3 store"}. */
+    String name();
+
+    /**
+     * What goes with an upload's first request. {@code headers} are raw request headers every
+     * upload carries (encryption, storage class); the user metadata is sent as {@code x-amz-meta-*};
+     * a present CRC32 travels as {@code x-amz-checksum-crc32}; create-only sends
+     * {@code If-None-Match: *}.
+     */
+    record Upload(Map<String, String> headers, Map<String, String> userMetadata, OptionalLong crc32,
+            boolean createOnly) {}
+
+    /** What a HEAD answered; user metadata keys in lower case, without their prefix. */
+    record Head(long length, String etag, Map<String, String> userMetadata, String crc32Base64) {}
+
+    /** An answered GET: the body stream and the headers the store checks. */
+    interface Body extends AutoCloseable {
+        InputStream stream();
+
+        /** Null where the answer had none. */
+        Long contentLength();
+
+        String contentRange();
+
+        String etag();
+
+        String crc32Base64();
+
+        /** Drops the connection instead of draining a body that was not read to its end. */
+        void abort();
+
+        @Override
+        void close();
+    }
+
+    record Listed(String fullKey, long size, String etag) {}
+
+    /** One page of a listing; {@code next} is opaque to the caller and handed back for the next page. */
+    record KeyPage(List<Listed> objects, Optional<String> next) {}
+
+    record DeleteFailure(String fullKey, String code, String message) {}
+
+    record PendingUpload(String fullKey, String uploadId, Instant initiated) {}
+
+    record UploadPage(List<PendingUpload> uploads, boolean truncated, String nextKeyMarker,
+            String nextUploadIdMarker) {}
+
+    /** Returns the ETag as the server sent it. */
+    String putObject(String fullKey, UploadBody body, Upload upload) throws Exception;
+
+    /** {@code withChecksum} asks the server for the CRC32 it keeps ({@code x-amz-checksum-mode}). */
+    Head headObject(String fullKey, boolean withChecksum) throws Exception;
+
+    /** The whole object where {@code range} is null. */
+    Body getObject(String fullKey, ByteRange range, boolean withChecksum) throws Exception;
+
+    /** At most {@code maxKeys} objects under the prefix, after {@code continuation} if not null. */
+    KeyPage listObjects(String fullPrefix, String continuation, int maxKeys) throws Exception;
+
+    void deleteObject(String fullKey) throws Exception;
+
+    /** One batch of at most 1000 keys; returns the keys the server could not delete. */
+    List<DeleteFailure> deleteObjects(List<String> fullKeys) throws Exception;
+
+    /** Starts a multipart upload; {@code partCrc32s} announces that every part carries its CRC32. */
+    String createMultipartUpload(String fullKey, Upload upload, boolean partCrc32s) throws Exception;
+
+    /** Returns the part's ETag. */
+    String uploadPart(String fullKey, String uploadId, int partNumber, UploadBody body, long from, long count,
+            Optional<String> crc32Base64) throws Exception;
+
+    /** Returns the new object's ETag as the server sent it. */
+    String completeMultipartUpload(String fullKey, String uploadId, List<PartedUpload.PartReceipt> parts,
+            boolean createOnly) throws Exception;
+
+    void abortMultipartUpload(String fullKey, String uploadId) throws Exception;
+
+    /** One page of the multipart uploads under the prefix; markers null for the first page. */
+    UploadPage listMultipartUploads(String fullPrefix, String keyMarker, String uploadIdMarker) throws Exception;
+
+    /** The store's exception for a failure of this client's, naming the operation and the (short) key. */
+    StoreException translate(String operation, String key, Throwable failure);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,300 @@
+package dev.felix.offload.store.s3;
+
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.PartedUpload;
+import dev.felix.offload.store.remote.RemoteStore;
+import dev.felix.offload.store.remote.RemoteStoreSettings;
+import dev.felix.offload.store.remote.S3ErrorTranslation;
+import dev.felix.offload.store.remote.S3Wire;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.exception.SdkServiceException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+
+/**
+ * The S3 calls through the AWS SDK for Java v2 (its Apache HTTP client). The SDK's own retries
+ * are off, since {@link RemoteStore} retries under its policy; and it never streams bodies with
+ * checksum trailers (aws-chunked), which S3Proxy, Ceph and older MinIO refuse: CRC32s travel as
+ * plain headers, only where the store puts them.
+ */
+public final class AwsSdkWire implements S3Wire {
+    private static final String CONTENT_TYPE = "application/octet-stream";
+
+    private final String bucket;
+    private final S3Client s3;
+
+    private AwsSdkWire(String bucket, S3Client s3) {
+        this.bucket = bucket;
+        this.s3 = s3;
+    }
+
+    /** A store over this client. */
+    public static RemoteStore store(RemoteStoreSettings settings) {
+        S3Client client = S3Client.builder()
+                .region(Region.of(settings.region()))
+                .applyMutation(b -> settings.endpoint().ifPresent(b::endpointOverride))
+                .forcePathStyle(settings.pathStyle())
+                .credentialsProvider(credentialsProvider(settings))
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
+                .httpClientBuilder(ApacheHttpClient.builder()
+                        .connectionTimeout(settings.connectTimeout())
+                        .socketTimeout(settings.attemptTimeout())
+                        .maxConnections(settings.partConcurrency() * 2 + 16))
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .apiCallAttemptTimeout(settings.attemptTimeout())
+                        .apiCallTimeout(settings.attemptTimeout()))
+                .build();
+        return new RemoteStore(settings, new AwsSdkWire(settings.bucket(), client));
+    }
+
+    private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
+        switch (settings.credentials().source()) {
+            case ENVIRONMENT:
+                return EnvironmentVariableCredentialsProvider.create();
+            case STATIC:
+                return StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        settings.credentials().accessKey().orElseThrow(), settings.credentials().secretKey().orElseThrow()));
+            default:
+                return DefaultCredentialsProvider.builder().build();
+        }
+    }
+
+    @Override
+    public String name() {
+        return "S3 store";
+    }
+
+    @Override
+    public void close() {
+        s3.close();
+    }
+
+    @Override
+    public StoreException translate(String operation, String key, Throwable failure) {
+        if (failure instanceof SdkServiceException e) {
+            AwsErrorDetails details = e instanceof AwsServiceException a ? a.awsErrorDetails() : null;
+            return S3ErrorTranslation.fromAnswer(operation, key, e.statusCode(),
+                    details == null ? null : details.errorCode(), details == null ? null : details.errorMessage(), e);
+        }
+        if (failure instanceof SdkException || failure instanceof IOException || failure instanceof UncheckedIOException) {
+            // client-side failures: I/O, timeouts, an unreadable answer
+            return S3ErrorTranslation.fromIo(operation, key, failure);
+        }
+        if (failure instanceof RuntimeException bug) {
+            throw bug; // not the server's or the network's doing: no retry, no translation
+        }
+        return S3ErrorTranslation.fromIo(operation, key, failure);
+    }
+
+    /** The upload's raw headers, sent as they are (the SDK signs every x-amz- header it sends). */
+    private static AwsRequestOverrideConfiguration headers(java.util.Map<String, String> headers) {
+        AwsRequestOverrideConfiguration.Builder o = AwsRequestOverrideConfiguration.builder();
+        headers.forEach(o::putHeader);
+        return o.build();
+    }
+
+    @Override
+    public String putObject(String fullKey, UploadBody body, Upload upload) {
+        PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(fullKey)
+                .contentLength(body.length()).contentType(CONTENT_TYPE)
+                .metadata(upload.userMetadata())
+                .overrideConfiguration(headers(upload.headers()));
+        upload.crc32().ifPresent(c -> b.checksumCRC32(Crc32Text.toBase64(c)));
+        if (upload.createOnly()) {
+            b.ifNoneMatch("*");
+        }
+        return s3.putObject(b.build(), requestBody(body, 0, body.length())).eTag();
+    }
+
+    private static RequestBody requestBody(UploadBody body, long from, long count) {
+        return RequestBody.fromContentProvider(() -> {
+            try {
+                return body.open(from, count);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, count, CONTENT_TYPE);
+    }
+
+    @Override
+    public Head headObject(String fullKey, boolean withChecksum) {
+        HeadObjectRequest.Builder b = HeadObjectRequest.builder().bucket(bucket).key(fullKey);
+        if (withChecksum) {
+            b.checksumMode(ChecksumMode.ENABLED);
+        }
+        HeadObjectResponse r = s3.headObject(b.build());
+        return new Head(r.contentLength(), r.eTag(), r.metadata(), r.checksumCRC32());
+    }
+
+    @Override
+    public Body getObject(String fullKey, ByteRange range, boolean withChecksum) {
+        GetObjectRequest.Builder b = GetObjectRequest.builder().bucket(bucket).key(fullKey);
+        if (range != null) {
+            b.range("bytes=" + range.offset() + "-" + range.lastInclusive());
+        }
+        if (withChecksum) {
+            b.checksumMode(ChecksumMode.ENABLED);
+        }
+        ResponseInputStream<GetObjectResponse> in = s3.getObject(b.build());
+        GetObjectResponse r = in.response();
+        return new Body() {
+            @Override
+            public InputStream stream() {
+                return in;
+            }
+
+            @Override
+            public Long contentLength() {
+                return r.contentLength();
+            }
+
+            @Override
+            public String contentRange() {
+                return r.contentRange();
+            }
+
+            @Override
+            public String etag() {
+                return r.eTag();
+            }
+
+            @Override
+            public String crc32Base64() {
+                return r.checksumCRC32();
+            }
+
+            @Override
+            public void abort() {
+                in.abort();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    in.close();
+                } catch (IOException | RuntimeException ignored) {
+                    // the connection is discarded either way
+                }
+            }
+        };
+    }
+
+    @Override
+    public KeyPage listObjects(String fullPrefix, String continuation, int maxKeys) {
+        ListObjectsV2Response r = s3.listObjectsV2(ListObjectsV2Request.builder().bucket(bucket).prefix(fullPrefix)
+                .maxKeys(maxKeys).continuationToken(continuation).build());
+        List<Listed> objects = r.contents().stream().map(o -> new Listed(o.key(), o.size(), o.eTag())).toList();
+        boolean more = Boolean.TRUE.equals(r.isTruncated()) && r.nextContinuationToken() != null;
+        return new KeyPage(objects, more ? Optional.of(r.nextContinuationToken()) : Optional.empty());
+    }
+
+    @Override
+    public void deleteObject(String fullKey) {
+        s3.deleteObject(b -> b.bucket(bucket).key(fullKey));
+    }
+
+    @Override
+    public List<DeleteFailure> deleteObjects(List<String> fullKeys) {
+        List<ObjectIdentifier> ids = fullKeys.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
+        return s3.deleteObjects(b -> b.bucket(bucket).delete(Delete.builder().objects(ids).quiet(true).build()))
+                .errors().stream().map(e -> new DeleteFailure(e.key(), e.code(), e.message())).toList();
+    }
+
+    @Override
+    public String createMultipartUpload(String fullKey, Upload upload, boolean partCrc32s) {
+        CreateMultipartUploadRequest.Builder b = CreateMultipartUploadRequest.builder().bucket(bucket).key(fullKey)
+                .contentType(CONTENT_TYPE).metadata(upload.userMetadata())
+                .overrideConfiguration(headers(upload.headers()));
+        if (partCrc32s) {
+            b.checksumAlgorithm(ChecksumAlgorithm.CRC32);
+        }
+        return s3.createMultipartUpload(b.build()).uploadId();
+    }
+
+    @Override
+    public String uploadPart(String fullKey, String uploadId, int partNumber, UploadBody body, long from, long count,
+            Optional<String> crc32Base64) {
+        UploadPartRequest.Builder b = UploadPartRequest.builder().bucket(bucket).key(fullKey)
+                .uploadId(uploadId).partNumber(partNumber).contentLength(count);
+        crc32Base64.ifPresent(b::checksumCRC32);
+        return s3.uploadPart(b.build(), requestBody(body, from, count)).eTag();
+    }
+
+    @Override
+    public String completeMultipartUpload(String fullKey, String uploadId, List<PartedUpload.PartReceipt> parts,
+            boolean createOnly) {
+        List<CompletedPart> completed = new ArrayList<>(parts.size());
+        for (PartedUpload.PartReceipt p : parts) {
+            completed.add(CompletedPart.builder().partNumber(p.partNumber()).eTag(p.etag())
+                    .checksumCRC32(p.crc32Base64().orElse(null)).build());
+        }
+        CompleteMultipartUploadRequest.Builder b = CompleteMultipartUploadRequest.builder()
+                .bucket(bucket).key(fullKey).uploadId(uploadId)
+                .multipartUpload(CompletedMultipartUpload.builder().parts(completed).build());
+        if (createOnly) {
+            b.ifNoneMatch("*");
+        }
+        return s3.completeMultipartUpload(b.build()).eTag();
+    }
+
+    @Override
+    public void abortMultipartUpload(String fullKey, String uploadId) {
+        s3.abortMultipartUpload(b -> b.bucket(bucket).key(fullKey).uploadId(uploadId));
+    }
+
+    @Override
+    public UploadPage listMultipartUploads(String fullPrefix, String keyMarker, String uploadIdMarker) {
+        ListMultipartUploadsRequest.Builder b = ListMultipartUploadsRequest.builder().bucket(bucket).prefix(fullPrefix);
+        if (keyMarker != null) {
+            b.keyMarker(keyMarker).uploadIdMarker(uploadIdMarker);
+        }
+        ListMultipartUploadsResponse r = s3.listMultipartUploads(b.build());
+        List<PendingUpload> uploads = r.uploads().stream()
+                .map(u -> new PendingUpload(u.key(), u.uploadId(), u.initiated())).toList();
+        return new UploadPage(uploads, Boolean.TRUE.equals(r.isTruncated()), r.nextKeyMarker(), r.nextUploadIdMarker());
+    }
+}
