@@ -179,46 +179,8 @@ public final class MinioWire implements S3Wire {
         }
         GetObjectResponse in = client.getObject(b.build());
         Headers h = in.headers();
-        return new Body() {
-            @Override
-            public InputStream stream() {
-                return in;
-            }
-
-            @Override
-            public Long contentLength() {
-                return MinioWire.contentLength(h);
-            }
-
-            @Override
-            public String contentRange() {
-                return h.get("Content-Range");
-            }
-
-            @Override
-            public String etag() {
-                return h.get("ETag");
-            }
-
-            @Override
-            public String crc32Base64() {
-                return h.get(CRC32_HEADER);
-            }
-
-            @Override
-            public void abort() {
-                close(); // OkHttp drops a connection whose body was closed before its end
-            }
-
-            @Override
-            public void close() {
-                try {
-                    in.close();
-                } catch (IOException ignored) {
-                    // the connection is discarded either way
-                }
-            }
-        };
+        // OkHttp drops a connection whose body is closed before its end
+        return new Body(in, contentLength(h), h.get("Content-Range"), h.get("ETag"), h.get(CRC32_HEADER), () -> { });
     }
 
     private static Long contentLength(Headers headers) {

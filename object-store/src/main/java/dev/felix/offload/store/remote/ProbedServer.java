@@ -98,26 +98,26 @@ public final class ProbedServer {
 
     /** Whether uploads carry an {@code x-amz-checksum-crc32} header. */
     public boolean sendsCrc32() throws StoreException {
-        switch (settings.checksumMode()) {
-            case ALWAYS:
-                return true;
-            case WHEN_REQUIRED:
-                return false;
-            default:
-                return traits().crc32Accepted();
-        }
+        return byMode(() -> traits().crc32Accepted());
     }
 
     /** Whether reads and heads ask for the stored CRC32 ({@code x-amz-checksum-mode: ENABLED}). */
     public boolean asksStoredCrc32() throws StoreException {
-        switch (settings.checksumMode()) {
-            case ALWAYS:
-                return true;
-            case WHEN_REQUIRED:
-                return false;
-            default:
-                return traitsForReading().crc32Stored();
-        }
+        return byMode(() -> traitsForReading().crc32Stored());
+    }
+
+    @FunctionalInterface
+    private interface ProbedAnswer {
+        boolean get() throws StoreException;
+    }
+
+    /** The checksum mode decides, except in auto mode, where what the probe found does. */
+    private boolean byMode(ProbedAnswer probed) throws StoreException {
+        return switch (settings.checksumMode()) {
+            case ALWAYS -> true;
+            case WHEN_REQUIRED -> false;
+            default -> probed.get();
+        };
     }
 
     /**

@@ -335,7 +335,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
 
     private static void release(S3Wire.Body in, boolean complete) {
         if (!complete) {
-            in.abort();
+            in.dropConnection().run();
         }
         in.close();
     }

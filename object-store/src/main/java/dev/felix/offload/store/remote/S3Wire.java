@@ -3,6 +3,7 @@ package dev.felix.offload.store.remote;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
+import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
 import java.util.List;
@@ -36,24 +37,21 @@ public interface S3Wire extends AutoCloseable {
     /** What a HEAD answered; user metadata keys in lower case, without their prefix. */
     record Head(long length, String etag, Map<String, String> userMetadata, String crc32Base64) {}
 
-    /** An answered GET: the body stream and the headers the store checks. */
-    interface Body extends AutoCloseable {
-        InputStream stream();
-
-        /** Null where the answer had none. */
-        Long contentLength();
-
-        String contentRange();
-
-        String etag();
-
-        String crc32Base64();
-
-        /** Drops the connection instead of draining a body that was not read to its end. */
-        void abort();
-
+    /**
+     * An answered GET: the body stream and the headers the store checks ({@code contentLength} null
+     * where the answer had none). {@code dropConnection} discards the connection instead of draining
+     * a body that was not read to its end.
+     */
+    record Body(InputStream stream, Long contentLength, String contentRange, String etag, String crc32Base64,
+            Runnable dropConnection) implements AutoCloseable {
         @Override
-        void close();
+        public void close() {
+            try {
+                stream.close();
+            } catch (IOException | RuntimeException ignored) {
+                // the connection is discarded either way
+            }
+        }
     }
 
     record Listed(String fullKey, long size, String etag) {}

@@ -10,7 +10,6 @@ import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.remote.S3ErrorTranslation;
 import dev.felix.offload.store.remote.S3Wire;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -181,46 +180,7 @@ public final class AwsSdkWire implements S3Wire {
         }
         ResponseInputStream<GetObjectResponse> in = s3.getObject(b.build());
         GetObjectResponse r = in.response();
-        return new Body() {
-            @Override
-            public InputStream stream() {
-                return in;
-            }
-
-            @Override
-            public Long contentLength() {
-                return r.contentLength();
-            }
-
-            @Override
-            public String contentRange() {
-                return r.contentRange();
-            }
-
-            @Override
-            public String etag() {
-                return r.eTag();
-            }
-
-            @Override
-            public String crc32Base64() {
-                return r.checksumCRC32();
-            }
-
-            @Override
-            public void abort() {
-                in.abort();
-            }
-
-            @Override
-            public void close() {
-                try {
-                    in.close();
-                } catch (IOException | RuntimeException ignored) {
-                    // the connection is discarded either way
-                }
-            }
-        };
+        return new Body(in, r.contentLength(), r.contentRange(), r.eTag(), r.checksumCRC32(), in::abort);
     }
 
     @Override
