@@ -4,13 +4,13 @@ import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
+import dev.felix.offload.log.side.SideFileFrame;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32;
 
 /**
  * Encodes and decodes {@code offload.manifest}. All integers are big-endian.
@@ -56,13 +56,10 @@ public final class ManifestCodec {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = 0;
-    public static final int MAGIC_LENGTH = 4;
-    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
-    public static final int VERSION_LENGTH = 2;
-    public static final int RESERVED_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
-    public static final int RESERVED_LENGTH = 2;
-    public static final int COUNT_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
+    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
+    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
+    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
+    public static final int COUNT_OFFSET = SideFileFrame.BODY_OFFSET;
     public static final int COUNT_LENGTH = 4;
     /** The header's length; the first entry starts here. */
     public static final int HEADER_LENGTH = COUNT_OFFSET + COUNT_LENGTH;
@@ -89,9 +86,11 @@ public final class ManifestCodec {
     public static final int ENTRY_FIXED_LENGTH = KEY_OFFSET;
 
     /** The trailing CRC. */
-    public static final int CRC_LENGTH = 4;
+    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The shortest manifest: a header, no entries, the CRC. */
     public static final int MIN_LENGTH = HEADER_LENGTH + CRC_LENGTH;
+
+    private static final SideFileFrame FRAME = SideFileFrame.variable("manifest", MAGIC, VERSION, MIN_LENGTH);
 
     private ManifestCodec() {
     }
@@ -112,10 +111,7 @@ public final class ManifestCodec {
             throw new IllegalStateException("a manifest of " + count + " entries takes " + length
                     + " bytes, more than one array holds");
         }
-        ByteBuffer buf = ByteBuffer.allocate((int) length);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
-        buf.putShort(RESERVED_OFFSET, (short) 0);
+        ByteBuffer buf = FRAME.start((int) length);
         buf.putInt(COUNT_OFFSET, count);
         int p = HEADER_LENGTH;
         i = 0;
@@ -132,8 +128,7 @@ public final class ManifestCodec {
             p += ENTRY_FIXED_LENGTH + keys[i].length;
             i++;
         }
-        buf.putInt(p, crc32(buf, 0, p));
-        return buf.array();
+        return FRAME.seal(buf);
     }
 
     /**
@@ -141,32 +136,8 @@ public final class ManifestCodec {
      * {@code site} names the shard and file; its position is ignored, every error carries its own.
      */
     public static Manifest decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < MIN_LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "manifest header and crc", MIN_LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw CorruptionException.of(CorruptionKind.SIDE_FILE_MAGIC, site.at(MAGIC_OFFSET),
-                    String.format("magic 0x%08x, expected 0x%08x (FLOF)", magic, MAGIC));
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw CorruptionException.of(CorruptionKind.SIDE_FILE_VERSION, site.at(VERSION_OFFSET),
-                    "manifest version " + version + " is not readable (only " + VERSION + " is)");
-        }
-        int crcAt = length - CRC_LENGTH;
-        int stored = buf.getInt(crcAt);
-        int computed = crc32(buf, 0, crcAt);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(crcAt),
-                    "manifest of " + length + " bytes", stored, computed);
-        }
-        int reserved = Short.toUnsignedInt(buf.getShort(RESERVED_OFFSET));
-        if (reserved != 0) {
-            throw content(site, RESERVED_OFFSET, String.format("reserved 0x%04x, expected 0", reserved));
-        }
+        ByteBuffer buf = FRAME.open(bytes, site);
+        int crcAt = FRAME.crcOffset(buf);
         long count = Integer.toUnsignedLong(buf.getInt(COUNT_OFFSET));
         long entryBytes = crcAt - HEADER_LENGTH;
         if (count * ENTRY_FIXED_LENGTH > entryBytes) {
@@ -237,11 +208,5 @@ public final class ManifestCodec {
 
     private static CorruptionException content(CorruptionSite site, long position, String detail) {
         return CorruptionException.of(CorruptionKind.SIDE_FILE_CONTENT, site.at(position), detail);
-    }
-
-    private static int crc32(ByteBuffer buf, int from, int length) {
-        CRC32 crc = new CRC32();
-        crc.update(buf.duplicate().position(from).limit(from + length));
-        return (int) crc.getValue();
     }
 }

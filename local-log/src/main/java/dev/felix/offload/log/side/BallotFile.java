@@ -2,7 +2,6 @@ package dev.felix.offload.log.side;
 
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
 import java.io.IOException;
@@ -70,13 +69,12 @@ public final class BallotFile {
     public static byte[] encode(Ballot ballot) {
         byte[] leader = SideFiles.utf8Exact(ballot.leader(), "leader");
         ByteBuffer buf = ByteBuffer.allocate(MIN_LENGTH + leader.length);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
+        SideFileFrame.writeHead(buf, MAGIC, VERSION);
         buf.putShort(LEADER_LEN_OFFSET, (short) leader.length);
         buf.putLong(GENERATION_OFFSET, ballot.generation());
         buf.put(LEADER_OFFSET, leader);
         int crcAt = LEADER_OFFSET + leader.length;
-        buf.putInt(crcAt, SideFiles.crc32(buf, 0, crcAt));
+        SideFileFrame.writeCrc(buf, SideFileFrame.Crc.CRC32, crcAt, 0, crcAt);
         return buf.array();
     }
 
@@ -85,19 +83,8 @@ public final class BallotFile {
      * consumed). {@code site} names the shard and file; its position is ignored.
      */
     public static Ballot decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < MIN_LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "ballot file", MIN_LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FLBL");
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw SideFiles.version(site, VERSION_OFFSET, "ballot", version, VERSION);
-        }
+        ByteBuffer buf = SideFileFrame.openHead(bytes, site, MIN_LENGTH, "ballot file", MAGIC, "ballot", VERSION);
+        int length = buf.limit();
         int leaderLength = Short.toUnsignedInt(buf.getShort(LEADER_LEN_OFFSET));
         if (leaderLength > Ballot.MAX_LEADER_BYTES) {
             throw SideFiles.content(site, LEADER_LEN_OFFSET, "leader_len " + leaderLength + ", at most "
@@ -108,12 +95,7 @@ public final class BallotFile {
             throw CorruptionException.truncated(site.at(LEADER_OFFSET), "leader of " + leaderLength
                     + " bytes and the crc", leaderLength + CRC_LENGTH, length - LEADER_OFFSET);
         }
-        int stored = buf.getInt(crcAt);
-        int computed = SideFiles.crc32(buf, 0, crcAt);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(crcAt),
-                    "ballot bytes 0.." + crcAt, stored, computed);
-        }
+        SideFileFrame.checkCrc(buf, site, SideFileFrame.Crc.CRC32, crcAt, 0, crcAt, "ballot bytes 0.." + crcAt);
         int end = crcAt + CRC_LENGTH;
         if (length > end) {
             throw SideFiles.content(site, end, (length - end) + " bytes after the crc");

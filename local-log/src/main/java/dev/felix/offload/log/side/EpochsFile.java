@@ -2,7 +2,6 @@ package dev.felix.offload.log.side;
 
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
 import java.io.IOException;
@@ -77,8 +76,7 @@ public final class EpochsFile {
     public static byte[] encode(EpochHistory history) {
         int count = history.size();
         ByteBuffer buf = ByteBuffer.allocate(HEADER_LENGTH + count * ENTRY_LENGTH);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
+        SideFileFrame.writeHead(buf, MAGIC, VERSION);
         buf.putShort(COUNT_OFFSET, (short) count);
         int p = HEADER_LENGTH;
         for (Epoch e : history.entries()) {
@@ -86,7 +84,7 @@ public final class EpochsFile {
             buf.putLong(p + START_OFFSET_OFFSET, e.startOffset());
             p += ENTRY_LENGTH;
         }
-        buf.putInt(BODY_CRC_OFFSET, SideFiles.crc32(buf, HEADER_LENGTH, p - HEADER_LENGTH));
+        SideFileFrame.writeCrc(buf, SideFileFrame.Crc.CRC32, BODY_CRC_OFFSET, HEADER_LENGTH, p - HEADER_LENGTH);
         return buf.array();
     }
 
@@ -96,19 +94,8 @@ public final class EpochsFile {
      * its own.
      */
     public static EpochHistory decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < HEADER_LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "epochs header", HEADER_LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FLEP");
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw SideFiles.version(site, VERSION_OFFSET, "epochs", version, VERSION);
-        }
+        ByteBuffer buf = SideFileFrame.openHead(bytes, site, HEADER_LENGTH, "epochs header", MAGIC, "epochs", VERSION);
+        int length = buf.limit();
         int count = Short.toUnsignedInt(buf.getShort(COUNT_OFFSET));
         if (count > EpochHistory.MAX_ENTRIES) {
             throw SideFiles.content(site, COUNT_OFFSET, count + " entries, more than the " + EpochHistory.MAX_ENTRIES
@@ -122,12 +109,8 @@ public final class EpochsFile {
         if (length > needed) {
             throw SideFiles.content(site, needed, (length - needed) + " bytes after the last of " + count + " entries");
         }
-        int stored = buf.getInt(BODY_CRC_OFFSET);
-        int computed = SideFiles.crc32(buf, HEADER_LENGTH, length - HEADER_LENGTH);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(BODY_CRC_OFFSET),
-                    "epochs body of " + count + " entries", stored, computed);
-        }
+        SideFileFrame.checkCrc(buf, site, SideFileFrame.Crc.CRC32, BODY_CRC_OFFSET, HEADER_LENGTH, length - HEADER_LENGTH,
+                "epochs body of " + count + " entries");
         List<Epoch> entries = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int p = HEADER_LENGTH + i * ENTRY_LENGTH;

@@ -120,8 +120,7 @@ public final class KeyIndexFile {
                     + length + " bytes, more than one array (and a load) holds");
         }
         ByteBuffer buf = ByteBuffer.allocate((int) length);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(FORMAT_OFFSET, (short) FORMAT);
+        SideFileFrame.writeHead(buf, MAGIC, FORMAT);
         buf.put(STORE_OFFSET, (byte) STORE_CACHE);
         buf.putLong(COVERED_THROUGH_OFFSET, snapshot.coveredThrough());
         buf.putLong(ENTRY_COUNT_OFFSET, snapshot.entries().size());
@@ -139,7 +138,7 @@ public final class KeyIndexFile {
             buf.putInt(tail + BYTES_OFFSET, (int) e.bytes());
             p = tail + ENTRY_TAIL_LENGTH;
         }
-        buf.putInt(p, SideFiles.crc32c(buf, 0, p));
+        SideFileFrame.writeCrc(buf, SideFileFrame.Crc.CRC32C, p, 0, p);
         return buf.array();
     }
 
@@ -149,26 +148,12 @@ public final class KeyIndexFile {
      * position is ignored.
      */
     public static KeyIndexSnapshot decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < MIN_LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "keys.idx header and crc", MIN_LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FXIX");
-        }
-        int format = Short.toUnsignedInt(buf.getShort(FORMAT_OFFSET));
-        if (format != FORMAT) {
-            throw SideFiles.version(site, FORMAT_OFFSET, "keys.idx format", format, FORMAT);
-        }
+        ByteBuffer buf = SideFileFrame.openHead(bytes, site, MIN_LENGTH, "keys.idx header and crc", MAGIC,
+                "keys.idx format", FORMAT);
+        int length = buf.limit();
         int crcAt = length - CRC_LENGTH;
-        int stored = buf.getInt(crcAt);
-        int computed = SideFiles.crc32c(buf, 0, crcAt);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(crcAt),
-                    "keys.idx of " + length + " bytes (crc32c)", stored, computed);
-        }
+        SideFileFrame.checkCrc(buf, site, SideFileFrame.Crc.CRC32C, crcAt, 0, crcAt,
+                "keys.idx of " + length + " bytes (crc32c)");
         int store = Byte.toUnsignedInt(buf.get(STORE_OFFSET));
         if (store != STORE_CACHE) {
             throw SideFiles.content(site, STORE_OFFSET, "store " + store + " is not a cache (" + STORE_CACHE

@@ -2,7 +2,6 @@ package dev.felix.offload.log.side;
 
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
 import java.io.IOException;
@@ -67,13 +66,10 @@ public final class ProducersFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = 0;
-    public static final int MAGIC_LENGTH = 4;
-    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
-    public static final int VERSION_LENGTH = 2;
-    public static final int RESERVED_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
-    public static final int RESERVED_LENGTH = 2;
-    public static final int AS_OF_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
+    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
+    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
+    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
+    public static final int AS_OF_OFFSET = SideFileFrame.BODY_OFFSET;
     public static final int AS_OF_LENGTH = 8;
     public static final int PRODUCER_COUNT_OFFSET = AS_OF_OFFSET + AS_OF_LENGTH;
     public static final int PRODUCER_COUNT_LENGTH = 4;
@@ -132,9 +128,7 @@ public final class ProducersFile {
             length += PRODUCER_FIXED_LENGTH + p.batches().size() * BATCH_LENGTH;
         }
         ByteBuffer buf = ByteBuffer.allocate(length);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
-        buf.putShort(RESERVED_OFFSET, (short) 0);
+        SideFileFrame.writeHead(buf, MAGIC, VERSION);
         buf.putLong(AS_OF_OFFSET, snapshot.asOf());
         buf.putInt(PRODUCER_COUNT_OFFSET, snapshot.producers().size());
         int p = OPEN_BATCH_OFFSET;
@@ -160,7 +154,7 @@ public final class ProducersFile {
                 p += BATCH_LENGTH;
             }
         }
-        buf.putInt(BODY_CRC_OFFSET, SideFiles.crc32(buf, OPEN_FLAG_OFFSET, length - OPEN_FLAG_OFFSET));
+        SideFileFrame.writeCrc(buf, SideFileFrame.Crc.CRC32, BODY_CRC_OFFSET, OPEN_FLAG_OFFSET, length - OPEN_FLAG_OFFSET);
         return buf.array();
     }
 
@@ -169,25 +163,11 @@ public final class ProducersFile {
      * consumed). {@code site} names the shard and file; its position is ignored.
      */
     public static ProducerSnapshot decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < MIN_LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "producers header and open flag", MIN_LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FLPS");
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw SideFiles.version(site, VERSION_OFFSET, "producers", version, VERSION);
-        }
-        int stored = buf.getInt(BODY_CRC_OFFSET);
-        int computed = SideFiles.crc32(buf, OPEN_FLAG_OFFSET, length - OPEN_FLAG_OFFSET);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(BODY_CRC_OFFSET),
-                    "producers body of " + (length - OPEN_FLAG_OFFSET) + " bytes", stored, computed);
-        }
+        ByteBuffer buf = SideFileFrame.openHead(bytes, site, MIN_LENGTH, "producers header and open flag", MAGIC,
+                "producers", VERSION);
+        int length = buf.limit();
+        SideFileFrame.checkCrc(buf, site, SideFileFrame.Crc.CRC32, BODY_CRC_OFFSET, OPEN_FLAG_OFFSET,
+                length - OPEN_FLAG_OFFSET, "producers body of " + (length - OPEN_FLAG_OFFSET) + " bytes");
         int reserved = Short.toUnsignedInt(buf.getShort(RESERVED_OFFSET));
         if (reserved != 0) {
             throw SideFiles.content(site, RESERVED_OFFSET, String.format("reserved 0x%04x, expected 0", reserved));

@@ -2,7 +2,6 @@ package dev.felix.offload.log.side;
 
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
 import java.io.IOException;
@@ -44,34 +43,30 @@ public final class ReplicaFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = 0;
-    public static final int MAGIC_LENGTH = 4;
-    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
-    public static final int VERSION_LENGTH = 2;
-    public static final int RESERVED_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
-    public static final int RESERVED_LENGTH = 2;
+    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
+    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
+    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
+    public static final int RESERVED_LENGTH = SideFileFrame.RESERVED_LENGTH;
     public static final int GENERATION_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
     public static final int GENERATION_LENGTH = 8;
     public static final int COMMIT_OFFSET = GENERATION_OFFSET + GENERATION_LENGTH;
     public static final int COMMIT_LENGTH = 8;
     public static final int CRC_OFFSET = COMMIT_OFFSET + COMMIT_LENGTH;
-    public static final int CRC_LENGTH = 4;
+    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
     public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+
+    private static final SideFileFrame FRAME = SideFileFrame.fixed("replica", MAGIC, VERSION, LENGTH);
 
     private ReplicaFile() {
     }
 
     /** The state's bytes, exactly as stored. */
     public static byte[] encode(ReplicaState state) {
-        ByteBuffer buf = ByteBuffer.allocate(LENGTH);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
-        buf.putShort(RESERVED_OFFSET, (short) 0);
+        ByteBuffer buf = FRAME.start(LENGTH);
         buf.putLong(GENERATION_OFFSET, state.generation());
         buf.putLong(COMMIT_OFFSET, state.commit());
-        buf.putInt(CRC_OFFSET, SideFiles.crc32(buf, 0, CRC_OFFSET));
-        return buf.array();
+        return FRAME.seal(buf);
     }
 
     /**
@@ -79,32 +74,8 @@ public final class ReplicaFile {
      * consumed). {@code site} names the shard and file; its position is ignored.
      */
     public static ReplicaState decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "replica file", LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FLRS");
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw SideFiles.version(site, VERSION_OFFSET, "replica", version, VERSION);
-        }
-        int stored = buf.getInt(CRC_OFFSET);
-        int computed = SideFiles.crc32(buf, 0, CRC_OFFSET);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(CRC_OFFSET),
-                    "replica bytes 0..24", stored, computed);
-        }
-        int reserved = Short.toUnsignedInt(buf.getShort(RESERVED_OFFSET));
-        if (reserved != 0) {
-            throw SideFiles.content(site, RESERVED_OFFSET, String.format("reserved 0x%04x, expected 0", reserved));
-        }
-        if (length > LENGTH) {
-            throw SideFiles.content(site, LENGTH, (length - LENGTH) + " bytes after the crc");
-        }
+        ByteBuffer buf = FRAME.open(bytes, site);
+        FRAME.requireNothingAfter(buf, site);
         return new ReplicaState(buf.getLong(GENERATION_OFFSET), buf.getLong(COMMIT_OFFSET));
     }
 

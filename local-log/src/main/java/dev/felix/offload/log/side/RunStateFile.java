@@ -3,7 +3,6 @@ package dev.felix.offload.log.side;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
 import java.io.IOException;
@@ -46,57 +45,37 @@ public final class RunStateFile {
     /** Flags bit 0: the run acknowledges before syncing. */
     public static final int FLAG_ACKNOWLEDGES_BEFORE_SYNC = 0x01;
 
-    public static final int MAGIC_OFFSET = 0;
-    public static final int MAGIC_LENGTH = 4;
-    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
-    public static final int VERSION_LENGTH = 2;
-    public static final int STATE_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
+    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
+    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
+    /** The frame's reserved bytes hold this file's state and flags. */
+    public static final int STATE_OFFSET = SideFileFrame.RESERVED_OFFSET;
     public static final int STATE_LENGTH = 1;
     public static final int FLAGS_OFFSET = STATE_OFFSET + STATE_LENGTH;
     public static final int FLAGS_LENGTH = 1;
     public static final int ID_OFFSET = FLAGS_OFFSET + FLAGS_LENGTH;
     public static final int ID_LENGTH = StorageId.LENGTH;
     public static final int CRC_OFFSET = ID_OFFSET + ID_LENGTH;
-    public static final int CRC_LENGTH = 4;
+    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
     public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+
+    private static final SideFileFrame FRAME = SideFileFrame.fixedWithOwnBytes6To8("run-state", MAGIC, VERSION, LENGTH);
 
     private RunStateFile() {
     }
 
     /** The run state's bytes, exactly as stored. */
     public static byte[] encode(RunState runState) {
-        ByteBuffer buf = ByteBuffer.allocate(LENGTH);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
+        ByteBuffer buf = FRAME.start(LENGTH);
         buf.put(STATE_OFFSET, (byte) runState.state().code());
         buf.put(FLAGS_OFFSET, (byte) (runState.acknowledgesBeforeSync() ? FLAG_ACKNOWLEDGES_BEFORE_SYNC : 0));
         buf.put(ID_OFFSET, runState.storageId().bytes());
-        buf.putInt(CRC_OFFSET, SideFiles.crc32(buf, 0, CRC_OFFSET));
-        return buf.array();
+        return FRAME.seal(buf);
     }
 
     /** Decodes a whole {@code run-state} file: the bytes from {@code bytes}' position to its limit (not consumed). */
     public static RunState decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "run-state file", LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FLRN");
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw SideFiles.version(site, VERSION_OFFSET, "run-state", version, VERSION);
-        }
-        int stored = buf.getInt(CRC_OFFSET);
-        int computed = SideFiles.crc32(buf, 0, CRC_OFFSET);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(CRC_OFFSET),
-                    "run-state bytes 0..24", stored, computed);
-        }
+        ByteBuffer buf = FRAME.open(bytes, site);
         int code = Byte.toUnsignedInt(buf.get(STATE_OFFSET));
         RunState.State state = RunState.State.ofCode(code);
         if (state == null) {
@@ -106,9 +85,7 @@ public final class RunStateFile {
         if ((flags & ~FLAG_ACKNOWLEDGES_BEFORE_SYNC) != 0) {
             throw SideFiles.content(site, FLAGS_OFFSET, String.format("flags 0x%02x has bits other than bit 0 set", flags));
         }
-        if (length > LENGTH) {
-            throw SideFiles.content(site, LENGTH, (length - LENGTH) + " bytes after the crc");
-        }
+        FRAME.requireNothingAfter(buf, site);
         return new RunState(state, flags == FLAG_ACKNOWLEDGES_BEFORE_SYNC,
                 new StorageId(buf.getLong(ID_OFFSET), buf.getLong(ID_OFFSET + 8)));
     }

@@ -3,7 +3,6 @@ package dev.felix.offload.log.side;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
 
 import java.io.IOException;
@@ -42,61 +41,33 @@ public final class StorageIdFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = 0;
-    public static final int MAGIC_LENGTH = 4;
-    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
-    public static final int VERSION_LENGTH = 2;
-    public static final int RESERVED_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
-    public static final int RESERVED_LENGTH = 2;
+    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
+    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
+    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
+    public static final int RESERVED_LENGTH = SideFileFrame.RESERVED_LENGTH;
     public static final int ID_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
     public static final int ID_LENGTH = StorageId.LENGTH;
     public static final int CRC_OFFSET = ID_OFFSET + ID_LENGTH;
-    public static final int CRC_LENGTH = 4;
+    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
     public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+
+    private static final SideFileFrame FRAME = SideFileFrame.fixed("storage-id", MAGIC, VERSION, LENGTH);
 
     private StorageIdFile() {
     }
 
     /** The id's file bytes, exactly as stored. */
     public static byte[] encode(StorageId id) {
-        ByteBuffer buf = ByteBuffer.allocate(LENGTH);
-        buf.putInt(MAGIC_OFFSET, MAGIC);
-        buf.putShort(VERSION_OFFSET, (short) VERSION);
-        buf.putShort(RESERVED_OFFSET, (short) 0);
+        ByteBuffer buf = FRAME.start(LENGTH);
         buf.put(ID_OFFSET, id.bytes());
-        buf.putInt(CRC_OFFSET, SideFiles.crc32(buf, 0, CRC_OFFSET));
-        return buf.array();
+        return FRAME.seal(buf);
     }
 
     /** Decodes a whole {@code storage-id} file: the bytes from {@code bytes}' position to its limit (not consumed). */
     public static StorageId decode(ByteBuffer bytes, CorruptionSite site) throws CorruptionException {
-        ByteBuffer buf = bytes.slice();
-        int length = buf.remaining();
-        if (length < LENGTH) {
-            throw CorruptionException.truncated(site.at(0), "storage-id file", LENGTH, length);
-        }
-        int magic = buf.getInt(MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw SideFiles.magic(site, magic, MAGIC, "FLID");
-        }
-        int version = Short.toUnsignedInt(buf.getShort(VERSION_OFFSET));
-        if (version != VERSION) {
-            throw SideFiles.version(site, VERSION_OFFSET, "storage-id", version, VERSION);
-        }
-        int stored = buf.getInt(CRC_OFFSET);
-        int computed = SideFiles.crc32(buf, 0, CRC_OFFSET);
-        if (stored != computed) {
-            throw CorruptionException.checksum(CorruptionKind.SIDE_FILE_CHECKSUM, site.at(CRC_OFFSET),
-                    "storage-id bytes 0..24", stored, computed);
-        }
-        int reserved = Short.toUnsignedInt(buf.getShort(RESERVED_OFFSET));
-        if (reserved != 0) {
-            throw SideFiles.content(site, RESERVED_OFFSET, String.format("reserved 0x%04x, expected 0", reserved));
-        }
-        if (length > LENGTH) {
-            throw SideFiles.content(site, LENGTH, (length - LENGTH) + " bytes after the crc");
-        }
+        ByteBuffer buf = FRAME.open(bytes, site);
+        FRAME.requireNothingAfter(buf, site);
         return new StorageId(buf.getLong(ID_OFFSET), buf.getLong(ID_OFFSET + 8));
     }
 
