@@ -16,8 +16,14 @@ import java.util.concurrent.Executors;
 /**
  * Aligned chunks of objects, fetched with ranged GETs and kept in memory up to a byte budget. Chunk
  * {@code i} of an object covers bytes {@code [i * chunkSize, min((i + 1) * chunkSize, size))}.
- * Concurrent requests for one chunk share one GET; {@link #prefetch} starts a GET without waiting,
- * for a sequential reader's next chunk. Hits and misses are counted.
+ * Concurrent requests for one chunk share one GET. Hits and misses are counted.
+ *
+ * <p><b>Read-ahead, for sequential readers only.</b> A reader that steps from chunk {@code i} into
+ * {@code i + 1} of an object is taken for a sequential one: the cache keeps up to
+ * {@code readAheadChunks} chunks ahead of it in flight, asking for the missing ones together once
+ * half the window is used, so adjacent chunks come in one ranged GET. {@link #continueInto} carries
+ * the window into the next object before the reader gets there. A random reader (one that jumps)
+ * only ever fetches the chunks it touches.
  *
  * <p>Chunks are keyed by the object's {@link ObjectIdentity} (key, size and CRC32), not its key:
  * bytes cached for one history of a shard are never served for another offloaded under the same
@@ -44,19 +50,47 @@ public final class ChunkCache {
     private record Fetched(byte[] bytes, RuntimeException unexpected, StoreException failure) {
     }
 
+    /** How a reader has been moving through one object: the chunk it last touched, the last asked for ahead. */
+    private static final class Stream {
+        long last;
+        long ahead;
+
+        Stream(long last, long ahead) {
+            this.last = last;
+            this.ahead = ahead;
+        }
+    }
+
+    /** Read-ahead of 4 chunks (16 MiB with the default chunk size). */
+    public static final int DEFAULT_READ_AHEAD_CHUNKS = 4;
+    /** At most this many chunks in one ranged GET. */
+    static final int MAX_CHUNKS_PER_GET = 8;
+
+    private final int readAheadChunks;
+    private final com.github.benmanes.caffeine.cache.Cache<ObjectIdentity, Stream> streams =
+            Caffeine.newBuilder().maximumSize(256).build();
     private final AsyncLoadingCache<ChunkKey, Fetched> cache;
     private final java.util.concurrent.atomic.LongAdder bytesFetched = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
 
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes) {
-        this(store, chunkBytes, maxBytes, Executors.newCachedThreadPool(r -> {
+        this(store, chunkBytes, maxBytes, DEFAULT_READ_AHEAD_CHUNKS);
+    }
+
+    /** {@code readAheadChunks} 0 turns read-ahead off. */
+    public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks) {
+        this(store, chunkBytes, maxBytes, readAheadChunks, Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "chunk-fetch");
             t.setDaemon(true);
             return t;
         }));
     }
 
-    ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, Executor executor) {
+    ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor) {
+        if (readAheadChunks < 0 || (long) readAheadChunks * chunkBytes > maxBytes / 2) {
+            throw new IllegalArgumentException("read-ahead of " + readAheadChunks + " chunks must fit in half the cache");
+        }
+        this.readAheadChunks = readAheadChunks;
         if (chunkBytes < 4096) {
             throw new IllegalArgumentException("chunk size must be at least 4096 bytes, got " + chunkBytes);
         }
@@ -65,13 +99,21 @@ public final class ChunkCache {
         }
         this.store = store;
         this.chunkBytes = chunkBytes;
-        CacheLoader<ChunkKey, Fetched> loader = k -> {
-            try {
-                return new Fetched(fetch(k), null, null);
-            } catch (StoreException e) {
-                return new Fetched(null, null, e);
-            } catch (RuntimeException e) {
-                return new Fetched(null, e, null);
+        CacheLoader<ChunkKey, Fetched> loader = new CacheLoader<>() {
+            @Override
+            public Fetched load(ChunkKey k) {
+                try {
+                    return new Fetched(fetch(k), null, null);
+                } catch (StoreException e) {
+                    return new Fetched(null, null, e);
+                } catch (RuntimeException e) {
+                    return new Fetched(null, e, null);
+                }
+            }
+
+            @Override
+            public java.util.Map<ChunkKey, Fetched> loadAll(java.util.Set<? extends ChunkKey> keys) {
+                return fetchRuns(keys);
             }
         };
         this.cache = Caffeine.newBuilder()
@@ -89,6 +131,46 @@ public final class ChunkCache {
         byte[] bytes = store.readRange(k.object().key(), ByteRange.of(start, length));
         bytesFetched.add(bytes.length);
         return bytes;
+    }
+
+    /**
+     * The chunks asked for together (read-ahead), adjacent ones of one object in one ranged GET of at
+     * most {@link #MAX_CHUNKS_PER_GET} chunks, each cut into its chunks.
+     */
+    private java.util.Map<ChunkKey, Fetched> fetchRuns(java.util.Set<? extends ChunkKey> keys) {
+        java.util.List<ChunkKey> sorted = new java.util.ArrayList<>(keys);
+        sorted.sort(java.util.Comparator.comparing((ChunkKey k) -> k.object().key())
+                .thenComparingLong(k -> k.object().size()).thenComparingLong(k -> k.object().crc32())
+                .thenComparingLong(ChunkKey::index));
+        java.util.Map<ChunkKey, Fetched> out = new java.util.HashMap<>();
+        int i = 0;
+        while (i < sorted.size()) {
+            int j = i + 1;
+            while (j < sorted.size() && j - i < MAX_CHUNKS_PER_GET && sorted.get(j).object().equals(sorted.get(i).object())
+                    && sorted.get(j).index() == sorted.get(j - 1).index() + 1) {
+                j++;
+            }
+            java.util.List<ChunkKey> run = sorted.subList(i, j);
+            try {
+                ObjectIdentity object = run.get(0).object();
+                long start = run.get(0).index() * chunkBytes;
+                long end = Math.min((run.get(run.size() - 1).index() + 1) * chunkBytes, object.size());
+                gets.increment();
+                byte[] bytes = store.readRange(object.key(), ByteRange.of(start, (int) (end - start)));
+                bytesFetched.add(bytes.length);
+                for (ChunkKey k : run) {
+                    int from = (int) (k.index() * chunkBytes - start);
+                    int to = (int) Math.min(from + (long) chunkBytes, bytes.length);
+                    out.put(k, new Fetched(java.util.Arrays.copyOfRange(bytes, from, to), null, null));
+                }
+            } catch (StoreException e) {
+                run.forEach(k -> out.put(k, new Fetched(null, null, e)));
+            } catch (RuntimeException e) {
+                run.forEach(k -> out.put(k, new Fetched(null, e, null)));
+            }
+            i = j;
+        }
+        return out;
     }
 
     /** Bytes fetched from the store so far. */
@@ -119,6 +201,7 @@ public final class ChunkCache {
         while (done < length) {
             long at = position + done;
             long index = at / chunkBytes;
+            touched(object, index);
             byte[] chunk = get(new ChunkKey(object, index));
             int from = (int) (at - index * chunkBytes);
             int n = Math.min(chunk.length - from, length - done);
@@ -157,11 +240,78 @@ public final class ChunkCache {
         }
     }
 
-    /** Starts fetching the chunk holding {@code position}, if it is in the object and not cached. */
-    public void prefetch(ObjectIdentity object, long position) {
-        if (position >= 0 && position < object.size()) {
-            cache.get(new ChunkKey(object, position / chunkBytes));
+    /** Notes a reader touching chunk {@code index}, and keeps the window ahead of a sequential one. */
+    private void touched(ObjectIdentity object, long index) {
+        if (readAheadChunks == 0) {
+            return;
         }
+        long from;
+        long to;
+        Stream s = streams.get(object, o -> new Stream(index, index));
+        synchronized (s) {
+            if (index == s.last) {
+                return;
+            }
+            if (index != s.last + 1) {
+                s.last = index; // a jump: a random reader, or one starting over
+                s.ahead = index;
+                return;
+            }
+            s.last = index;
+            if (s.ahead - index > readAheadChunks / 2) {
+                return; // enough already asked for
+            }
+            from = Math.max(s.ahead, index) + 1;
+            to = Math.min(index + readAheadChunks, lastChunk(object));
+            s.ahead = Math.max(s.ahead, to);
+        }
+        fetchAhead(object, from, to);
+    }
+
+    /**
+     * For a sequential reader about to finish one object: starts the window in {@code next} (its
+     * first chunks, in one GET), so the reader finds them there when it moves on.
+     */
+    public void continueInto(ObjectIdentity next) {
+        if (readAheadChunks == 0 || next.size() == 0) {
+            return;
+        }
+        Stream s = streams.get(next, o -> new Stream(-1, -1));
+        long to;
+        synchronized (s) {
+            if (s.last != -1 || s.ahead >= 0) {
+                return; // already under way
+            }
+            to = Math.min(readAheadChunks - 1, lastChunk(next));
+            s.ahead = to;
+        }
+        fetchAhead(next, 0, to);
+    }
+
+    /** Whether a reader has been moving through {@code object} chunk after chunk. */
+    public boolean sequential(ObjectIdentity object) {
+        Stream s = streams.getIfPresent(object);
+        if (s == null) {
+            return false;
+        }
+        synchronized (s) {
+            return s.ahead > s.last;
+        }
+    }
+
+    private long lastChunk(ObjectIdentity object) {
+        return (object.size() - 1) / chunkBytes;
+    }
+
+    private void fetchAhead(ObjectIdentity object, long from, long to) {
+        if (from > to) {
+            return;
+        }
+        java.util.List<ChunkKey> keys = new java.util.ArrayList<>();
+        for (long i = from; i <= to; i++) {
+            keys.add(new ChunkKey(object, i));
+        }
+        cache.getAll(keys); // not waited for: the reader finds the chunks in the cache, or joins their GET
     }
 
     /** Drops the chunks covering {@code [position, position + length)}, so they are fetched again. */
@@ -171,6 +321,7 @@ public final class ChunkCache {
         for (long i = first; i <= last; i++) {
             cache.synchronous().invalidate(new ChunkKey(object, i));
         }
+        streams.invalidate(object);
     }
 
     public CacheStats stats() {

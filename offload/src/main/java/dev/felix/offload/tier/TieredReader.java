@@ -285,6 +285,8 @@ public final class TieredReader {
         }
         boolean fromIndex = pos > SegmentHeader.LENGTH;
         boolean retried = false;
+        long lastChunkStart = size == 0 ? 0 : (size - 1) / chunks.chunkBytes() * chunks.chunkBytes();
+        boolean handedOn = false;
         while (pos < size) {
             if (budget.full()) {
                 return expected;
@@ -335,12 +337,23 @@ public final class TieredReader {
             remoteRecordBytes += record.encodedLength();
             pos += h.totalLength();
             expected++;
-            long chunkEnd = (pos / chunks.chunkBytes() + 1) * chunks.chunkBytes();
-            if (!budget.full() && chunkEnd - pos < chunks.chunkBytes() / 4) {
-                chunks.prefetch(object, chunkEnd); // a sequential reader nearing a chunk's end wants the next
+            if (!handedOn && pos >= lastChunkStart && chunks.sequential(object)) {
+                handedOn = true;
+                nextObject(entry).ifPresent(chunks::continueInto); // a sequential reader goes on into the next copy
             }
         }
         return entry.lastOffset() + 1;
+    }
+
+    /** The copy that holds the offsets right after {@code entry}'s, when the manifest has one. */
+    private java.util.Optional<ObjectIdentity> nextObject(ManifestEntry entry) {
+        Manifest m = manifest;
+        if (m == null || entry.lastOffset() == -1L) {
+            return java.util.Optional.empty();
+        }
+        ManifestLookup next = m.find(entry.lastOffset() + 1);
+        return next.kind() == ManifestLookup.Kind.ENTRY ? java.util.Optional.of(ObjectIdentity.of(next.entry()))
+                : java.util.Optional.empty();
     }
 
     /**

@@ -66,7 +66,7 @@ class ChunkCacheTest {
     @Test
     void readsAnyRangeAcrossChunksExactly() throws StoreException {
         CountingFetcher f = new CountingFetcher(50_000);
-        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 0); // without read-ahead: one GET a chunk
         for (int[] r : new int[][] {{0, 1}, {4095, 2}, {100, 20_000}, {49_999, 1}, {0, 50_000}, {40_960, 9040}}) {
             assertThat(cache.read(new ObjectIdentity("k", 50_000, 1), r[0], r[1])).isEqualTo(Arrays.copyOfRange(f.object, r[0], r[0] + r[1]));
         }
@@ -120,5 +120,48 @@ class ChunkCacheTest {
         cache.read(k, 5000, 10);
         assertThat(f.gets.get()).isEqualTo(2);
         assertThat(cache.gets()).isEqualTo(2);
+    }
+
+    @Test
+    void aSequentialReaderGetsItsNextChunksAheadInOneGet() throws Exception {
+        CountingFetcher f = new CountingFetcher(100 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 100 * 4096, 1);
+        for (int pos = 0; pos < 100 * 4096; pos += 1000) {
+            int n = Math.min(1000, 100 * 4096 - pos);
+            assertThat(cache.read(k, pos, n)).isEqualTo(Arrays.copyOfRange(f.object, pos, pos + n));
+        }
+        assertThat(cache.bytesFetched()).as("every byte fetched once").isEqualTo(100 * 4096);
+        // chunks 0 and 1 on demand, then two or three chunks a GET: far fewer than one GET a chunk
+        assertThat(f.gets.get()).isLessThanOrEqualTo(2 + 98 / 2);
+    }
+
+    @Test
+    void aRandomReaderFetchesOnlyTheChunksItTouches() throws Exception {
+        CountingFetcher f = new CountingFetcher(100 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 100 * 4096, 1);
+        int[] chunksRead = {50, 3, 77, 12, 90, 40, 61};
+        for (int c : chunksRead) {
+            cache.read(k, c * 4096L + 10, 100);
+        }
+        Thread.sleep(200); // any read-ahead would have been started by now
+        assertThat(f.gets.get()).isEqualTo(chunksRead.length);
+        assertThat(cache.bytesFetched()).isEqualTo(chunksRead.length * 4096L);
+    }
+
+    @Test
+    void aReaderHandedOnToTheNextObjectFindsItsFirstChunksFetched() throws Exception {
+        CountingFetcher f = new CountingFetcher(8 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity next = new ObjectIdentity("next", 8 * 4096, 2);
+        cache.continueInto(next);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (cache.bytesFetched() < 4 * 4096 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(f.gets.get()).as("four chunks in one GET").isEqualTo(1);
+        assertThat(cache.read(next, 0, 4 * 4096)).isEqualTo(Arrays.copyOfRange(f.object, 0, 4 * 4096));
+        assertThat(cache.sequential(next)).isTrue();
     }
 }
