@@ -19,7 +19,6 @@ import dev.felix.offload.log.side.ProducersFile;
 import dev.felix.offload.log.side.ReplicaFile;
 import dev.felix.offload.log.side.ReplicaState;
 import dev.felix.offload.log.recovery.ShardInspection;
-import dev.felix.offload.log.recovery.ShardInspection.Action;
 import dev.felix.offload.log.recovery.ShardInspection.SegmentPlan;
 import dev.felix.offload.log.recovery.ShardInspector;
 import org.slf4j.Logger;
@@ -29,7 +28,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -63,6 +61,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * generation start (epochs) without a flush, ignored when damaged, and rebuilt from the log's marks.
  * An idempotent producer's batch the log already holds is not written again.
  *
+ * <h2>Parts</h2>
+ * This class holds the writer's state and its locks: appends with producer dedup, rolls, truncation,
+ * reset and the replica's generation and commit. What readers see is a {@link LogView}, published
+ * whole; the reads over it are {@link LogReads}; what opening does to each judged segment is
+ * {@link SegmentRecovery}.
+ *
  * <h2>Concurrency</h2>
  * One writer appends; any number of readers may read at the same time and see only whole records
  * (the active segment's size is published after its bytes are written). Truncation, reset and
@@ -72,24 +76,13 @@ public final class ShardLog implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardLog.class);
 
-    /** A sealed segment: immutable, with its index loaded or rebuilt. */
-    private record Sealed(SegmentFile file, SegmentHeader header, long nextOffset, long size, SegmentIndex index) {
-    }
-
-    /** What readers see: published whole, replaced on every structural change. */
-    private record View(List<Sealed> sealed, SegmentWriter active) {
-        long firstOffset() {
-            return sealed.isEmpty() ? active.header().baseOffset() : sealed.get(0).header().baseOffset();
-        }
-    }
-
     private final Path dir;
     private final String shard;
     private final ShardLogConfig config;
     private final ReentrantLock writeLock = new ReentrantLock();
     private final ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
     private final ScheduledExecutorService flusher;
-    private volatile View view;
+    private volatile LogView view;
     private long nextSegmentId;
     private final ProducerState producers;
     private EpochHistory epochs;
@@ -99,12 +92,12 @@ public final class ShardLog implements Closeable {
     private boolean dirty;
     private boolean closed;
 
-    private ShardLog(Path dir, ShardLogConfig config, List<Sealed> sealed, SegmentWriter active, ReplicaState replica,
+    private ShardLog(Path dir, ShardLogConfig config, List<LogView.Sealed> sealed, SegmentWriter active, ReplicaState replica,
                      Optional<String> leader, EpochHistory epochs) {
         this.dir = dir;
         this.shard = dir.getFileName().toString();
         this.config = config;
-        this.view = new View(List.copyOf(sealed), active);
+        this.view = new LogView(List.copyOf(sealed), active);
         this.nextSegmentId = active.file().id() + 1;
         this.replica = replica;
         this.leader = leader;
@@ -144,13 +137,13 @@ public final class ShardLog implements Closeable {
         }
         String shard = dir.getFileName().toString();
         List<SegmentPlan> plans = inspection.segments();
-        List<Sealed> sealed = new ArrayList<>();
+        List<LogView.Sealed> sealed = new ArrayList<>();
         for (int i = 0; i < plans.size() - 1; i++) {
             SegmentPlan plan = plans.get(i);
             SegmentFile file = plan.file();
             SegmentHeader header = plan.scan().header();
-            SegmentIndex index = loadOrRebuildIndex(file, shard, header, plan.scan().validEnd(), config);
-            sealed.add(new Sealed(file, header, plan.scan().nextOffset(), plan.scan().validEnd(), index));
+            SegmentIndex index = SegmentRecovery.loadOrRebuildIndex(file, shard, header, plan.scan().validEnd(), config);
+            sealed.add(new LogView.Sealed(file, header, plan.scan().nextOffset(), plan.scan().validEnd(), index));
         }
         // Authoritative: a replica or ballot that does not decode fails the open, before anything is written.
         ReplicaState replica = ReplicaFile.load(dir);
@@ -163,11 +156,11 @@ public final class ShardLog implements Closeable {
         }
         SegmentWriter active;
         if (plans.isEmpty()) {
-            active = SegmentWriter.create(SegmentFile.in(dir, 0), SegmentHeader.v3(0, nowMicros()),
+            active = SegmentWriter.create(SegmentFile.in(dir, 0), SegmentHeader.v3(0, SegmentRecovery.nowMicros()),
                     config.indexSpacingBytes());
         } else {
             SegmentPlan newest = plans.get(plans.size() - 1);
-            active = reopenNewest(newest, shard, config);
+            active = SegmentRecovery.reopenNewest(newest, shard, config);
         }
         EpochHistory epochs = EpochsFile.loadOrEmpty(dir).truncatedAt(active.nextOffset());
         ShardLog log = new ShardLog(dir, config, sealed, active, replica, opening.leader(), epochs);
@@ -199,9 +192,9 @@ public final class ShardLog implements Closeable {
 
     /** Feeds the record headers from {@code from} to the end of the log to the producer state. */
     private void replayMarks(long from) throws IOException, CorruptionException {
-        View v = view;
+        LogView v = view;
         int segments = v.sealed().size() + 1;
-        for (int i = locate(v, from); i < segments; i++) {
+        for (int i = v.locate(from); i < segments; i++) {
             boolean isActive = i == v.sealed().size();
             SegmentFile file = isActive ? v.active().file() : v.sealed().get(i).file();
             long end = isActive ? v.active().size() : v.sealed().get(i).size();
@@ -224,80 +217,13 @@ public final class ShardLog implements Closeable {
         }
     }
 
-    private static SegmentWriter reopenNewest(SegmentPlan plan, String shard, ShardLogConfig config) throws IOException {
-        SegmentFile file = plan.file();
-        if (plan.action() == Action.DELETE_BLANK) {
-            LOG.warn("{}: deleting blank first segment {} ({} bytes): its creation failed before it held a record",
-                    shard, file.logName(), plan.scan().fileSize());
-            Files.deleteIfExists(file.index());
-            Files.delete(file.log());
-            DurableFiles.fsyncDirectory(file.log().toAbsolutePath().getParent());
-            return SegmentWriter.create(file, SegmentHeader.v3(0, nowMicros()), config.indexSpacingBytes());
-        }
-        long validEnd = plan.scan().validEnd();
-        if (plan.action() == Action.TRUNCATE_TAIL) {
-            LOG.warn("{}: {}; truncating {} from {} to {} bytes", shard, plan.scan().failure().getMessage(),
-                    file.logName(), plan.scan().fileSize(), validEnd);
-            try (FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE)) {
-                ch.truncate(validEnd);
-                ch.force(true);
-            }
-        }
-        SegmentHeader header = plan.scan().header();
-        // The active segment's index may lag or run past a cut tail: always rebuild it from the records.
-        SegmentIndex index = rebuildIndex(file, shard, validEnd, config.indexSpacingBytes());
-        return SegmentWriter.reopen(file, header, validEnd, plan.scan().nextOffset(), index, config.indexSpacingBytes());
-    }
-
-    private static SegmentIndex loadOrRebuildIndex(SegmentFile file, String shard, SegmentHeader header, long size,
-                                                   ShardLogConfig config) throws IOException {
-        try {
-            SegmentIndex index = SegmentIndex.read(file.index(), shard, file.id());
-            if (index.baseOffset() == header.baseOffset()
-                    && (index.size() == 0 || index.positionAt(index.size() - 1) < size)) {
-                return index;
-            }
-            LOG.info("{}: index {} does not match its segment; rebuilding", shard, file.indexName());
-        } catch (NoSuchFileException e) {
-            LOG.info("{}: index {} is missing; rebuilding", shard, file.indexName());
-        } catch (CorruptionException e) {
-            LOG.info("{}: index {} is unusable ({}); rebuilding", shard, file.indexName(), e.getMessage());
-        }
-        SegmentIndex rebuilt = rebuildIndex(file, shard, size, config.indexSpacingBytes());
-        DurableFiles.replace(file.index(), rebuilt.encode(), DurableFiles.Sync.NONE);
-        return rebuilt;
-    }
-
-    /** Rebuilds an index for recovery, whose scan has just checked these headers. */
-    static SegmentIndex rebuildIndex(SegmentFile file, String shard, long size, int spacingBytes) throws IOException {
-        try {
-            return rebuildIndexOf(file, shard, size, spacingBytes);
-        } catch (CorruptionException e) {
-            // Recovery checked these headers moments ago; failing now means the file changed under us.
-            throw new IOException("segment changed during recovery: " + e.getMessage(), e);
-        }
-    }
-
     /**
      * A segment's sparse index built from its record headers (the first {@code size} bytes), with the
      * writer's spacing rule: an entry for the first record, then one each {@code spacingBytes}.
      */
     public static SegmentIndex rebuildIndexOf(SegmentFile file, String shard, long size, int spacingBytes)
             throws IOException, CorruptionException {
-        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, size)) {
-            GrowingIndex index = new GrowingIndex(scanner.header().baseOffset(), spacingBytes);
-            RecordHeader h;
-            while ((h = scanner.nextHeader()) != null) {
-                if (index.due(h.position())) {
-                    index.add(h.offset(), h.position());
-                }
-            }
-            return index.snapshot();
-        }
-    }
-
-    private static long nowMicros() {
-        return Math.multiplyExact(System.currentTimeMillis(), 1000L);
+        return SegmentRecovery.rebuildIndexOf(file, shard, size, spacingBytes);
     }
 
     // ---------------------------------------------------------------- appends
@@ -436,7 +362,7 @@ public final class ShardLog implements Closeable {
      * replaced in place instead of being left behind empty.
      */
     private SegmentWriter roll(int requiredVersion) throws IOException {
-        View v = view;
+        LogView v = view;
         SegmentWriter old = v.active();
         int version = Math.max(SegmentHeader.VERSION_3,
                 Math.max(requiredVersion, old.header().version() >= SegmentHeader.VERSION_4 ? SegmentHeader.VERSION_4 : 0));
@@ -447,20 +373,20 @@ public final class ShardLog implements Closeable {
                 old.close();
                 Files.deleteIfExists(old.file().index());
                 Files.delete(old.file().log());
-                SegmentWriter fresh = SegmentWriter.create(old.file(), new SegmentHeader(version, base, nowMicros()),
+                SegmentWriter fresh = SegmentWriter.create(old.file(), new SegmentHeader(version, base, SegmentRecovery.nowMicros()),
                         config.indexSpacingBytes());
-                view = new View(v.sealed(), fresh);
+                view = new LogView(v.sealed(), fresh);
                 return fresh;
             } finally {
                 structure.writeLock().unlock();
             }
         }
         old.seal();
-        List<Sealed> sealed = new ArrayList<>(v.sealed());
-        sealed.add(new Sealed(old.file(), old.header(), old.nextOffset(), old.size(), old.index()));
+        List<LogView.Sealed> sealed = new ArrayList<>(v.sealed());
+        sealed.add(new LogView.Sealed(old.file(), old.header(), old.nextOffset(), old.size(), old.index()));
         SegmentWriter fresh = SegmentWriter.create(SegmentFile.in(dir, nextSegmentId++),
-                new SegmentHeader(version, base, nowMicros()), config.indexSpacingBytes());
-        view = new View(List.copyOf(sealed), fresh);
+                new SegmentHeader(version, base, SegmentRecovery.nowMicros()), config.indexSpacingBytes());
+        view = new LogView(List.copyOf(sealed), fresh);
         dirty = false;
         ProducerSnapshot snapshot = producers.snapshot(base);
         saveDerived(() -> ProducersFile.save(dir, snapshot), "the producer snapshot");
@@ -510,117 +436,14 @@ public final class ShardLog implements Closeable {
         structure.readLock().lock();
         try {
             ensureOpen();
-            View v = view;
+            LogView v = view;
             long first = v.firstOffset();
             if (Long.compareUnsigned(offset, first) < 0) {
                 return new ReadResult.Trimmed(first);
             }
-            ReadBudget budget = new ReadBudget(maxRecords, maxBytes);
-            long want = offset;
-            int segments = v.sealed().size() + 1;
-            for (int i = locate(v, offset); i < segments; i++) {
-                boolean isActive = i == v.sealed().size();
-                SegmentFile file;
-                long end;
-                long hitOffset = -1;
-                long hitPosition = -1;
-                if (isActive) {
-                    SegmentWriter active = v.active();
-                    file = active.file();
-                    end = active.size(); // read once: bytes past it may be half written
-                    GrowingIndex.Hit hit = active.seek(want);
-                    if (hit != null) {
-                        hitOffset = hit.offset();
-                        hitPosition = hit.position();
-                    }
-                } else {
-                    Sealed s = v.sealed().get(i);
-                    if (Long.compareUnsigned(want, s.nextOffset()) >= 0) {
-                        continue;
-                    }
-                    file = s.file();
-                    end = s.size();
-                    int e = s.index().entryAtOrBelow(want);
-                    if (e >= 0) {
-                        hitOffset = s.index().offsetAt(e);
-                        hitPosition = s.index().positionAt(e);
-                    }
-                }
-                boolean full = readSegment(file, end, hitOffset, hitPosition, want, budget);
-                want = budget.nextOffset(want);
-                if (full) {
-                    break;
-                }
-            }
-            return new ReadResult.Records(budget.records(), want);
+            return LogReads.read(v, shard, offset, maxRecords, maxBytes);
         } finally {
             structure.readLock().unlock();
-        }
-    }
-
-    /** Index of the last segment whose base offset is at or below {@code offset} (0 when none is). */
-    private static int locate(View v, long offset) {
-        List<Sealed> sealed = v.sealed();
-        if (Long.compareUnsigned(offset, v.active().header().baseOffset()) >= 0) {
-            return sealed.size();
-        }
-        int lo = 0;
-        int hi = sealed.size() - 1;
-        int found = 0;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(sealed.get(mid).header().baseOffset(), offset) <= 0) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return found;
-    }
-
-    /** Reads one segment's records from {@code want}; answers true when a limit was reached. */
-    private boolean readSegment(SegmentFile file, long end, long hitOffset, long hitPosition, long want,
-                                ReadBudget budget) throws IOException, CorruptionException {
-        int mark = budget.mark();
-        try {
-            return scanSegment(file, end, hitOffset, hitPosition, want, budget);
-        } catch (CorruptionException e) {
-            boolean fromIndex = hitPosition > SegmentHeader.LENGTH;
-            if (fromIndex && e.site().position() == hitPosition) {
-                // An index is never trusted: its entry led nowhere valid, so scan from the start.
-                LOG.warn("{}: index entry for offset {} in {} points at no valid record; scanning from the start",
-                        shard, hitOffset, file.indexName());
-                budget.rollBack(mark);
-                return scanSegment(file, end, -1, -1, want, budget);
-            }
-            throw e;
-        }
-    }
-
-    private boolean scanSegment(SegmentFile file, long end, long hitOffset, long hitPosition, long want,
-                                ReadBudget budget) throws IOException, CorruptionException {
-        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), true, end)) {
-            if (hitPosition >= SegmentHeader.LENGTH) {
-                scanner.seek(hitPosition, hitOffset);
-            }
-            // Skip what precedes the wanted offset by headers alone, then read whole records.
-            while (Long.compareUnsigned(scanner.nextOffset(), want) < 0) {
-                if (scanner.nextHeader() == null) {
-                    return false;
-                }
-            }
-            Record r;
-            while ((r = scanner.nextRecord()) != null) {
-                if (!budget.fits(r)) {
-                    return true;
-                }
-                budget.take(r);
-                if (budget.full()) {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 
@@ -638,9 +461,9 @@ public final class ShardLog implements Closeable {
 
     /** The segments, oldest first; the last is active. */
     public List<SegmentInfo> segments() {
-        View v = view;
+        LogView v = view;
         List<SegmentInfo> out = new ArrayList<>(v.sealed().size() + 1);
-        for (Sealed s : v.sealed()) {
+        for (LogView.Sealed s : v.sealed()) {
             out.add(new SegmentInfo(s.file(), s.header().version(), s.header().baseOffset(), s.nextOffset(), s.size(),
                     false));
         }
@@ -662,15 +485,15 @@ public final class ShardLog implements Closeable {
         structure.writeLock().lock();
         try {
             ensureOpen();
-            View v = view;
-            List<Sealed> keep = new ArrayList<>(v.sealed());
+            LogView v = view;
+            List<LogView.Sealed> keep = new ArrayList<>(v.sealed());
             List<SegmentFile> removed = new ArrayList<>();
             while (!keep.isEmpty() && Long.compareUnsigned(keep.get(0).nextOffset(), offset) <= 0) {
-                Sealed s = keep.get(0);
+                LogView.Sealed s = keep.get(0);
                 Files.delete(s.file().log());
                 Files.deleteIfExists(s.file().index());
                 keep.remove(0);
-                view = new View(List.copyOf(keep), v.active());
+                view = new LogView(List.copyOf(keep), v.active());
                 removed.add(s.file());
             }
             if (!removed.isEmpty()) {
@@ -695,7 +518,7 @@ public final class ShardLog implements Closeable {
         structure.writeLock().lock();
         try {
             ensureOpen();
-            View v = view;
+            LogView v = view;
             if (Long.compareUnsigned(offset, v.active().nextOffset()) >= 0) {
                 return;
             }
@@ -710,8 +533,8 @@ public final class ShardLog implements Closeable {
             ProducersFile.remove(dir);
             epochs = epochs.truncatedAt(offset);
             saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
-            int holder = locate(v, offset);
-            List<Sealed> sealed = v.sealed();
+            int holder = v.locate(offset);
+            List<LogView.Sealed> sealed = v.sealed();
             // Newest first: the active segment, then sealed ones above the holder.
             SegmentWriter active = v.active();
             active.close();
@@ -726,7 +549,7 @@ public final class ShardLog implements Closeable {
             SegmentHeader header;
             long end;
             if (holder < sealed.size()) {
-                Sealed s = sealed.get(holder);
+                LogView.Sealed s = sealed.get(holder);
                 file = s.file();
                 header = s.header();
                 end = s.size();
@@ -740,9 +563,9 @@ public final class ShardLog implements Closeable {
                 ch.truncate(cut);
                 ch.force(true);
             }
-            SegmentIndex index = rebuildIndex(file, shard, cut, config.indexSpacingBytes());
+            SegmentIndex index = SegmentRecovery.rebuildIndex(file, shard, cut, config.indexSpacingBytes());
             SegmentWriter reopened = SegmentWriter.reopen(file, header, cut, offset, index, config.indexSpacingBytes());
-            view = new View(List.copyOf(sealed.subList(0, Math.min(holder, sealed.size()))), reopened);
+            view = new LogView(List.copyOf(sealed.subList(0, Math.min(holder, sealed.size()))), reopened);
             producers.replaceWith(new ProducerState());
             try {
                 replayMarks(view.firstOffset());
@@ -787,7 +610,7 @@ public final class ShardLog implements Closeable {
     }
 
     private void resetLocked(long baseOffset) throws IOException {
-        View v = view;
+        LogView v = view;
         long first = v.firstOffset();
         long next = v.active().nextOffset();
         if (Long.compareUnsigned(first, next) < 0 && Long.compareUnsigned(first, replica.commit()) < 0) {
@@ -806,8 +629,8 @@ public final class ShardLog implements Closeable {
         int version = v.active().header().version() >= SegmentHeader.VERSION_4 ? SegmentHeader.VERSION_4
                 : SegmentHeader.VERSION_3;
         SegmentWriter fresh = SegmentWriter.create(SegmentFile.in(dir, nextSegmentId++),
-                new SegmentHeader(version, baseOffset, nowMicros()), config.indexSpacingBytes());
-        view = new View(List.of(), fresh);
+                new SegmentHeader(version, baseOffset, SegmentRecovery.nowMicros()), config.indexSpacingBytes());
+        view = new LogView(List.of(), fresh);
         dirty = false;
     }
 
