@@ -43,8 +43,8 @@ import java.util.Set;
  * are above it; {@link RetentionSettings#effectiveLocalMs()}: its largest record timestamp, from a scan
  * of its record headers, is older than now minus the limit), but only when the manifest has its entry
  * and {@link #decideRemoval} lets it go: the local valid bytes match the entry ({@link LocalCopyCheck}),
- * or the segment is damaged and its copy re-verifies against the entry now; a sealed segment without a record has no entry and goes as soon as those
- * below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
+ * or the segment is damaged and its copy re-verifies against the entry now; a sealed segment
+ * without a record has no entry and goes as soon as those below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
  * contiguous and still opens, and never touches the newest (active) segment. Without manifest
  * entries (offload off) it removes nothing.
  *
@@ -53,8 +53,8 @@ import java.util.Set;
  * ({@link RetentionSettings#retentionBytes()}: the shard's bytes, remote entries plus local
  * segments without an entry, are above it; {@link RetentionSettings#retentionMs()}: its largest
  * record timestamp, from {@link LargestTimestamps}, is older than now minus the limit; the manifest's
- * {@code newest} is the last record's, which a clock that stepped back leaves older). It stops at the first entry that stays, and at an
- * entry whose segment is still on local disk: dropping that entry would have the next offload
+ * {@code newest} is the last record's, which a clock that stepped back leaves older). It stops at
+ * the first entry that stays, and at an entry whose segment is still on local disk: dropping that entry would have the next offload
  * upload the segment again. Both passes also stop at a segment whose largest timestamp lies ahead of
  * the clock, and report it ({@link RetentionProblem}), as they report damaged and mismatched local
  * segments. Then, in this order:
@@ -140,7 +140,9 @@ public final class ShardRetention {
         List<Long> removedBefore = new ArrayList<>();
         long removedBytesBefore = 0;
         for (int restarts = 0; ; restarts++) {
-            problems.clear();
+            // What a stale attempt met is dropped but for the segments it removed, which stay removed.
+            List<Long> gone = removedBefore;
+            problems.removeIf(p -> !gone.contains(p.segment()));
             try {
                 local = applyLocal(manifests, stop);
                 local = new LocalRetentionResult(concat(removedBefore, local.removedSegments()),
