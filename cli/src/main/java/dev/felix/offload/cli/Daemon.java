@@ -280,7 +280,9 @@ final class Daemon {
         Instant now = clock.now();
         report.shards().forEach(s -> retentionNotes.put(s.shard(), new ShardNote(now, s.failed() ? s.failure()
                 : s.local().removedSegments().size() + " local and " + s.remote().expiredSegments().size()
-                + " remote segments removed", !s.failed())));
+                + " remote segments removed" + (s.problems().isEmpty() ? "" : "; " + s.problems().stream()
+                .map(dev.felix.offload.retention.RetentionProblem::describe).collect(java.util.stream.Collectors
+                        .joining("; "))), !s.failed() && s.problems().isEmpty())));
         List<String> problems = new ArrayList<>();
         report.failures().forEach((where, why) -> problems.add(where + ": " + why));
         String summary = report.localSegmentsDeleted() + " local and " + report.remoteSegmentsDeleted()

@@ -2,6 +2,7 @@ package dev.felix.offload.cli;
 
 import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.retention.PassOutcome;
+import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.tier.ChunkCache;
 import dev.felix.offload.tier.PassReport;
@@ -98,6 +99,9 @@ final class DaemonMetrics {
             }
         }
         retentionCounts(0, 0, 0, 0, 0, 0, 0, 0, 0);
+        for (RetentionProblem.Kind kind : RetentionProblem.Kind.values()) {
+            retentionProblems(kind);
+        }
         count("felix.scrub.entries.checked", "Manifest entries a scrub checked", null, null);
         for (Scrub.Kind kind : Scrub.Kind.values()) {
             count("felix.scrub.anomalies", "Anomalies scrubs found, by kind", "kind", kind.label());
@@ -167,6 +171,9 @@ final class DaemonMetrics {
         retentionCounts(r.localSegmentsDeleted(), r.remoteSegmentsDeleted(), r.localBytesDeleted(),
                 r.remoteBytesDeleted(), r.remoteObjectsDeleted(), r.deletedStreamDirectoriesFinished(), r.orphansFound(),
                 r.orphansDeleted(), r.orphanSweep().map(o -> o.abortedUploads().size()).orElse(0));
+        for (RetentionProblem p : r.problems()) {
+            retentionProblems(p.kind()).increment();
+        }
         r.orphanSweep().ifPresent(o -> {
             for (HeldShard.Reason reason : HeldShard.Reason.values()) {
                 long shards = 0;
@@ -185,6 +192,11 @@ final class DaemonMetrics {
                 values.set(2, bytes);
             }
         });
+    }
+
+    private Counter retentionProblems(RetentionProblem.Kind kind) {
+        return count("felix.retention.problems", "Problems retention passes met and reported (damaged or mismatched "
+                + "local segments, timestamps ahead of the clock), by kind", "kind", kind.label());
     }
 
     private void retentionCounts(double localSegments, double remoteSegments, double localBytes, double remoteBytes,

@@ -55,9 +55,15 @@ final class FsckCommand implements Callable<Integer> {
                     + "repairable, as recovery would with this opt-in. Nothing is written either way.")
     boolean repairChecksumTail;
 
-    /** A shard's report: the inspection plus the manifest, which only this module can read. */
+    /**
+     * A shard's report: the inspection plus the manifest, which only this module can read.
+     *
+     * @param provenCopies for each damaged segment whose manifest entry stands, the key of its copy,
+     *                     verified at upload: reads fall back to it and retention replaces the local
+     *                     file with it once it re-verifies
+     */
     record ShardReport(String name, Verdict verdict, long records, long firstOffset, long nextOffset,
-                       List<Problem> problems) {
+                       List<Problem> problems, Map<Long, String> provenCopies) {
     }
 
     @Override
@@ -142,15 +148,25 @@ final class FsckCommand implements Callable<Integer> {
     private static ShardReport report(String name, Path dir, ShardInspection s) throws IOException {
         List<Problem> problems = new ArrayList<>(s.problems());
         Verdict verdict = s.verdict();
+        Map<Long, String> proven = new java.util.TreeMap<>(Long::compareUnsigned);
         try {
-            ManifestStore.read(dir);
+            java.util.Map<Long, String> keys = new java.util.HashMap<>();
+            ManifestStore.read(dir).entries().forEach(e -> keys.put(e.segmentId(), e.objectKey()));
+            for (Problem p : problems) {
+                String key = keys.get(p.segmentId());
+                // a segment not contiguous with a damaged one below it is that one's consequence
+                boolean consequence = p.kind().equals("OffsetOutOfOrder") && p.position() < 32;
+                if (key != null && !consequence && p.file().endsWith(dev.felix.offload.log.SegmentFile.LOG_SUFFIX)) {
+                    proven.put(p.segmentId(), key);
+                }
+            }
         } catch (CorruptionException e) {
             problems.add(new Problem(ManifestStore.FILE_NAME, e.kind().specName(), CorruptionSite.UNKNOWN_SEGMENT,
                     e.site().position(), false, false, e.detail() + "; the manifest is authoritative: once local "
                     + "segments are gone it is the only record of their copies", e));
             verdict = Verdict.CORRUPT;
         }
-        return new ShardReport(name, verdict, s.records(), s.firstOffset(), s.nextOffset(), problems);
+        return new ShardReport(name, verdict, s.records(), s.firstOffset(), s.nextOffset(), problems, proven);
     }
 
     /** The data root's identity files and stream markers: any that does not decode is a problem. */
@@ -178,6 +194,11 @@ final class FsckCommand implements Callable<Integer> {
     }
 
     private static void writeProblems(JsonGenerator g, List<Problem> problems) throws IOException {
+        writeProblems(g, problems, Map.of());
+    }
+
+    private static void writeProblems(JsonGenerator g, List<Problem> problems, Map<Long, String> provenCopies)
+            throws IOException {
         g.writeArrayFieldStart("problems");
         for (Problem p : problems) {
             g.writeStartObject();
@@ -194,6 +215,10 @@ final class FsckCommand implements Callable<Integer> {
                 CorruptionDetails.writeValues(g, p.cause());
             }
             g.writeStringField("message", p.message());
+            String copy = provenCopies.get(p.segmentId());
+            if (copy != null) {
+                g.writeStringField("proven_copy", copy);
+            }
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -213,7 +238,7 @@ final class FsckCommand implements Callable<Integer> {
                 g.writeNumberField("records", s.records());
                 Json.u64(g, "first_offset", s.firstOffset());
                 Json.u64(g, "next_offset", s.nextOffset());
-                writeProblems(g, s.problems());
+                writeProblems(g, s.problems(), s.provenCopies());
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -237,6 +262,12 @@ final class FsckCommand implements Callable<Integer> {
             for (Problem p : s.problems()) {
                 out.printf("  %s: %s at byte %d, %s: %s%n", p.file(), p.kind(), p.position(),
                         p.repairable() ? "repairable" : "NOT repairable", p.message());
+                String copy = s.provenCopies().get(p.segmentId());
+                if (copy != null) {
+                    out.printf("    segment %s has a copy proven at upload: %s (reads are served from it; retention "
+                            + "replaces the local file with it once it re-verifies)%n",
+                            Long.toUnsignedString(p.segmentId()), copy);
+                }
             }
         }
         out.printf("%d shards: %d ok, %d repairable, %d corrupt%n", inspections.size(),

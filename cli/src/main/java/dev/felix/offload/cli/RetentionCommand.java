@@ -6,6 +6,7 @@ import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.RetentionPass;
+import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.ShardRetentionResult;
 import dev.felix.offload.retention.StopSignal;
@@ -120,6 +121,20 @@ final class RetentionCommand implements Callable<Integer> {
                 }
                 if (s.failure() != null) {
                     g.writeStringField("failure", s.failure());
+                }
+                if (!s.problems().isEmpty()) {
+                    g.writeArrayFieldStart("problems");
+                    for (RetentionProblem p : s.problems()) {
+                        g.writeStartObject();
+                        g.writeStringField("kind", p.kind().label());
+                        g.writeNumberField("segment", p.segment());
+                        if (p.byteAt() >= 0) {
+                            g.writeNumberField("byte", p.byteAt());
+                        }
+                        g.writeStringField("detail", p.detail());
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
                 }
                 g.writeEndObject();
             }

@@ -39,6 +39,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.retention.LocalCopyCheck;
+import dev.felix.offload.tier.CopyProof;
 
 /**
  * Checks that the store holds what the manifests say, and lists what it holds that they do not.
@@ -80,6 +83,12 @@ final class Scrub {
         MISSING_SHARD("missing-shard"),
         /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
         STALE_MANIFEST("stale-manifest"),
+        /**
+         * A sealed local segment whose manifest entry stands but whose bytes are not the entry's: it
+         * fails its record checksums (retention replaces it by the copy once that re-verifies), or it
+         * scans clean with other bytes (ambiguous: kept). Names the first differing byte.
+         */
+        LOCAL_MISMATCH("local-mismatch"),
         /** A manifest that does not decode, or an object the store would not answer for. */
         UNREADABLE("unreadable");
 
@@ -104,22 +113,29 @@ final class Scrub {
      * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#STALE_MANIFEST}): how
      *                  many keys lie under its prefix; -1 otherwise
      * @param bytes     their total size; -1 otherwise
+     * @param byteAt    for {@link Kind#LOCAL_MISMATCH}: the first byte at which the local segment
+     *                  differs from its copy (or where its first failing record begins); -1 otherwise
      */
     record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard, long objects,
-                   long bytes) {
+                   long bytes, long byteAt) {
         /** An anomaly of one entry or object. */
         Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
-            this(kind, shard, segmentId, key, detail, null, -1, -1);
+            this(kind, shard, segmentId, key, detail, null, -1, -1, -1);
         }
 
         /** A {@link Kind#FOREIGN_KEY}: {@code keyShard} is the shard whose prefix the key lies in. */
         Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard) {
-            this(kind, shard, segmentId, key, detail, keyShard, -1, -1);
+            this(kind, shard, segmentId, key, detail, keyShard, -1, -1, -1);
         }
 
         /** A held shard: {@code objects} and {@code bytes} count its keys. */
         Anomaly(Kind kind, String shard, long segmentId, String key, String detail, long objects, long bytes) {
-            this(kind, shard, segmentId, key, detail, null, objects, bytes);
+            this(kind, shard, segmentId, key, detail, null, objects, bytes, -1);
+        }
+
+        /** A {@link Kind#LOCAL_MISMATCH} at {@code byteAt}. */
+        static Anomaly localMismatch(String shard, long segmentId, String key, long byteAt, String detail) {
+            return new Anomaly(Kind.LOCAL_MISMATCH, shard, segmentId, key, detail, null, -1, -1, byteAt);
         }
     }
 
@@ -220,6 +236,12 @@ final class Scrub {
                             c.anomaly().kind().label(), entry.objectKey(), c.anomaly().detail());
                     anomalies.add(c.anomaly());
                 }
+                Anomaly local = checkLocal(dir, shard, entry, c.anomaly() == null && c.how() != null);
+                if (local != null && stillNamed(dir, entry)) {
+                    LOG.warn("{}: segment {}: local-mismatch at byte {}: {}", shard,
+                            Long.toUnsignedString(entry.segmentId()), local.byteAt(), local.detail());
+                    anomalies.add(local);
+                }
             }
         }
 
@@ -306,6 +328,38 @@ final class Scrub {
     }
 
     private record Checked(String how, Anomaly anomaly) {
+    }
+
+    /**
+     * The entry's segment, when it is still on local disk, against the entry: a local-mismatch
+     * anomaly when its valid bytes are not the entry's, else null.
+     *
+     * @param copyProven whether this scrub just proved the entry's object
+     */
+    private Anomaly checkLocal(Path dir, String shard, ManifestEntry entry, boolean copyProven) {
+        SegmentFile f = SegmentFile.in(dir, entry.segmentId());
+        if (!Files.exists(f.log())) {
+            return null;
+        }
+        try {
+            LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
+            if (check.matches()) {
+                return null;
+            }
+            if (check.damaged()) {
+                return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), check.localBytes(),
+                        check.mismatch() + (copyProven ? "; its copy is proven (checked by this scrub), so retention "
+                                + "replaces the local file with it" : "; its copy is not proven either"));
+            }
+            long at = CopyProof.firstDifference(store, entry, f.log());
+            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), at, check.mismatch()
+                    + "; it scans clean, so which is right is not known: retention keeps it");
+        } catch (NoSuchFileException gone) {
+            return null; // retention or the broker removed it meanwhile
+        } catch (IOException | StoreException e) {
+            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), -1,
+                    "the local segment could not be compared with its copy: " + e.getMessage());
+        }
     }
 
     private Checked check(String shard, ManifestEntry entry, boolean storedCrc, RateLimiter limiter, StopSignal stop) {

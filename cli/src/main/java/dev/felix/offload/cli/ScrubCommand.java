@@ -115,6 +115,9 @@ final class ScrubCommand implements Callable<Integer> {
             if (a.key() != null) {
                 line.append(" key=").append(a.key());
             }
+            if (a.byteAt() >= 0) {
+                line.append(" byte=").append(a.byteAt());
+            }
             out.println(line.append(": ").append(a.detail()));
         }
         for (String note : r.notes()) {
@@ -155,6 +158,9 @@ final class ScrubCommand implements Callable<Integer> {
                 }
                 if (a.key() != null) {
                     g.writeStringField("key", a.key());
+                }
+                if (a.byteAt() >= 0) {
+                    g.writeNumberField("byte", a.byteAt());
                 }
                 g.writeStringField("detail", a.detail());
                 if (a.keyShard() != null) {

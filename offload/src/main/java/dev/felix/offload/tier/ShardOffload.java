@@ -291,6 +291,7 @@ public final class ShardOffload {
                     }
                 });
                 hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
+                recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
                 crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
                 uploaded.add(up);
                 LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
@@ -311,6 +312,18 @@ public final class ShardOffload {
 
         unlink(manifests, locals, crcOfValidBytes, unlinked);
         return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision);
+    }
+
+    /** Writes the entry's largest timestamp beside the manifest; derived data, so a failure only logs. */
+    private void recordLargestTimestamp(ManifestStore manifests, ManifestEntry entry, long largest) {
+        try {
+            LargestTimestamps side = LargestTimestamps.load(shardDir);
+            side.put(entry, largest);
+            side.save(manifests.manifest().entries());
+        } catch (IOException e) {
+            LOG.warn("{}: {} not written ({}); retention rebuilds it from the objects", shard,
+                    LargestTimestamps.FILE_NAME, e.toString());
+        }
     }
 
     private static int countPending(List<Local> locals, int from) {

@@ -1,6 +1,7 @@
 package dev.felix.offload.retention;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,11 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
 
     public RetentionReport {
         shards = List.copyOf(shards);
+    }
+
+    /** What the shards' passes met that an operator must look at, shard by shard. */
+    public List<RetentionProblem> problems() {
+        return shards.stream().flatMap(s -> s.problems().stream()).toList();
     }
 
     public int localSegmentsDeleted() {
@@ -70,8 +76,13 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
     public Map<String, String> failures() {
         Map<String, String> out = new LinkedHashMap<>();
         for (ShardRetentionResult s : shards) {
+            List<String> why = new ArrayList<>();
             if (s.failed()) {
-                out.put(s.shard(), s.failure());
+                why.add(s.failure());
+            }
+            s.problems().forEach(p -> why.add(p.describe()));
+            if (!why.isEmpty()) {
+                out.put(s.shard(), String.join("; ", why));
             }
         }
         deletedStreams.failures().forEach((name, why) -> out.put(".deleted/" + name, why));

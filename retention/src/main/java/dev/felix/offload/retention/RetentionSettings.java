@@ -10,8 +10,9 @@ import java.util.Objects;
  * <ul>
  *   <li>{@code local.retention.bytes}: the most bytes of segment data files ({@code *.log}, the
  *       active one included, indexes not counted) a shard keeps on local disk.</li>
- *   <li>{@code local.retention.ms}: how long a segment stays on local disk, judged by its newest
- *       record's {@code timestamp_micros}.</li>
+ *   <li>{@code local.retention.ms}: how long a segment stays on local disk, judged by the largest
+ *       {@code timestamp_micros} among its records (not the last record's, which a clock that
+ *       stepped back leaves older than earlier ones).</li>
  *   <li>{@code retention.bytes}: the most bytes the shard holds in all, local and remote together;
  *       a segment held in both places counts once.</li>
  *   <li>{@code retention.ms}: how long a segment is kept at all, judged the same way.</li>

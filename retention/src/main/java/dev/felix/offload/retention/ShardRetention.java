@@ -10,6 +10,10 @@ import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.CopyProof;
+import dev.felix.offload.tier.LargestTimestamps;
 import dev.felix.offload.tier.KeyOwnership;
 import dev.felix.offload.tier.LiveKeys;
 import org.slf4j.Logger;
@@ -36,20 +40,24 @@ import java.util.Set;
  * <h2>Local retention</h2>
  * Walks the sealed segments oldest first and unlinks each one that is past a local limit
  * ({@link RetentionSettings#effectiveLocalBytes()}: the data files' bytes, active segment included,
- * are above it; {@link RetentionSettings#effectiveLocalMs()}: its newest record is older than now
- * minus the limit), but only when the manifest has its entry and the local valid bytes match it
- * ({@link LocalCopyCheck}); a sealed segment without a record has no entry and goes as soon as those
- * below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
+ * are above it; {@link RetentionSettings#effectiveLocalMs()}: its largest record timestamp, from a scan
+ * of its record headers, is older than now minus the limit), but only when the manifest has its entry
+ * and {@link #decideRemoval} lets it go: the local valid bytes match the entry ({@link LocalCopyCheck}),
+ * or the segment is damaged and its copy re-verifies against the entry now; a sealed segment
+ * without a record has no entry and goes as soon as those below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
  * contiguous and still opens, and never touches the newest (active) segment. Without manifest
  * entries (offload off) it removes nothing.
  *
  * <h2>Remote retention</h2>
  * Walks the manifest's entries oldest first and expires each one past a total limit
  * ({@link RetentionSettings#retentionBytes()}: the shard's bytes, remote entries plus local
- * segments without an entry, are above it; {@link RetentionSettings#retentionMs()}: its newest
- * record is older than now minus the limit). It stops at the first entry that stays, and at an
- * entry whose segment is still on local disk: dropping that entry would have the next offload
- * upload the segment again. Then, in this order:
+ * segments without an entry, are above it; {@link RetentionSettings#retentionMs()}: its largest
+ * record timestamp, from {@link LargestTimestamps}, is older than now minus the limit; the manifest's
+ * {@code newest} is the last record's, which a clock that stepped back leaves older). It stops at
+ * the first entry that stays, and at an entry whose segment is still on local disk: dropping that entry would have the next offload
+ * upload the segment again. Both passes also stop at a segment whose largest timestamp lies ahead of
+ * the clock, and report it ({@link RetentionProblem}), as they report damaged and mismatched local
+ * segments. Then, in this order:
  * <ol>
  *   <li>the manifest without the expiring entries is saved (durable, atomic);</li>
  *   <li>their objects, segment and index, are deleted in batches.</li>
@@ -72,6 +80,10 @@ public final class ShardRetention {
     private final int deleteBatchSize;
     private final KeyOwnership ownership;
     private final LiveKeys live;
+    /** Where copies are re-proven and largest timestamps rebuilt; null when the store only deletes. */
+    private final ObjectStore fetcher;
+    /** What the current attempt met that an operator must see; reset when the shard is taken up again. */
+    private final List<RetentionProblem> problems = new ArrayList<>();
 
     /**
      * @param store           where expired objects are deleted
@@ -101,6 +113,7 @@ public final class ShardRetention {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.hook = Objects.requireNonNull(hook, "hook");
+        this.fetcher = store instanceof ObjectStore full ? full : null;
         if (deleteBatchSize < 1 || deleteBatchSize > 1000) {
             throw new IllegalArgumentException("delete batch size must be in [1, 1000], got " + deleteBatchSize);
         }
@@ -127,17 +140,20 @@ public final class ShardRetention {
         List<Long> removedBefore = new ArrayList<>();
         long removedBytesBefore = 0;
         for (int restarts = 0; ; restarts++) {
+            // What a stale attempt met is dropped but for the segments it removed, which stay removed.
+            List<Long> gone = removedBefore;
+            problems.removeIf(p -> !gone.contains(p.segment()));
             try {
                 local = applyLocal(manifests, stop);
                 local = new LocalRetentionResult(concat(removedBefore, local.removedSegments()),
                         removedBytesBefore + local.removedBytes(), local.localBytesAfter(), local.blockedBy());
                 if (stop.stopRequested()) {
-                    return new ShardRetentionResult(shard, settings, local, remote, null);
+                    return new ShardRetentionResult(shard, settings, local, remote, null, problems);
                 }
                 remote = applyRemote(manifests, stop);
                 String failure = remote.deleteFailed() ? remote.objectsLeft().size()
                         + " expired objects not deleted (left to the orphan sweep): " + remote.deleteProblem() : null;
-                return new ShardRetentionResult(shard, settings, local, remote, failure);
+                return new ShardRetentionResult(shard, settings, local, remote, failure, problems);
             } catch (ManifestChangedException changed) {
                 // The broker truncated or reset the shard: what this pass held of the manifest is stale.
                 // Nothing was saved or deleted on its strength; take the shard up again from the new one.
@@ -158,7 +174,7 @@ public final class ShardRetention {
                 }
             } catch (IOException e) {
                 LOG.error("{}: retention failed", shard, e);
-                return new ShardRetentionResult(shard, settings, local, remote, "failed: " + e);
+                return new ShardRetentionResult(shard, settings, local, remote, "failed: " + e, problems);
             }
         }
     }
@@ -227,15 +243,27 @@ public final class ShardRetention {
                     }
                     break;
                 }
-                boolean overTime = cutoff >= 0 && Long.compareUnsigned(entry.newestTimestampMicros(), cutoff) < 0;
+                boolean overTime = false;
+                if (!overBytes && cutoff >= 0) {
+                    long largest = localLargestTimestamp(f, entry);
+                    if (largest != -1 && Long.compareUnsigned(largest, nowMicros()) > 0) {
+                        futureTimestamp(f.id(), largest);
+                        break;
+                    }
+                    overTime = largest != -1 && Long.compareUnsigned(largest, cutoff) < 0;
+                }
                 if (!overBytes && !overTime) {
                     break;
                 }
                 try {
-                    LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
-                    if (!check.matches()) {
-                        LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), check.mismatch());
-                        blockedBy = check.mismatch();
+                    LocalDecision decision = decideRemoval(f, entry);
+                    if (decision.problem() != null) {
+                        problems.add(decision.problem());
+                        LOG.error("{}: {}", shard, decision.problem().describe());
+                    }
+                    if (!decision.remove()) {
+                        LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), decision.reason());
+                        blockedBy = decision.reason();
                         break;
                     }
                     // The entry is the only proof the local file may go: is it still the broker's manifest?
@@ -283,12 +311,30 @@ public final class ShardRetention {
         if (limitBytes == RetentionSettings.UNLIMITED && cutoff < 0) {
             return RemoteRetentionResult.nothing(total);
         }
+        LargestTimestamps side = LargestTimestamps.load(shardDir);
         List<ManifestEntry> expiring = new ArrayList<>();
         long expiringBytes = 0;
         String blockedBy = null;
         for (ManifestEntry e : manifest.entries()) {
             boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && total - expiringBytes > limitBytes;
-            boolean overTime = cutoff >= 0 && Long.compareUnsigned(e.newestTimestampMicros(), cutoff) < 0;
+            boolean overTime = false;
+            if (!overBytes && cutoff >= 0) {
+                long largest;
+                try {
+                    largest = remoteLargestTimestamp(e, side, localIds.contains(e.segmentId()));
+                } catch (StoreException | CorruptionException | IOException unknown) {
+                    blockedBy = "segment " + Long.toUnsignedString(e.segmentId()) + ": its largest timestamp is not "
+                            + "known (" + LargestTimestamps.FILE_NAME + " has no line for it and rebuilding one "
+                            + "failed: " + unknown.getMessage() + ")";
+                    LOG.warn("{}: {}", shard, blockedBy);
+                    break;
+                }
+                if (largest != -1 && Long.compareUnsigned(largest, nowMicros()) > 0) {
+                    futureTimestamp(e.segmentId(), largest);
+                    break;
+                }
+                overTime = largest != -1 && Long.compareUnsigned(largest, cutoff) < 0;
+            }
             if (!overBytes && !overTime) {
                 break;
             }
@@ -301,6 +347,7 @@ public final class ShardRetention {
             expiringBytes += e.sizeBytes();
         }
         if (expiring.isEmpty()) {
+            saveLargestTimestamps(side, manifest);
             return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, blockedBy);
         }
         if (!live.unreadable().isEmpty()) {
@@ -316,6 +363,7 @@ public final class ShardRetention {
                     + Long.toUnsignedString(last.lastOffset()) + " left " + next.size() + " of " + manifest.size());
         }
         manifests.save(next);
+        saveLargestTimestamps(side, next);
         List<Long> ids = new ArrayList<>(expiring.size());
         List<String> keys = new ArrayList<>(expiring.size() * 2);
         for (ManifestEntry e : expiring) {
@@ -338,6 +386,134 @@ public final class ShardRetention {
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
                 outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy, split.kept());
+    }
+
+    /** What local retention does with a sealed segment past a limit; see {@link #decideRemoval}. */
+    private record LocalDecision(boolean remove, String reason, RetentionProblem problem) {
+    }
+
+    /**
+     * Whether sealed segment {@code f}, past a local limit, may go in favour of {@code entry}'s copy.
+     * It goes when its valid bytes are exactly the entry's. A segment that fails its record checksums
+     * goes too once the copy re-verifies against the entry now ({@link CopyProof}): the copy proven at
+     * upload is the good one, and keeping the rot would pin the shard above its limits for ever. A
+     * segment that scans clean but holds other bytes than the entry is ambiguous and stays. Both
+     * are reported.
+     */
+    private LocalDecision decideRemoval(SegmentFile f, ManifestEntry entry) throws IOException {
+        LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
+        if (check.matches()) {
+            return new LocalDecision(true, null, null);
+        }
+        String segment = Long.toUnsignedString(f.id());
+        if (check.damaged()) {
+            long at = check.localBytes(); // where the first failing record begins
+            if (fetcher == null) {
+                return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
+                        shard, f.id(), at, check.mismatch() + "; kept: this store cannot re-prove the copy"));
+            }
+            CopyProof.Outcome proof;
+            try {
+                proof = CopyProof.prove(fetcher, entry);
+            } catch (StoreException e) {
+                return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
+                        shard, f.id(), at, check.mismatch() + "; kept: its copy " + entry.objectKey()
+                        + " could not be re-verified: " + e.getMessage()));
+            }
+            if (!proof.proven()) {
+                return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
+                        shard, f.id(), at, check.mismatch() + "; kept: its copy no longer matches its entry either ("
+                        + proof.mismatch() + ")"));
+            }
+            return new LocalDecision(true, null, new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED, shard, f.id(),
+                    at, check.mismatch() + "; removed locally: its copy " + entry.objectKey() + " re-verified against "
+                    + "its entry by " + proof.how() + ", reads of the segment's offsets are served from it"));
+        }
+        long at = -1;
+        String where = "";
+        if (fetcher != null) {
+            try {
+                at = CopyProof.firstDifference(fetcher, entry, f.log());
+            } catch (StoreException e) {
+                where = " (the copy could not be read to find the first differing byte: " + e.getMessage() + ")";
+            }
+        }
+        return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_MISMATCH,
+                shard, f.id(), at, check.mismatch() + where + "; segment " + segment + " scans clean locally but is "
+                + "not its copy's bytes, so which is right is not known: kept"));
+    }
+
+    /**
+     * The largest record timestamp of local segment {@code f}, from a header scan; for a damaged
+     * segment (whose valid prefix only gives a lower bound) from the side file, else -1 (unknown).
+     */
+    private long localLargestTimestamp(SegmentFile f, ManifestEntry entry) throws IOException {
+        SegmentScan scan;
+        try {
+            scan = SegmentScan.of(f.log(), shard, f.id(), false);
+        } catch (NoSuchFileException gone) {
+            return -1;
+        }
+        if (scan.isClean()) {
+            return scan.largestTimestamp();
+        }
+        return LargestTimestamps.load(shardDir).of(entry).orElse(-1);
+    }
+
+    /**
+     * The largest record timestamp of {@code entry}'s segment: from the side file, else from the
+     * local segment when it is still here and scans clean, else rebuilt from the object.
+     */
+    private long remoteLargestTimestamp(ManifestEntry entry, LargestTimestamps side, boolean stillLocal)
+            throws IOException, StoreException, CorruptionException {
+        java.util.OptionalLong known = side.of(entry);
+        if (known.isPresent()) {
+            return known.getAsLong();
+        }
+        if (stillLocal) {
+            SegmentFile f = SegmentFile.in(shardDir, entry.segmentId());
+            try {
+                SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), false);
+                if (scan.isClean() && scan.nextOffset() - 1 == entry.lastOffset()) {
+                    return scan.largestTimestamp();
+                }
+            } catch (NoSuchFileException gone) {
+                // removed meanwhile: rebuilt from the object below
+            }
+        }
+        if (fetcher == null) {
+            throw new IOException("the store given cannot read objects");
+        }
+        return side.ofOrRebuild(entry, shard, fetcher);
+    }
+
+    private void saveLargestTimestamps(LargestTimestamps side, Manifest manifest) {
+        try {
+            side.save(manifest.entries());
+        } catch (IOException e) {
+            LOG.warn("{}: {} not written ({}); it is rebuilt when needed", shard, LargestTimestamps.FILE_NAME,
+                    e.toString());
+        }
+    }
+
+    /**
+     * Reports a segment whose largest timestamp is ahead of the clock. It is not past the time limit,
+     * so it is no block (nothing past a limit stays), but it holds time retention back.
+     */
+    private void futureTimestamp(long segment, long largest) {
+        if (problems.stream().anyMatch(p -> p.kind() == RetentionProblem.Kind.FUTURE_TIMESTAMP && p.segment() == segment)) {
+            return; // local retention met it already
+        }
+        String why = "segment " + Long.toUnsignedString(segment) + " holds a record timestamp ("
+                + Long.toUnsignedString(largest) + " micros) ahead of the clock, so time retention keeps it and "
+                + "those after it until the clock passes it";
+        problems.add(new RetentionProblem(RetentionProblem.Kind.FUTURE_TIMESTAMP, shard, segment, -1, why));
+        LOG.warn("{}: {}", shard, why);
+    }
+
+    private long nowMicros() {
+        Instant now = clock.instant();
+        return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
     }
 
     /**
@@ -373,8 +549,7 @@ public final class ShardRetention {
         if (limitMs == RetentionSettings.UNLIMITED) {
             return -1;
         }
-        Instant now = clock.instant();
-        long nowMicros = Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
+        long nowMicros = nowMicros();
         long limitMicros = limitMs > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : limitMs * 1000;
         long cutoff = nowMicros - limitMicros;
         return cutoff < 0 ? -1 : cutoff;

@@ -17,13 +17,17 @@ import java.util.Optional;
  * @param nextOffset      one past the last valid record, or the base offset when there is none
  *                        (0 when the header is damaged)
  * @param oldestTimestamp timestamp_micros of the first valid record, or -1
- * @param newestTimestamp timestamp_micros of the last valid record, or -1
+ * @param newestTimestamp timestamp_micros of the last valid record, or -1 (what the manifest's
+ *                        {@code newest} field records, by the spec)
  * @param failure         the corruption that ended the scan, or null when it reached a clean end
  * @param validBytesCrc32 CRC-32 of bytes 0 to {@code validEnd} when records were verified, else -1
+ * @param largestTimestamp the largest timestamp_micros among the valid records (unsigned), or -1:
+ *                        what time retention judges a segment by, since a clock that stepped back
+ *                        leaves the last record older than earlier ones
  */
 public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, long recordCount, long nextOffset,
                           long oldestTimestamp, long newestTimestamp, CorruptionException failure,
-                          long validBytesCrc32) {
+                          long validBytesCrc32, long largestTimestamp) {
 
     /**
      * Scans {@code file} from its header to its end.
@@ -37,11 +41,12 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
             scanner = SegmentScanner.open(file, shard, segmentId, verifyRecords);
         } catch (CorruptionException e) {
             long size = java.nio.file.Files.size(file);
-            return new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1);
+            return new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1, -1);
         }
         try (scanner) {
             long oldest = -1;
             long newest = -1;
+            long largest = -1;
             CorruptionException failure = null;
             try {
                 while (true) {
@@ -63,12 +68,15 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
                         oldest = ts;
                     }
                     newest = ts;
+                    if (largest == -1 || Long.compareUnsigned(ts, largest) > 0) {
+                        largest = ts;
+                    }
                 }
             } catch (CorruptionException e) {
                 failure = e;
             }
             return new SegmentScan(scanner.header(), scanner.fileSize(), scanner.position(), scanner.recordCount(),
-                    scanner.nextOffset(), oldest, newest, failure, verifyRecords ? scanner.validBytesCrc32() : -1);
+                    scanner.nextOffset(), oldest, newest, failure, verifyRecords ? scanner.validBytesCrc32() : -1, largest);
         }
     }
 
