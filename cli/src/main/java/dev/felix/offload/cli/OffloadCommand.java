@@ -33,7 +33,8 @@ import java.util.concurrent.Callable;
  * {@code felix-offload offload}: one offload pass over a data root. Exit 0 when every eligible segment
  * was offloaded, 1 otherwise (a corrupt segment, a store failure, a key holding another object, another
  * offloader running), 2 on
- * usage errors.
+ * usage errors and when the store's node claim refuses this root (another root holds the node id, or
+ * the store does not hold this root's objects; see {@link NodeClaimCheck}).
  */
 @Command(name = "offload", mixinStandardHelpOptions = true,
         description = {"Run one offload pass: copy sealed segments to the store, verify them, record them in "
@@ -145,6 +146,11 @@ final class OffloadCommand implements Callable<Integer> {
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
+        } catch (dev.felix.offload.tier.NodeClaimCheck.StoreFailedException e) {
+            // A store failure is this command's exit 1, as it is when an upload or delete fails.
+            err.println("felix-offload: " + e.getMessage());
+            err.flush();
+            return FelixOffload.EXIT_CORRUPT;
         } catch (RootLock.HeldException e) {
             err.println("felix-offload: " + e.getMessage());
             err.flush();

@@ -96,6 +96,15 @@ public final class NodeClaimCheck {
     public record Result(Outcome outcome, Optional<NodeClaim> claim, Optional<String> warning) {
     }
 
+    /** The store did not answer the claim's read or write: nothing was written or deleted. */
+    public static final class StoreFailedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        StoreFailedException(String message, StoreException cause) {
+            super(message, cause);
+        }
+    }
+
     /** A writer refused, before anything was written or deleted in the store. */
     public static final class RefusedException extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -156,6 +165,11 @@ public final class NodeClaimCheck {
                     Optional.of(claim));
         }
         Evidence evidence = evidence();
+        if (evidence.withEntries == 0 && evidence.unreadable > 0 && access == Access.WRITE) {
+            // What the unreadable manifests name is unknown: claim nothing and refuse nothing on their
+            // account; the pass itself reports them, and nothing is deleted while one is unreadable.
+            return new Result(Outcome.UNCLAIMED, Optional.empty(), Optional.empty());
+        }
         if (evidence.withEntries > 0 && evidence.present == 0) {
             String why = "the store " + where() + " holds no node claim for node '" + keys.nodeId() + "' and none of the "
                     + evidence.withEntries + " newest objects the manifests of " + root.path().toAbsolutePath().normalize() + " name (e.g. "
@@ -229,8 +243,8 @@ public final class NodeClaimCheck {
             }
             return r;
         } catch (StoreException e) {
-            throw new IOException("store " + store.describe() + " (" + policy.storeSetting() + "): reading the node claim: "
-                    + e.getMessage(), e);
+            throw new StoreFailedException("store " + store.describe() + " (" + policy.storeSetting()
+                    + "): reading the node claim: " + e.getMessage(), e);
         }
     }
 
@@ -288,7 +302,21 @@ public final class NodeClaimCheck {
         }
     }
 
+    /**
+     * The claim's bytes, empty when there is none. Listed first, so a store without a claim answers a
+     * listing rather than a 404, which would count as a store error in the daemon's metrics.
+     */
     private Optional<byte[]> readClaim(String key) throws StoreException {
+        ObjectListing listing = store.list(key);
+        boolean listed = false;
+        while (listing.hasNext()) {
+            if (listing.next().key().equals(key)) {
+                listed = true;
+            }
+        }
+        if (!listed) {
+            return Optional.empty();
+        }
         try {
             return Optional.of(store.readAll(key, NodeClaim.MAX_BYTES, OptionalLong.empty()));
         } catch (ObjectNotFoundException absent) {
@@ -307,19 +335,21 @@ public final class NodeClaimCheck {
         return Optional.empty();
     }
 
-    private record Evidence(int withEntries, int present, String missingExample) {
+    private record Evidence(int withEntries, int present, int unreadable, String missingExample) {
     }
 
     /** Looks up the newest entry of up to {@value #MAX_SHARDS_ASKED} shards; stops at the first one present. */
     private Evidence evidence() throws IOException, StoreException {
         int withEntries = 0;
+        int unreadable = 0;
         String missing = null;
         for (DataRoot.Shard shard : root.streamShards()) {
             Manifest manifest;
             try {
                 manifest = ManifestStore.read(shard.directory());
-            } catch (IOException | CorruptionException unreadable) {
-                continue; // scrub and the passes report it; it proves nothing either way
+            } catch (IOException | CorruptionException e) {
+                unreadable++; // scrub and the passes report it; it proves nothing either way
+                continue;
             }
             Optional<ManifestEntry> newest = manifest.newestEntry();
             if (newest.isEmpty()) {
@@ -331,7 +361,7 @@ public final class NodeClaimCheck {
                 ObjectHead head = store.head(e.objectKey());
                 if (head.size() == e.sizeBytes()
                         && (head.crc32().isEmpty() || head.crc32().getAsLong() == Integer.toUnsignedLong(e.objectCrc32()))) {
-                    return new Evidence(withEntries, 1, null);
+                    return new Evidence(withEntries, 1, unreadable, null);
                 }
                 missing = missing == null ? e.objectKey() + " holds other bytes" : missing;
             } catch (ObjectNotFoundException absent) {
@@ -341,6 +371,6 @@ public final class NodeClaimCheck {
                 break;
             }
         }
-        return new Evidence(withEntries, 0, missing);
+        return new Evidence(withEntries, 0, unreadable, missing);
     }
 }
