@@ -19,7 +19,9 @@ import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
 import dev.felix.offload.tier.PassReport;
 import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.NodeClaimCheck;
 import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.tier.SegmentKeys;
 import dev.felix.offload.tier.ShardResult;
 import dev.felix.offload.tier.StepHook;
 import dev.felix.offload.tier.TieredReader;
@@ -94,6 +96,7 @@ final class Daemon {
     private long surveyNanos;
     private StatusServer http;
     private RootLock daemonLock;
+    private boolean takeOverNodeId;
 
     /**
      * @param store      the opened store; the daemon closes it on stop
@@ -153,6 +156,12 @@ final class Daemon {
         }
     }
 
+    /** Replace another root's node claim at start ({@code run --take-over-node-id}); passes after it never do. */
+    Daemon takeOverNodeId(boolean value) {
+        this.takeOverNodeId = value;
+        return this;
+    }
+
     /** Probes the store, starts the HTTP endpoint and the schedules. */
     void start() throws IOException {
         if (!Files.isDirectory(config.dataDir)) {
@@ -175,12 +184,39 @@ final class Daemon {
             throw new FelixOffload.UsageException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
         }
         probeStore();
+        checkClaim();
         http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
         scheduler.start();
         for (String pass : scheduler.passNames()) {
             Schedule s = scheduler.schedule(pass);
             LOG.info("pass {} runs {} ({})", pass, s.expression(), s.describe());
         }
+    }
+
+    /**
+     * Refuses to start (a usage error, exit 2) where every pass would be refused: another root's claim
+     * on this node id, or a store that is not this root's. A store that does not answer is left to the
+     * passes, as {@link #probeStore} leaves it; so is a root another process holds right now, or a root
+     * without a node id yet (its first pass creates a fresh one, which no other root can hold).
+     */
+    private void checkClaim() throws IOException {
+        if (storeProblem != null || nodeId().isEmpty()) {
+            return;
+        }
+        SegmentKeys keys = new SegmentKeys(config.retentionPassSettings().keyPrefix(), nodeId().get());
+        try (RootLock lock = RootLock.acquire(root.path())) {
+            NodeClaimCheck.enforce(root, store, keys, claimPolicy(takeOverNodeId));
+        } catch (RootLock.HeldException e) {
+            LOG.info("the node claim is checked by the first pass: {}", e.getMessage());
+        } catch (NodeClaimCheck.RefusedException e) {
+            throw new FelixOffload.UsageException(e.getMessage());
+        } catch (IOException e) {
+            LOG.error("{}", e.getMessage());
+        }
+    }
+
+    private NodeClaimCheck.Policy claimPolicy(boolean takeOver) {
+        return new NodeClaimCheck.Policy(config.file + ": " + DaemonConfig.STORE, takeOver);
     }
 
     /** Asks the store what it can do; remembers whether it answered. */
@@ -243,7 +279,7 @@ final class Daemon {
                 return;
             }
             report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                    .run(ProgressListener.none(), stop::stopRequested);
+                    .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
         }
         metrics.offloaded(report, settings.uploadAttempts());
         Instant now = clock.now();
@@ -274,7 +310,7 @@ final class Daemon {
                 return;
             }
             report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(), env,
-                    RetentionHook.none()).run(stop);
+                    RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
         }
         metrics.retained(report);
         Instant now = clock.now();

@@ -44,6 +44,11 @@ public final class FelixOffload {
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());
                 return EXIT_USAGE;
             }
+            if (ex instanceof dev.felix.offload.tier.NodeClaimCheck.RefusedException) {
+                // Another root's node claim, or a store that is not this root's: nothing was written.
+                commandLine.getErr().println("felix-offload: " + ex.getMessage());
+                return EXIT_USAGE;
+            }
             if (ex instanceof java.io.IOException io) {
                 commandLine.getErr().println("felix-offload: I/O error: " + dev.felix.offload.log.IoProblem.describe(io));
                 return EXIT_IO;

@@ -74,6 +74,11 @@ final class ForgetShardCommand implements Callable<Integer> {
         OrphanSweep.Forgetting f;
         try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
              RootLock lock = RootLock.acquire(where.root())) {
+            // Listing deletes nothing, so it only warns; deleting is refused on another root's claim.
+            new dev.felix.offload.tier.NodeClaimCheck(new DataRoot(where.root()), objectStore, keys, where.storeSetting(),
+                    Clock.systemUTC()).run(yes ? dev.felix.offload.tier.NodeClaimCheck.Access.WRITE
+                            : dev.felix.offload.tier.NodeClaimCheck.Access.READ, false).warning()
+                    .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
             f = new OrphanSweep(new DataRoot(where.root()), objectStore, keys, Clock.systemUTC(),
                     OrphanSweepSettings.defaults().withDeleteBatchSize(where.batchSize()), RetentionHook.none())
                     .forget(shard, yes, StopSignal.never());

@@ -5,6 +5,7 @@ import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.tier.KeyCollision;
 import dev.felix.offload.tier.LocalRetention;
+import dev.felix.offload.tier.NodeClaimCheck;
 import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
 import dev.felix.offload.tier.PassReport;
@@ -32,7 +33,8 @@ import java.util.concurrent.Callable;
  * {@code felix-offload offload}: one offload pass over a data root. Exit 0 when every eligible segment
  * was offloaded, 1 otherwise (a corrupt segment, a store failure, a key holding another object, another
  * offloader running), 2 on
- * usage errors.
+ * usage errors and when the store's node claim refuses this root (another root holds the node id, or
+ * the store does not hold this root's objects; see {@link NodeClaimCheck}).
  */
 @Command(name = "offload", mixinStandardHelpOptions = true,
         description = {"Run one offload pass: copy sealed segments to the store, verify them, record them in "
@@ -98,10 +100,16 @@ final class OffloadCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
+            + "store (its volume moved here, or a restore after a lost disk); only once that root no longer runs. "
+            + "See docs/reliability.md, 'One node id, one data root'.")
+    boolean takeOver;
+
     @Override
     public Integer call() throws IOException {
         Map<String, String> env = System.getenv();
         OffloadSettings settings;
+        String storeSetting = "--store";
         if (config != null) {
             if (dataDir != null || store != null || verify != null || parallelism != null || bandwidth != null) {
                 throw new FelixOffload.UsageException("with --config, --data-dir, --store, --verify, --parallelism and "
@@ -110,6 +118,7 @@ final class OffloadCommand implements Callable<Integer> {
             DaemonConfig c = ConfigOption.load(config);
             dataDir = c.dataDir;
             store = c.store;
+            storeSetting = c.file + ": store";
             env = c.environment(env);
             settings = c.offloadSettings();
             if (keep != null) {
@@ -136,7 +145,12 @@ final class OffloadCommand implements Callable<Integer> {
         try (ObjectStore objectStore = Stores.open(store)) {
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
-                    env, ReplicaCommit::of).run(progress);
+                    env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
+        } catch (dev.felix.offload.tier.NodeClaimCheck.StoreFailedException e) {
+            // A store failure is this command's exit 1, as it is when an upload or delete fails.
+            err.println("felix-offload: " + e.getMessage());
+            err.flush();
+            return FelixOffload.EXIT_CORRUPT;
         } catch (RootLock.HeldException e) {
             err.println("felix-offload: " + e.getMessage());
             err.flush();

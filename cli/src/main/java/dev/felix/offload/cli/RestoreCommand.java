@@ -9,6 +9,7 @@ import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.StoreException;
+import dev.felix.offload.tier.NodeClaimCheck;
 import dev.felix.offload.tier.ProgressListener;
 import dev.felix.offload.tier.RootLock;
 import dev.felix.offload.tier.SegmentKeys;
@@ -80,6 +81,10 @@ final class RestoreCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
+            + "store: a restore onto a new disk for a root that no longer runs (see docs/reliability.md).")
+    boolean takeOver;
+
     private record Outcome(String shard, ShardRestore.Result result, String refused) {
     }
 
@@ -104,6 +109,10 @@ final class RestoreCommand implements Callable<Integer> {
         List<Outcome> outcomes = new ArrayList<>();
         try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
              RootLock lock = RootLock.acquire(root)) {
+            // Restoring another live root's history would make two roots of one node id.
+            new NodeClaimCheck(new DataRoot(root), objectStore, keys, where.storeSetting(), java.time.Clock.systemUTC())
+                    .run(NodeClaimCheck.Access.LOCAL_WRITE, takeOver).warning()
+                    .ifPresent(w -> err.println("felix-offload: warning: " + w));
             Path idFile = new DataRoot(root).identityFile(DataRoot.NODE_ID);
             if (!Files.exists(idFile, LinkOption.NOFOLLOW_LINKS)) {
                 // The root carries on as the node whose keys it restores, so its next offload writes beside them.

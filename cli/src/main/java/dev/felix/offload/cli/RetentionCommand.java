@@ -46,6 +46,10 @@ final class RetentionCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
+            + "store; only once that root no longer runs (see docs/reliability.md).")
+    boolean takeOver;
+
     @Override
     public Integer call() throws IOException {
         DaemonConfig c = ConfigOption.load(config);
@@ -57,7 +61,14 @@ final class RetentionCommand implements Callable<Integer> {
         RetentionReport report;
         try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store")) {
             report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
-                    Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none()).run(StopSignal.never());
+                    Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
+                    .checkingClaim(new dev.felix.offload.tier.NodeClaimCheck.Policy(c.file + ": store", takeOver))
+                    .run(StopSignal.never());
+        } catch (dev.felix.offload.tier.NodeClaimCheck.StoreFailedException e) {
+            // A store failure is this command's exit 1, as it is when an upload or delete fails.
+            err.println("felix-offload: " + e.getMessage());
+            err.flush();
+            return FelixOffload.EXIT_CORRUPT;
         } catch (RootLock.HeldException e) {
             err.println("felix-offload: " + e.getMessage());
             err.flush();

@@ -37,12 +37,16 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The configuration file (.yaml, .yml or .properties).")
     Path config;
 
+    @Option(names = "--take-over-node-id", description = "At start, replace another data root's claim on this node "
+            + "id in the store (its volume moved here); only once that root no longer runs (see docs/reliability.md).")
+    boolean takeOver;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
         ObjectStore store = Stores.open(c.store, c.file + ": store");
-        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone));
+        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
         try {
             daemon.start();
         } catch (IOException | RuntimeException e) {

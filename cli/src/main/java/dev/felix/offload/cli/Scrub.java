@@ -200,6 +200,14 @@ final class Scrub {
         int entries = 0;
         List<DataRoot.Shard> shards = root.streamShards();
         Optional<String> nodeId = nodeId();
+        // Reading is never refused; a writer's refusal shows as a note, and the holder of a sound claim too.
+        ReaderClaimCheck.run(root, store, env, "", "the store setting").ifPresent(c -> {
+            if (c.warning().isPresent()) {
+                notes.add("node claim: " + c.warning().get());
+            } else {
+                c.claim().ifPresent(h -> notes.add("node claim: held by this root (" + h.describeHolder() + ")"));
+            }
+        });
         Optional<KeyOwnership> ownership = nodeId.map(id -> new KeyOwnership(new SegmentKeys("", id)));
         for (DataRoot.Shard s : shards) {
             if (stop.stopRequested()) {

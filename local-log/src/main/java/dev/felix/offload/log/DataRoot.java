@@ -51,6 +51,8 @@ public final class DataRoot {
     public static final String RUN_STATE = "run-state";
     public static final String REGISTRATION = "registration";
     public static final String NODE_ID = "node-id";
+    /** The root's lifelong identity as an offloader, which the store's node claim names (never replaced after a crash). */
+    public static final String OFFLOAD_ROOT_ID = "offload-root-id";
     public static final String DELETED_DIR = ".deleted";
     public static final String STREAMS_DIR = ".streams";
     /** Consumer-group stream shards. */
@@ -282,7 +284,7 @@ public final class DataRoot {
 
     /** An identity file of the root by name, for example {@link #STORAGE_ID}; it may not exist. */
     public Path identityFile(String name) {
-        if (!List.of(STORAGE_ID, RUN_STATE, REGISTRATION, NODE_ID).contains(name)) {
+        if (!List.of(STORAGE_ID, RUN_STATE, REGISTRATION, NODE_ID, OFFLOAD_ROOT_ID).contains(name)) {
             throw new IllegalArgumentException("not an identity file of a data root: " + name);
         }
         return root.resolve(name);

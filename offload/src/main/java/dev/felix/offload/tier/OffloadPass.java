@@ -35,6 +35,7 @@ public final class OffloadPass {
     private final StepHook hook;
     private final Map<String, String> env;
     private final Function<Path, OptionalLong> commitOffsets;
+    private NodeClaimCheck.Policy claimPolicy;
 
     /**
      * @param env           where {@value NodeId#ENV} is looked up (normally {@code System.getenv()})
@@ -48,6 +49,16 @@ public final class OffloadPass {
         this.hook = hook;
         this.env = env;
         this.commitOffsets = commitOffsets;
+    }
+
+    /**
+     * Checks the store's node claim (see {@link NodeClaimCheck}) before anything is uploaded or
+     * unlinked; a refusal fails the run with {@link NodeClaimCheck.RefusedException}. Without it
+     * (library tests) the claim is neither read nor written.
+     */
+    public OffloadPass checkingClaim(NodeClaimCheck.Policy policy) {
+        this.claimPolicy = policy;
+        return this;
     }
 
     /** Runs the pass; fails at once with {@link RootLock.HeldException} when another offloader runs. */
@@ -65,6 +76,9 @@ public final class OffloadPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
+            if (claimPolicy != null) {
+                NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+            }
             DataRoot.Listing listing = root.list();
             List<DataRoot.Shard> shards = listing.streamShards();
             List<String> caches = listing.cacheShards().stream().map(DataRoot.Shard::name).toList();

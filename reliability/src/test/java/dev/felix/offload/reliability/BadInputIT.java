@@ -435,6 +435,7 @@ class BadInputIT {
         Path shardDir = badRoot.resolve(shardName);
         copyTree(shards.get(0), shardDir);
         Files.copy(root.resolve("node-id"), badRoot.resolve("node-id"));
+        Files.copy(root.resolve("offload-root-id"), badRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
         String node = Files.readString(root.resolve("node-id")).trim();
         copyTree(storeDir.resolve(node).resolve(shardName), badStore.resolve(node).resolve(shardName));
         String store = badStore.toUri().toString();
@@ -506,6 +507,7 @@ class BadInputIT {
         Path manyShard = manyRoot.resolve(shards.get(0).getFileName());
         copyTree(shards.get(0), manyShard);
         Files.copy(root.resolve("node-id"), manyRoot.resolve("node-id"));
+        Files.copy(root.resolve("offload-root-id"), manyRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
         Path manifest = ManifestStore.fileIn(manyShard);
         byte[] bytes = Files.readAllBytes(manifest);
         ByteBuffer.wrap(bytes).putInt(ManifestCodec.COUNT_OFFSET, -1);
@@ -532,6 +534,7 @@ class BadInputIT {
         Path bigShard = bigRoot.resolve(shards.get(1).getFileName());
         copyTree(shards.get(1), bigShard);
         Files.copy(root.resolve("node-id"), bigRoot.resolve("node-id"));
+        Files.copy(root.resolve("offload-root-id"), bigRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
         Files.deleteIfExists(ManifestStore.fileIn(bigShard));
         List<Path> segments = segmentFiles(bigShard);
         Path sealed = segments.get(0);

@@ -45,7 +45,8 @@ import java.util.Set;
  *       it, is named and never deleted, whichever shard's prefix it is under; a name the listing
  *       could not examine keeps every key under its prefix;</li>
  *   <li>lists {@link SegmentKeys#nodePrefix()} and nothing else, so keys of another node id are
- *       never even seen; keys not ending in {@code .segment} or {@code .index}, or not under a shard's
+ *       never even seen; the node's claim ({@link dev.felix.offload.tier.NodeClaim}) is known and
+ *       skipped; other keys not ending in {@code .segment} or {@code .index}, or not under a shard's
  *       prefix, are reported as ignored and kept;</li>
  *   <li>judges the unnamed keys shard by shard (what lies between the node prefix and the object
  *       name: {@code <dir>} or {@code dead-letters/<dir>}).
@@ -169,6 +170,9 @@ public final class OrphanSweep {
             String key = o.key();
             if (!key.startsWith(prefix)) {
                 continue; // a store that answered outside the prefix; never ours to judge
+            }
+            if (dev.felix.offload.tier.NodeClaim.isClaimKey(prefix, key)) {
+                continue; // the node's claim: known, never an orphan, never deleted
             }
             String shard = shardOf(key, prefix);
             if (shard == null

@@ -48,6 +48,7 @@ public final class RetentionPass {
     private final Clock clock;
     private final Map<String, String> env;
     private final RetentionHook hook;
+    private dev.felix.offload.tier.NodeClaimCheck.Policy claimPolicy;
 
     /**
      * @param clock what "now" is for time limits and the orphans' grace period
@@ -66,6 +67,16 @@ public final class RetentionPass {
     }
 
     /**
+     * Checks the store's node claim (see {@link dev.felix.offload.tier.NodeClaimCheck}) before
+     * anything is deleted; a refusal fails the run with its {@code RefusedException}. Without it
+     * (library tests) the claim is neither read nor written.
+     */
+    public RetentionPass checkingClaim(dev.felix.offload.tier.NodeClaimCheck.Policy policy) {
+        this.claimPolicy = policy;
+        return this;
+    }
+
+    /**
      * Runs the pass.
      *
      * @throws RootLock.HeldException at once when an offload or retention pass holds the root
@@ -77,6 +88,9 @@ public final class RetentionPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
+            if (claimPolicy != null) {
+                dev.felix.offload.tier.NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+            }
             KeyOwnership ownership = new KeyOwnership(keys);
             // read before anything deletes; a shard's own deletes only shrink what it names
             LiveKeys live = LiveKeys.read(root);
