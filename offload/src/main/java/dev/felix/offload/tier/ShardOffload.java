@@ -68,7 +68,9 @@ import java.util.zip.CRC32;
  * {@code If-None-Match}). A key found holding the very bytes of the upload (what a retry after a
  * crash or a lost answer finds) is adopted and verified as usual; a key holding anything else is a
  * {@link KeyCollision}: the object stays, the segment is not recorded, and the shard stops there. Nothing local is ever removed before its entry is durable and matches
- * the local file's size and CRC32.
+ * the local file's size and CRC32, and its copy is proven: by this pass's verification (written to
+ * {@link CopyProofs}), by an earlier one's proof there, or proven again now; a pass under
+ * {@code --verify none} records entries but unlinks nothing on their strength.
  *
  * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
  * owns the segments, and the active (newest) segment is never touched.

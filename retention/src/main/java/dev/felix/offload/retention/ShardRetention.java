@@ -42,7 +42,10 @@ import java.util.Set;
  * ({@link RetentionSettings#effectiveLocalBytes()}: the data files' bytes, active segment included,
  * are above it; {@link RetentionSettings#effectiveLocalMs()}: its newest record is older than now
  * minus the limit), but only when the manifest has its entry and the local valid bytes match it
- * ({@link LocalCopyCheck}); a sealed segment without a record has no entry and goes as soon as those
+ * ({@link LocalCopyCheck}) and its copy is proven: by the proof the offload pass wrote at upload
+ * ({@link CopyProofs}), else proven now ({@link CopyProver}: the server's kept CRC32 where it checked
+ * one at upload, else a read-back), as for an entry recorded under {@code --verify none}; a copy that
+ * does not prove keeps the segment and is reported. A sealed segment without a record has no entry and goes as soon as those
  * below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
  * contiguous and still opens, and never touches the newest (active) segment. Without manifest
  * entries (offload off) it removes nothing.
