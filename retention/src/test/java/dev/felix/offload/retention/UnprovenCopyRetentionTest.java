@@ -179,4 +179,26 @@ class UnprovenCopyRetentionTest {
         assertThat(localIds()).isEqualTo(before);
         assertThat(r.local().blockedBy()).contains("not proven");
     }
+
+    @Test
+    void aVerifyingPassProvesAnEntryWithoutAProofBeforeItUnlinksAndKeepsADamagedOne() throws Exception {
+        offload(VerifyMode.READ_BACK, new LocalRetention.KeepSegments(Integer.MAX_VALUE));
+        Files.delete(shard.resolve(CopyProofs.FILE_NAME));
+        List<ManifestEntry> entries = ManifestStore.read(shard).entries();
+        ManifestEntry second = entries.get(1);
+        try (RandomAccessFile f = new RandomAccessFile(objectFile(second).toFile(), "rw")) {
+            f.seek(300);
+            int b = f.read();
+            f.seek(300);
+            f.write(b ^ 0x01);
+        }
+        List<Long> before = localIds();
+
+        PassReport report = offload(VerifyMode.AUTO, new LocalRetention.KeepSegments(1));
+
+        assertThat(report.shards().get(0).unlinked()).as("the first proves again and goes; the damaged second stays")
+                .containsExactly(before.get(0));
+        assertThat(localIds()).isEqualTo(before.subList(1, before.size()));
+        assertThat(CopyProofs.read(shard).proven(second)).isFalse();
+    }
 }
