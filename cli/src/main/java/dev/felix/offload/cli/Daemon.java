@@ -84,6 +84,9 @@ final class Daemon {
     private final Map<String, String> env;
     private final PassClock clock;
     private final DataRootGuard guard = new DataRootGuard();
+    /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
+    private final java.util.concurrent.atomic.AtomicLong scrubRuns =
+            new java.util.concurrent.atomic.AtomicLong(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
     private final ChunkCache chunks;
     private final Map<String, TieredReader> readers = new ConcurrentHashMap<>();
     private final Map<String, PassResult> results = new ConcurrentHashMap<>();
@@ -329,7 +332,11 @@ final class Daemon {
 
     private void scrub(StopSignal stop) throws Exception {
         requireStore();
-        Scrub.Report report = new Scrub(root, store, env, config.scrubReadBandwidth, Clock.systemUTC()).run(stop, guard);
+        // A rotating share is read in full behind the server's checksum, so every object is read within
+        // scrub.full-read-runs runs; the share's start is random, so restarts do not always read the same.
+        Scrub.Share share = Scrub.Share.ofRun(scrubRuns.getAndIncrement(), config.scrubFullReadRuns);
+        Scrub.Report report = new Scrub(root, store, env, config.scrubReadBandwidth, Clock.systemUTC(), share)
+                .run(stop, guard);
         metrics.scrubbed(report);
         List<String> problems = new ArrayList<>();
         // Orphans are the sweep's to delete once their grace period is over; only when nothing will

@@ -53,6 +53,9 @@ final class DaemonConfig {
     static final String ORPHANS_DRY_RUN = "orphans.dry-run";
     static final String SCRUB_SCHEDULE = "scrub.schedule";
     static final String SCRUB_READ_BANDWIDTH = "scrub.read-bandwidth";
+    /** Every object is read in full at least once in this many scheduled scrub runs (1: every run). */
+    static final String SCRUB_FULL_READ_RUNS = "scrub.full-read-runs";
+    static final int DEFAULT_SCRUB_FULL_READ_RUNS = 7;
     static final String SCHEDULE_ZONE = "schedule.zone";
     static final String HTTP_BIND = "http.bind";
     static final String HTTP_PORT = "http.port";
@@ -69,7 +72,7 @@ final class DaemonConfig {
             OFFLOAD_BANDWIDTH, OFFLOAD_SCHEDULE, RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
-            ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
+            ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             CHUNK_CACHE_BYTES, LOG_LEVEL, SHUTDOWN_GRACE);
 
     static final long DEFAULT_SCRUB_READ_BANDWIDTH = 32L << 20;
@@ -94,6 +97,7 @@ final class DaemonConfig {
     final boolean orphanDryRun;
     final Optional<Schedule> scrubSchedule;
     final long scrubReadBandwidth;
+    final int scrubFullReadRuns;
     final ZoneId zone;
     final String httpBind;
     final int httpPort;
@@ -139,6 +143,7 @@ final class DaemonConfig {
         this.orphanGrace = r.duration(ORPHANS_GRACE, OrphanSweepSettings.DEFAULT_GRACE);
         this.orphanDryRun = r.bool(ORPHANS_DRY_RUN, false);
         this.scrubReadBandwidth = r.bytes(SCRUB_READ_BANDWIDTH, DEFAULT_SCRUB_READ_BANDWIDTH, false);
+        this.scrubFullReadRuns = r.integer(SCRUB_FULL_READ_RUNS, DEFAULT_SCRUB_FULL_READ_RUNS, 1, 10_000);
         this.httpBind = r.optional(HTTP_BIND).orElse("127.0.0.1");
         try {
             java.net.InetAddress.getByName(httpBind);

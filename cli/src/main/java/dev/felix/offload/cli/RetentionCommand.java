@@ -95,6 +95,9 @@ final class RetentionCommand implements Callable<Integer> {
                 o.deletedCount(), o.abortedUploads().size(), o.dryRun() ? " (dry run)" : ""));
         r.orphanSweep().ifPresent(o -> o.held().forEach(h -> out.printf("  %s %s: %d objects (%s) kept, none deleted: %s%n",
                 h.reason().label(), h.shard(), h.objects(), Bytes.human(h.bytes()), h.detail())));
+        // why local segments past a limit stay (not offloaded yet, a copy that could not be proven, ...)
+        r.shards().stream().filter(s -> s.local().blockedBy() != null).forEach(s -> out.printf(
+                "  %s: local segments kept: %s%n", s.shard(), s.local().blockedBy()));
         r.failures().forEach((where, why) -> {
             if (!where.startsWith("orphan-sweep/")) { // a held shard: its line is above
                 out.printf("  %s: %s%n", where, why);

@@ -65,10 +65,41 @@ final class ShardSurvey {
     private ShardSurvey() {
     }
 
+    /** Files (or whole shard directories) the broker removed while a survey read them, since start-up. */
+    private static final java.util.concurrent.atomic.AtomicLong VANISHED = new java.util.concurrent.atomic.AtomicLong();
+
+    static long vanished() {
+        return VANISHED.get();
+    }
+
+    /**
+     * Every stream shard as it is now. A file removed between the listing and its opening (a broker's
+     * retention or truncation, an offload pass's unlink) is an ordinary event: the shard is looked at
+     * again as it is then, and only a file missing on that second look is reported as the shard's
+     * problem. A shard directory gone meanwhile (a deleted stream) is left out.
+     */
     static List<ShardStatus> of(DataRoot root) throws IOException {
         List<ShardStatus> out = new ArrayList<>();
         for (DataRoot.Shard s : root.streamShards()) {
-            out.add(of(s.name(), s.directory()));
+            ShardStatus status;
+            try {
+                status = of(s.name(), s.directory());
+            } catch (NoSuchFileException gone) {
+                VANISHED.incrementAndGet();
+                if (!Files.isDirectory(s.directory())) {
+                    continue;
+                }
+                try {
+                    status = of(s.name(), s.directory());
+                } catch (NoSuchFileException still) {
+                    if (!Files.isDirectory(s.directory())) {
+                        continue;
+                    }
+                    status = new ShardStatus(s.name(), OptionalLong.empty(), 0, 0, OptionalLong.empty(),
+                            OptionalLong.empty(), 0, 0, 0, 0, "a file stayed missing on a second look: " + still.getFile());
+                }
+            }
+            out.add(status);
         }
         return out;
     }

@@ -280,6 +280,8 @@ final class StatusServer {
             if (nodeId.isPresent()) {
                 g.writeStringField("node_id", nodeId.get());
             }
+            // files the broker removed under a survey since start-up: looked at again, not errors
+            g.writeNumberField("files_vanished", ShardSurvey.vanished());
             g.writeArrayFieldStart("shards");
             for (ShardSurvey.ShardStatus s : survey) {
                 g.writeStartObject();

@@ -140,6 +140,31 @@ public final class DataRoot {
     }
 
     /**
+     * A {@value #DELETED_DIR} directory where the broker moves the shard directories of deleted
+     * streams, at one level of the root.
+     *
+     * @param container the level's prefix for shard names: {@code ""} at the root, else
+     *                  {@code "groups/"} and so on; a deleted shard {@code d} there was the shard
+     *                  {@code container + d} and its keys carry that path
+     * @param directory the {@value #DELETED_DIR} directory itself (it may not exist)
+     * @param kind      what the shards of that level are
+     */
+    public record DeletedLevel(String container, Path directory, ShardKind kind) {
+    }
+
+    /**
+     * The {@value #DELETED_DIR} directories of every level that holds shards, the root's first, then
+     * each container's in name order; existing or not.
+     */
+    public List<DeletedLevel> deletedLevels() {
+        List<DeletedLevel> out = new ArrayList<>();
+        out.add(new DeletedLevel("", root.resolve(DELETED_DIR), ShardKind.STREAM));
+        CONTAINERS.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(c -> out.add(new DeletedLevel(
+                c.getKey() + "/", root.resolve(c.getKey()).resolve(DELETED_DIR), c.getValue())));
+        return out;
+    }
+
+    /**
      * Every shard of the root, streams and caches, and every name that might be one but could not be
      * examined.
      *

@@ -9,6 +9,7 @@ import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentIndex;
 import dev.felix.offload.log.format.SegmentScan;
+import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -67,7 +68,9 @@ import java.util.zip.CRC32;
  * {@code If-None-Match}). A key found holding the very bytes of the upload (what a retry after a
  * crash or a lost answer finds) is adopted and verified as usual; a key holding anything else is a
  * {@link KeyCollision}: the object stays, the segment is not recorded, and the shard stops there. Nothing local is ever removed before its entry is durable and matches
- * the local file's size and CRC32.
+ * the local file's size and CRC32, and its copy is proven: by this pass's verification (written to
+ * {@link CopyProofs}), by an earlier one's proof there, or proven again now; a pass under
+ * {@code --verify none} records entries but unlinks nothing on their strength.
  *
  * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
  * owns the segments, and the active (newest) segment is never touched.
@@ -232,6 +235,7 @@ public final class ShardOffload {
             }
         }
         Map<Long, Long> crcOfValidBytes = new HashMap<>();
+        CopyProofs proofs = CopyProofs.read(shardDir);
         String problem = null;
         KeyCollision collision = null;
         int pending = 0;
@@ -282,6 +286,11 @@ public final class ShardOffload {
                 hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
                 ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
                         scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
+                boolean proven = !VerifyMode.NONE_VERIFIED_BY.equals(up.verifiedBy());
+                if (!proven) {
+                    // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
+                    proofs.forget(up.key(), manifests.manifest());
+                }
                 // Recorded only while the segment is still the broker's: a truncation removes it after
                 // dropping its entry, and an entry for a removed segment would name records it gave up.
                 manifests.save(manifests.manifest().withEntry(entry), () -> {
@@ -292,7 +301,10 @@ public final class ShardOffload {
                 });
                 hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
                 recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
-                crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+                if (proven) {
+                    recordProof(proofs, entry, up.verifiedBy(), manifests.manifest());
+                    crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+                }
                 uploaded.add(up);
                 LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
                         seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
@@ -310,7 +322,7 @@ public final class ShardOffload {
             }
         }
 
-        unlink(manifests, locals, crcOfValidBytes, unlinked);
+        unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
         return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision);
     }
 
@@ -477,7 +489,7 @@ public final class ShardOffload {
             throws StoreException, VerificationFailedException {
         VerifyMode mode = settings.verify();
         if (mode == VerifyMode.NONE) {
-            return "none";
+            return VerifyMode.NONE_VERIFIED_BY;
         }
         if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
             // A stored CRC32 is the server's word only where it was seen to refuse a wrong one; a server
@@ -544,7 +556,7 @@ public final class ShardOffload {
      * go, so the local log stays contiguous and still opens.
      */
     private void unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
-                        List<Long> unlinked) throws IOException {
+                        CopyProofs proofs, List<Long> unlinked) throws IOException {
         Manifest manifest = manifests.manifest();
         int removable = removableCount(locals);
         boolean any = false;
@@ -579,6 +591,9 @@ public final class ShardOffload {
                             + "recorded); keeping it", shard, seg.file().id(), validEnd, crc, entry.sizeBytes(), recordedCrc);
                     break;
                 }
+                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest())) {
+                    break;
+                }
                 // The entry is the only proof the local file may go: still the broker's manifest, just now?
                 manifests.checkUnchanged();
                 unlinkFiles(seg);
@@ -590,6 +605,45 @@ public final class ShardOffload {
             if (any) {
                 DurableFiles.fsyncDirectory(shardDir);
             }
+        }
+    }
+
+    /**
+     * Whether the copy an entry from an earlier pass names was proven: by the proofs file, or, where
+     * the pass verifies (not {@code --verify none}), by proving it now. An entry recorded under
+     * {@code --verify none} is left for retention to prove, so such a pass unlinks nothing on it.
+     */
+    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest) {
+        if (proofs.proven(entry)) {
+            return true;
+        }
+        if (settings.verify() == VerifyMode.NONE) {
+            LOG.info("{}: segment {} was recorded without a proven copy (--verify none); it stays local until "
+                    + "retention proves the copy", shard, entry.segmentId());
+            return false;
+        }
+        try {
+            CopyProver.Outcome outcome = new CopyProver(store).prove(entry);
+            if (!outcome.proven()) {
+                LOG.warn("{}: {}", shard, outcome.mismatch());
+                return false;
+            }
+            recordProof(proofs, entry, outcome.how(), manifest);
+            return true;
+        } catch (StoreException e) {
+            LOG.warn("{}: could not prove the copy of segment {} ({}); it stays local", shard, entry.segmentId(),
+                    e.getMessage());
+            return false;
+        }
+    }
+
+    private void recordProof(CopyProofs proofs, ManifestEntry entry, String how, Manifest manifest) {
+        try {
+            proofs.prove(entry, how, manifest);
+        } catch (IOException e) {
+            // Derived: a proof not written only means the copy is proven again before its segment goes.
+            LOG.warn("{}: could not write {} ({}); the copy of segment {} will be proven again", shard,
+                    CopyProofs.FILE_NAME, e.getMessage(), entry.segmentId());
         }
     }
 

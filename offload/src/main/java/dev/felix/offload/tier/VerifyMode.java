@@ -10,8 +10,14 @@ public enum VerifyMode {
     SERVER_CHECKSUM,
     /** Read the whole object back and compare its CRC32 and size. */
     READ_BACK,
-    /** Trust the put's answer. Only for stores that check the CRC32 sent with a put, or for tests. */
+    /**
+     * Trust the put's answer to record the entry, but unlink nothing on its strength: the pass leaves
+     * such segments local, and retention proves the copy ({@link CopyProver}) before it lets one go.
+     */
     NONE;
+
+    /** What {@link SegmentUpload#verifiedBy()} says of an upload recorded without proof. */
+    public static final String NONE_VERIFIED_BY = "none";
 
     /** Parses {@code auto | server-checksum | read-back | none}. */
     public static VerifyMode parse(String text) {

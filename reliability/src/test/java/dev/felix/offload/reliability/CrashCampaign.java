@@ -241,13 +241,22 @@ final class CrashCampaign {
             this.root = Files.createDirectories(dir.resolve("data"));
             this.target = target;
             this.store = target.open();
+            // One shard at each level that holds stream shards: the top, groups/ and dead-letters/.
+            List<String> containers = List.of("", DataRoot.GROUPS_DIR, DataRoot.DEAD_LETTERS_DIR);
             for (int s = 0; s < 3; s++) {
                 ShardKey key = new ShardKey("acme", "crash", "stream-" + s, 0);
-                shards.add(new ShardWriter(root, key, 12 * 1024, 400, random.nextLong()));
+                shards.add(new ShardWriter(root, containers.get(s), key, 12 * 1024, 400, random.nextLong()));
             }
             for (ShardWriter w : shards) {
                 w.open();
                 w.append(120);
+                w.close();
+            }
+            // Empty sealed segments in the middle of two shards' logs, which must not hold local retention back.
+            for (ShardWriter w : shards.subList(1, 3)) {
+                w.leaveEmptySealedSegment();
+                w.open();
+                w.append(60);
                 w.close();
             }
             this.invariants = new Invariants(root, shards, store);
@@ -273,6 +282,9 @@ final class CrashCampaign {
             cycle++;
             stats.cycles++;
             for (ShardWriter w : shards) {
+                if (w != shards.get(0) && random.nextInt(4) == 0) {
+                    w.leaveEmptySealedSegment(); // now and then, a broker's roll of an empty active segment
+                }
                 w.open();
                 w.append(20 + random.nextInt(40));
             }
@@ -490,8 +502,8 @@ final class CrashCampaign {
                 Map<Long, Long> seen = new TreeMap<>(w.segmentsEverSeen());
                 long newest = Collections.max(seen.keySet());
                 for (Map.Entry<Long, Long> s : seen.entrySet()) {
-                    if (s.getKey() == newest) {
-                        continue;
+                    if (s.getKey() == newest || w.emptySegments().contains(s.getKey())) {
+                        continue; // the active segment, or one without a record (nothing to record)
                     }
                     boolean recorded = m.entries().stream().anyMatch(e -> e.segmentId() == s.getKey());
                     if (!recorded) {

@@ -29,6 +29,9 @@ import java.util.TreeMap;
 final class ShardWriter {
 
     private final Path dir;
+    private final String container;
+    /** Sealed segments this writer left without a record (ids): nothing to copy, so no entry either. */
+    private final java.util.Set<Long> emptySegments = new java.util.TreeSet<>();
     private final ShardLogConfig config;
     private final SplittableRandom random;
     private final int maxPayload;
@@ -40,7 +43,16 @@ final class ShardWriter {
     private ShardLog log;
 
     ShardWriter(Path root, ShardKey key, long segmentBytes, int maxPayload, long seed) {
-        this.dir = root.resolve(key.directoryName());
+        this(root, "", key, segmentBytes, maxPayload, seed);
+    }
+
+    /**
+     * A shard under {@code container} of the root ({@code groups}, {@code dead-letters}), or at the
+     * top level when it is empty; it is named by its path under the root, as every command names it.
+     */
+    ShardWriter(Path root, String container, ShardKey key, long segmentBytes, int maxPayload, long seed) {
+        this.container = container;
+        this.dir = (container.isEmpty() ? root : root.resolve(container)).resolve(key.directoryName());
         // The test JVM never dies, so the page cache is all the offloader reads: no fsync needed.
         this.config = ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes).withFsyncPolicy(FsyncPolicy.none());
         this.random = new SplittableRandom(seed);
@@ -52,7 +64,45 @@ final class ShardWriter {
     }
 
     String name() {
-        return dir.getFileName().toString();
+        return container.isEmpty() ? dir.getFileName().toString() : container + "/" + dir.getFileName();
+    }
+
+    /** Sealed segments left without a record, as a broker's roll of an empty active segment leaves them. */
+    java.util.Set<Long> emptySegments() {
+        return Collections.unmodifiableSet(emptySegments);
+    }
+
+    /**
+     * Seals the active segment as it is and leaves an empty sealed segment after it, as a broker's
+     * roll of an empty active segment (the v3 to v4 roll) does: two new segments at the log's next
+     * offset, the first of which the next open seals without a record. The log must be closed.
+     */
+    void leaveEmptySealedSegment() throws IOException, CorruptionException {
+        if (log != null) {
+            throw new IllegalStateException(name() + ": close the log first");
+        }
+        SegmentInfo active;
+        try (ShardLog l = ShardLog.open(dir, config)) {
+            List<SegmentInfo> segs = l.segments();
+            active = segs.get(segs.size() - 1);
+            for (SegmentInfo s : segs) {
+                segments.putIfAbsent(s.file().id(), s.baseOffset());
+            }
+        }
+        long base = active.nextOffset();
+        long id = active.file().id();
+        int version = Math.max(active.version(), dev.felix.offload.log.format.SegmentHeader.VERSION_3);
+        long empty = active.recordCount() > 0 ? id + 1 : id;
+        for (long next = id + 1; next <= empty + 1; next++) {
+            try (dev.felix.offload.log.SegmentWriter w = dev.felix.offload.log.SegmentWriter.create(
+                    dev.felix.offload.log.SegmentFile.in(dir, next),
+                    new dev.felix.offload.log.format.SegmentHeader(version, base, timestamp),
+                    dev.felix.offload.log.SegmentWriter.DEFAULT_INDEX_SPACING_BYTES)) {
+                w.sync();
+            }
+            segments.putIfAbsent(next, base);
+        }
+        emptySegments.add(empty);
     }
 
     /** Opens the log (recovering it, as the broker does at start-up). */

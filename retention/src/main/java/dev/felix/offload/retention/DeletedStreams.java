@@ -25,7 +25,9 @@ import java.util.Objects;
 
 /**
  * Finishes, on the remote side, the shard directories of deleted streams, which the broker moves
- * under {@code <root>/.deleted/} and removes from there itself. For each directory there that holds
+ * under the {@code .deleted/} of its level ({@code <root>/.deleted/}, {@code <root>/groups/.deleted/},
+ * {@code <root>/dead-letters/.deleted/}, and the caches' too) and removes from there itself. For each
+ * directory there that holds
  * an {@code offload.manifest}:
  * <ol>
  *   <li>every object the manifest names, segment and index, is deleted in batches;</li>
@@ -54,7 +56,7 @@ public final class DeletedStreams {
     /** Written in a deleted shard's directory once its objects are gone. */
     public static final String DONE_FILE = "offload.deleted";
 
-    private final Path deletedDir;
+    private final List<DataRoot.DeletedLevel> levels;
     private final ObjectDeleter store;
     private final RetentionHook hook;
     private final int deleteBatchSize;
@@ -69,7 +71,7 @@ public final class DeletedStreams {
                           KeyOwnership ownership, LiveKeys live) {
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.live = Objects.requireNonNull(live, "live");
-        this.deletedDir = root.path().resolve(DataRoot.DELETED_DIR);
+        this.levels = root.deletedLevels();
         this.store = Objects.requireNonNull(store, "store");
         this.hook = Objects.requireNonNull(hook, "hook");
         if (deleteBatchSize < 1 || deleteBatchSize > 1000) {
@@ -78,29 +80,42 @@ public final class DeletedStreams {
         this.deleteBatchSize = deleteBatchSize;
     }
 
-    /** Handles every directory under {@code .deleted/}; a failure on one is reported and the rest go on. */
+    /**
+     * Handles every directory under each level's {@code .deleted/} (the root's, and those of
+     * {@code groups/}, {@code dead-letters/}, {@code caches/} and {@code counters/}); a failure on
+     * one is reported and the rest go on. A deleted shard is named as it was live: its level's prefix
+     * and its directory name ({@code groups/<dir>}), which is the path its keys carry.
+     */
     public DeletedStreamsReport run(StopSignal stop) throws IOException {
-        if (!Files.isDirectory(deletedDir, LinkOption.NOFOLLOW_LINKS)) {
-            return DeletedStreamsReport.nothing();
-        }
-        List<Path> dirs = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(deletedDir)) {
-            for (Path entry : entries) {
-                if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
-                    dirs.add(entry);
+        Map<String, Path> dirs = new java.util.TreeMap<>();
+        for (DataRoot.DeletedLevel level : levels) {
+            Path deletedDir = level.directory();
+            if (!Files.isDirectory(deletedDir, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(deletedDir)) {
+                for (Path entry : entries) {
+                    if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                        dirs.put(level.container() + entry.getFileName(), entry);
+                    }
                 }
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // the level's .deleted/ went meanwhile: nothing left there to finish
             }
         }
-        dirs.sort(null);
+        if (dirs.isEmpty()) {
+            return DeletedStreamsReport.nothing();
+        }
         List<String> removed = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         int objectsDeleted = 0;
         int objectsKept = 0;
-        for (Path dir : dirs) {
+        for (Map.Entry<String, Path> named : dirs.entrySet()) {
             if (stop.stopRequested()) {
                 break;
             }
-            String name = dir.getFileName().toString();
+            String name = named.getKey();
+            Path dir = named.getValue();
             try {
                 Path manifestFile = ManifestStore.fileIn(dir);
                 if (Files.exists(manifestFile, LinkOption.NOFOLLOW_LINKS)) {

@@ -5,6 +5,7 @@ import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentScan;
+import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -13,6 +14,7 @@ import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.tier.CopyProof;
+import dev.felix.offload.tier.CopyProver;
 import dev.felix.offload.tier.LargestTimestamps;
 import dev.felix.offload.tier.KeyOwnership;
 import dev.felix.offload.tier.LiveKeys;
@@ -42,9 +44,13 @@ import java.util.Set;
  * ({@link RetentionSettings#effectiveLocalBytes()}: the data files' bytes, active segment included,
  * are above it; {@link RetentionSettings#effectiveLocalMs()}: its largest record timestamp, from a scan
  * of its record headers, is older than now minus the limit), but only when the manifest has its entry
- * and {@link #decideRemoval} lets it go: the local valid bytes match the entry ({@link LocalCopyCheck}),
- * or the segment is damaged and its copy re-verifies against the entry now; a sealed segment
- * without a record has no entry and goes as soon as those below it went (it holds nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
+ * and {@link #decideRemoval} lets it go: the local valid bytes match the entry ({@link LocalCopyCheck})
+ * and its copy is proven, by the proof the offload pass wrote at upload ({@link CopyProofs}) or else
+ * now ({@link CopyProver}: the server's kept CRC32 where it checked one at upload, else a read-back),
+ * as for an entry recorded under {@code --verify none}; or the segment is damaged and its copy
+ * re-verifies against the entry now. A copy that does not prove keeps the segment and is reported.
+ * A sealed segment without a record has no entry and goes as soon as those below it went (it holds
+ * nothing to lose, and must not hold the later ones back). It stops at the first segment that may not go, so the local log stays
  * contiguous and still opens, and never touches the newest (active) segment. Without manifest
  * entries (offload off) it removes nothing.
  *
@@ -208,6 +214,7 @@ public final class ShardRetention {
             entries.put(e.segmentId(), e);
         }
         long cutoff = cutoffMicros(limitMs);
+        CopyProofs proofs = CopyProofs.read(shardDir);
         List<Long> removed = new ArrayList<>();
         long removedBytes = 0;
         String blockedBy = null;
@@ -266,6 +273,11 @@ public final class ShardRetention {
                         blockedBy = decision.reason();
                         break;
                     }
+                    String unproven = proveCopy(proofs, entry, manifests.manifest());
+                    if (unproven != null) {
+                        blockedBy = unproven;
+                        break;
+                    }
                     // The entry is the only proof the local file may go: is it still the broker's manifest?
                     manifests.checkUnchanged();
                     Files.delete(f.log());
@@ -288,6 +300,40 @@ public final class ShardRetention {
             }
         }
         return new LocalRetentionResult(removed, removedBytes, localBytes, blockedBy);
+    }
+
+    /**
+     * Proof that {@code entry}'s copy holds the segment, before its local file goes: the proofs file
+     * when the pass proved it at upload (no second transfer), else proven now by {@link CopyProver}
+     * (a copy recorded under {@code --verify none}, or whose proof was lost). Answers null when
+     * proven, else why the segment stays.
+     */
+    private String proveCopy(CopyProofs proofs, ManifestEntry entry, Manifest manifest) {
+        if (proofs.proven(entry)) {
+            return null;
+        }
+        String segment = "segment " + Long.toUnsignedString(entry.segmentId());
+        if (!(store instanceof ObjectStore readable)) {
+            return segment + " has no proven copy and this retention cannot read the store to prove it";
+        }
+        try {
+            CopyProver.Outcome outcome = new CopyProver(readable).prove(entry);
+            if (!outcome.proven()) {
+                LOG.error("{}: {}", shard, outcome.mismatch());
+                return outcome.mismatch();
+            }
+            LOG.info("{}: proved the copy of segment {} by {} before removing it locally", shard,
+                    entry.segmentId(), outcome.how());
+            try {
+                proofs.prove(entry, outcome.how(), manifest);
+            } catch (IOException e) {
+                LOG.warn("{}: could not write {} ({})", shard, CopyProofs.FILE_NAME, e.getMessage());
+            }
+            return null;
+        } catch (StoreException e) {
+            LOG.warn("{}: could not prove the copy of {} ({}); it stays local", shard, segment, e.getMessage());
+            return segment + " stays local: its copy could not be proven (" + e.getMessage() + ")";
+        }
     }
 
     /** Remote retention alone; see the class comment. */

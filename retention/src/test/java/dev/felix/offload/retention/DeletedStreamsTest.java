@@ -167,4 +167,42 @@ class DeletedStreamsTest {
     void withoutADeletedDirectoryThereIsNothingToDo() throws Exception {
         assertThat(run(RetentionHook.none())).isEqualTo(DeletedStreamsReport.nothing());
     }
+
+    @Test
+    void deletedShardsUnderGroupsAndDeadLettersAreFinishedLikeTopLevelOnesAndNeverListedAsShards() throws Exception {
+        Path top = TestData.shardOf(root, "orders", 0);
+        Path group = root.resolve("groups").resolve(top.getFileName().toString().replace("orders", "grp"));
+        Path dlq = root.resolve("dead-letters").resolve(top.getFileName().toString().replace("orders", "dlq"));
+        for (Path p : List.of(group, dlq)) {
+            Files.createDirectories(p.getParent());
+            TestData.write(p, 200, Duration.ofSeconds(1), p.hashCode());
+        }
+        TestData.offload(root, store);
+        Manifest groupManifest = ManifestStore.read(group);
+        Manifest dlqManifest = ManifestStore.read(dlq);
+        assertThat(groupManifest.entries().get(0).objectKey()).contains("/groups/" + group.getFileName() + "/");
+        for (Path p : List.of(group, dlq)) {
+            Path deleted = Files.createDirectories(p.getParent().resolve(".deleted"));
+            Files.move(p, deleted.resolve(p.getFileName()));
+        }
+        Files.createDirectories(root.resolve("caches").resolve(".deleted").resolve("c"));
+        Files.createDirectories(root.resolve("groups").resolve(".streams"));
+        assertThat(new DataRoot(root).list().shards()).as(".deleted/ and .streams/ of containers are never shards")
+                .isEmpty();
+
+        DeletedStreamsReport r = run(RetentionHook.none());
+
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.directoriesFinished()).containsExactly("dead-letters/" + dlq.getFileName(),
+                "groups/" + group.getFileName());
+        for (Manifest m : List.of(groupManifest, dlqManifest)) {
+            for (String k : objectsOf(m)) {
+                assertThatThrownBy(() -> store.head(k)).isInstanceOf(ObjectNotFoundException.class);
+            }
+        }
+        Path deletedGroup = root.resolve("groups").resolve(".deleted").resolve(group.getFileName());
+        assertThat(deletedGroup.resolve(DeletedStreams.DONE_FILE)).exists();
+        assertThat(ManifestStore.fileIn(deletedGroup)).doesNotExist();
+        assertThat(run(RetentionHook.none())).isEqualTo(DeletedStreamsReport.nothing());
+    }
 }
