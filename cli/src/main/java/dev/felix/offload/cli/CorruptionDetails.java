@@ -24,8 +24,8 @@ final class CorruptionDetails {
             g.writeNumberField("needed", e.needed());
             g.writeNumberField("available", e.available());
         } else if (e.kind().isChecksum()) {
-            g.writeStringField("stored_crc32", String.format("%08x", e.storedChecksum()));
-            g.writeStringField("computed_crc32", String.format("%08x", e.computedChecksum()));
+            g.writeStringField("stored_crc32", Json.crc32(e.storedChecksum()));
+            g.writeStringField("computed_crc32", Json.crc32(e.computedChecksum()));
         }
     }
 }

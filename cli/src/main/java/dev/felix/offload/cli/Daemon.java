@@ -152,6 +152,7 @@ final class Daemon {
                 readers, m -> m.values().stream().mapToLong(TieredReader::remoteReads).sum());
         metrics.functionCounter("felix.remote.read.bytes", "Record bytes served from the store", "bytes", readers,
                 m -> m.values().stream().mapToLong(TieredReader::remoteRecordBytes).sum());
+        metrics.perShard(config.metricsShards, this::survey);
         metrics.chunkCache(chunks);
         for (String pass : List.of(OFFLOAD, RETENTION, SCRUB)) {
             metrics.gauge("felix.pass.last.success", "When a pass last ended without problems, seconds since the epoch",

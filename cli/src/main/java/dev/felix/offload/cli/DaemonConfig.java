@@ -61,6 +61,7 @@ final class DaemonConfig {
     static final String HTTP_PORT = "http.port";
     static final String HTTP_READ_THREADS = "http.read.threads";
     static final String CHUNK_CACHE_BYTES = "chunk-cache.bytes";
+    static final String METRICS_SHARDS = "metrics.shards";
     static final String LOG_LEVEL = "log.level";
     static final String SHUTDOWN_GRACE = "shutdown.grace";
 
@@ -73,7 +74,7 @@ final class DaemonConfig {
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
-            CHUNK_CACHE_BYTES, LOG_LEVEL, SHUTDOWN_GRACE);
+            CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
     static final long DEFAULT_SCRUB_READ_BANDWIDTH = 32L << 20;
     static final int DEFAULT_HTTP_PORT = 9464;
@@ -104,6 +105,8 @@ final class DaemonConfig {
     /** How many /read answers may be in the making at once. */
     final int httpReadThreads;
     final long chunkCacheBytes;
+    /** How many shards get series of their own in /metrics; 0 (the default) turns per-shard metrics off. */
+    final int metricsShards;
     final String logLevel;
     final Duration shutdownGrace;
 
@@ -156,6 +159,7 @@ final class DaemonConfig {
         if (chunkCacheBytes < 4L << 20) {
             throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB (one chunk)", r.values.get(CHUNK_CACHE_BYTES));
         }
+        this.metricsShards = r.integer(METRICS_SHARDS, 0, 0, DaemonMetrics.MAX_SHARD_SERIES);
         String level = r.optional(LOG_LEVEL).orElse("info").toLowerCase(Locale.ROOT);
         if (!List.of("error", "warn", "info", "debug", "trace").contains(level)) {
             throw r.expected(LOG_LEVEL, "error, warn, info, debug or trace", r.values.get(LOG_LEVEL));

@@ -46,6 +46,14 @@ final class DaemonMetrics {
     private final Counter bytesOffloaded;
     private final Counter segmentsOffloaded;
     private final Counter verificationFailures;
+    private final Counter collisions;
+    /** Per-shard gauges, set from the survey before each scrape; null when per-shard metrics are off. */
+    private io.micrometer.core.instrument.MultiGauge shardLagBytes;
+    private io.micrometer.core.instrument.MultiGauge shardLagSegments;
+    private io.micrometer.core.instrument.MultiGauge shardRemoteBytes;
+    private final java.util.concurrent.atomic.AtomicLong shardsOmitted = new java.util.concurrent.atomic.AtomicLong();
+    private int shardSeries;
+    private java.util.function.Supplier<List<ShardSurvey.ShardStatus>> shardSource;
     private final Timer uploads;
     private final Map<String, Counter> storeErrors = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -61,6 +69,10 @@ final class DaemonMetrics {
                 .description("Segments uploaded, verified and recorded").register(registry);
         verificationFailures = Counter.builder("felix.offload.verification.failures")
                 .description("Uploads whose copy did not match the local bytes (each is deleted and uploaded again)")
+                .register(registry);
+        collisions = Counter.builder("felix.offload.collisions")
+                .description("Uploads refused because their key already held another object (nothing was replaced"
+                        + " or deleted; the segment stays local and unrecorded)")
                 .register(registry);
         uploads = Timer.builder("felix.store.upload").description("Latency of one object put (segments and indexes)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
@@ -118,12 +130,81 @@ final class DaemonMetrics {
                 "status", status.name().toLowerCase(Locale.ROOT));
     }
 
+    /** The most shards {@code metrics.shards} may give series of their own. */
+    static final int MAX_SHARD_SERIES = 1000;
+    /** The {@code shard} label of the series summing the shards beyond {@code metrics.shards}. */
+    static final String OTHER_SHARDS = "(other)";
+
+    /**
+     * Turns on per-shard lag and remote-bytes gauges for at most {@code max} shards, read from
+     * {@code survey} before each scrape. The label count stays bounded: the first {@code max} shard
+     * directories by name get series of their own (so a shard keeps its series while shards come and
+     * go after it), every other shard is summed into one series labelled {@value #OTHER_SHARDS}, and
+     * {@code felix_shard_metrics_omitted_shards} says how many it holds.
+     */
+    void perShard(int max, java.util.function.Supplier<List<ShardSurvey.ShardStatus>> survey) {
+        if (max <= 0) {
+            return;
+        }
+        shardSeries = max;
+        shardSource = survey;
+        shardLagBytes = io.micrometer.core.instrument.MultiGauge.builder("felix.shard.lag.bytes")
+                .description("Bytes of a shard's sealed segments not offloaded yet (metrics.shards)").baseUnit("bytes")
+                .register(registry);
+        shardLagSegments = io.micrometer.core.instrument.MultiGauge.builder("felix.shard.lag.segments")
+                .description("A shard's sealed segments not offloaded yet (metrics.shards)").register(registry);
+        shardRemoteBytes = io.micrometer.core.instrument.MultiGauge.builder("felix.shard.remote.bytes")
+                .description("Bytes a shard's manifest records in the store (metrics.shards)").baseUnit("bytes")
+                .register(registry);
+        gauge("felix.shard.metrics.omitted.shards", "Shards beyond metrics.shards, summed in the shard=\"(other)\" series",
+                shardsOmitted, java.util.concurrent.atomic.AtomicLong::get);
+    }
+
+    private void refreshShards() {
+        if (shardSource == null) {
+            return;
+        }
+        List<ShardSurvey.ShardStatus> shards = new java.util.ArrayList<>(shardSource.get());
+        shards.sort(java.util.Comparator.comparing(ShardSurvey.ShardStatus::shard));
+        List<io.micrometer.core.instrument.MultiGauge.Row<?>> lagBytes = new java.util.ArrayList<>();
+        List<io.micrometer.core.instrument.MultiGauge.Row<?>> lagSegments = new java.util.ArrayList<>();
+        List<io.micrometer.core.instrument.MultiGauge.Row<?>> remoteBytes = new java.util.ArrayList<>();
+        long[] other = new long[3];
+        int omitted = 0;
+        for (int i = 0; i < shards.size(); i++) {
+            ShardSurvey.ShardStatus s = shards.get(i);
+            if (i < shardSeries) {
+                io.micrometer.core.instrument.Tags tags = io.micrometer.core.instrument.Tags.of("shard", s.shard());
+                lagBytes.add(io.micrometer.core.instrument.MultiGauge.Row.of(tags, s.lagBytes()));
+                lagSegments.add(io.micrometer.core.instrument.MultiGauge.Row.of(tags, s.lagSegments()));
+                remoteBytes.add(io.micrometer.core.instrument.MultiGauge.Row.of(tags, s.remoteBytes()));
+            } else {
+                other[0] += s.lagBytes();
+                other[1] += s.lagSegments();
+                other[2] += s.remoteBytes();
+                omitted++;
+            }
+        }
+        if (omitted > 0) {
+            io.micrometer.core.instrument.Tags tags = io.micrometer.core.instrument.Tags.of("shard", OTHER_SHARDS);
+            lagBytes.add(io.micrometer.core.instrument.MultiGauge.Row.of(tags, other[0]));
+            lagSegments.add(io.micrometer.core.instrument.MultiGauge.Row.of(tags, other[1]));
+            remoteBytes.add(io.micrometer.core.instrument.MultiGauge.Row.of(tags, other[2]));
+        }
+        shardsOmitted.set(omitted);
+        // overwrite: a shard gone from the root (forgotten, or deleted) loses its series.
+        shardLagBytes.register(lagBytes, true);
+        shardLagSegments.register(lagSegments, true);
+        shardRemoteBytes.register(remoteBytes, true);
+    }
+
     PrometheusMeterRegistry registry() {
         return registry;
     }
 
     /** The registry in the Prometheus text format (version 0.0.4). */
-    String scrape() {
+    synchronized String scrape() {
+        refreshShards();
         return registry.scrape();
     }
 
@@ -159,6 +240,9 @@ final class DaemonMetrics {
                 bytesOffloaded.increment(u.bytes());
                 segmentsOffloaded.increment();
                 verificationFailures.increment(u.attempts() - 1);
+            }
+            if (s.collision() != null) {
+                collisions.increment();
             }
             if (s.problem() != null && s.problem().contains("failed verification")) {
                 verificationFailures.increment(uploadAttempts);

@@ -99,6 +99,7 @@ final class DemoCommand implements Callable<Integer> {
         StringWriter generated = new StringWriter();
         CommandLine generate = FelixOffload.commandLine();
         generate.setOut(new PrintWriter(generated));
+        generate.setErr(new PrintWriter(generated, true)); // so a refusal's reason reaches the message below
         long startMicros = (System.currentTimeMillis() - 3_600_000L) * 1000;
         int rc = generate.execute("generate", "--data-dir", data.toString(), "--streams", "" + STREAMS,
                 "--shards-per-stream", "" + SHARDS_PER_STREAM, "--records", "" + RECORDS, "--payload-bytes", "256",
@@ -129,10 +130,11 @@ final class DemoCommand implements Callable<Integer> {
                     verified.merge(u.verifiedBy(), 1, Integer::sum);
                 }
             }
-            out.printf("2. offload: %d sealed segments (%s) copied to %s, each with its index; verified by %s; "
-                            + "recorded in each shard's offload.manifest; the active segments stay  [%s]%n",
-                    offload.segmentsUploaded(), Bytes.human(offload.bytesUploaded()), store.describe(),
-                    verified.isEmpty() ? "nothing" : verified.toString().replaceAll("[{}]", ""), millis(t1));
+            out.printf("2. offload: %d sealed segments (%s) copied to %s, each with its index; recorded in each "
+                            + "shard's offload.manifest; the active segments stay  [%s]%n",
+                    offload.segmentsUploaded(), Bytes.human(offload.bytesUploaded()), store.describe(), millis(t1));
+            out.printf("   proven: %s%n", verified.isEmpty() ? "nothing was copied" : verified.entrySet().stream()
+                    .map(e -> e.getValue() + " by " + proof(e.getKey())).collect(java.util.stream.Collectors.joining("; ")));
             out.printf("   keys: %s%n", offload.shards().get(0).uploaded().isEmpty() ? "-"
                     : offload.shards().get(0).uploaded().get(0).key() + ", ...");
 
@@ -153,13 +155,27 @@ final class DemoCommand implements Callable<Integer> {
                     retention.remoteObjectsDeleted(), retention.orphansFound(), millis(t2));
 
             // 4. Where everything is now.
-            out.println("4. where the data is now:");
-            out.printf("   %-42s %12s %16s %22s %16s%n", "shard", "local base", "local", "remote offsets", "remote");
+            out.println("4. where the data is now (offsets first..last; \"both\" is the range held locally and in the"
+                    + " store at once: copies retention has not removed yet, so local and remote overlap there):");
+            out.printf("   %-42s %12s %16s %12s %16s %12s%n", "shard", "local", "local size", "remote", "remote size",
+                    "both");
             for (ShardSurvey.ShardStatus s : ShardSurvey.of(root)) {
-                out.printf("   %-42s %12s %16s %22s %16s%n", s.shard(), u64(s.localBase()),
-                        s.localSegments() + " seg " + Bytes.human(s.localBytes()),
-                        s.remoteFirst().isPresent() ? u64(s.remoteFirst()) + ".." + u64(s.remoteLast()) : "-",
-                        s.remoteSegments() + " seg " + Bytes.human(s.remoteBytes()));
+                OptionalLong localEnd = new ShardReader(data.resolve(s.shard())).endOffset();
+                String local = s.localBase().isPresent() && localEnd.isPresent()
+                        && Long.compareUnsigned(localEnd.getAsLong(), s.localBase().getAsLong()) > 0
+                        ? u64(s.localBase()) + ".." + Long.toUnsignedString(localEnd.getAsLong() - 1) : "-";
+                String remoteRange = s.remoteFirst().isPresent() ? u64(s.remoteFirst()) + ".." + u64(s.remoteLast()) : "-";
+                String both = "-";
+                if (!local.equals("-") && s.remoteFirst().isPresent()) {
+                    long from = Math.max(s.localBase().getAsLong(), s.remoteFirst().getAsLong());
+                    long to = Math.min(localEnd.getAsLong() - 1, s.remoteLast().getAsLong());
+                    if (from <= to) {
+                        both = from + ".." + to;
+                    }
+                }
+                out.printf("   %-42s %12s %16s %12s %16s %12s%n", s.shard(), local,
+                        s.localSegments() + " seg " + Bytes.human(s.localBytes()), remoteRange,
+                        s.remoteSegments() + " seg " + Bytes.human(s.remoteBytes()), both);
             }
 
             // 5. Read back from below the local base.
@@ -213,7 +229,13 @@ final class DemoCommand implements Callable<Integer> {
             if (!empty && !Files.exists(dir.resolve(MARKER))) {
                 throw new FelixOffload.UsageException(dir + " is not empty and no demo wrote it; give another --dir");
             }
-            PathUtils.cleanDirectory(dir);
+            // Every entry, directories too (cleanDirectory keeps them): generate refuses a root left holding
+            // empty shard directories it did not write.
+            try (Stream<Path> entries = Files.list(dir)) {
+                for (Path entry : entries.toList()) {
+                    PathUtils.delete(entry);
+                }
+            }
         }
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(MARKER), "written by felix-offload demo; a new demo run empties this directory\n");
@@ -248,6 +270,18 @@ final class DemoCommand implements Callable<Integer> {
 
     private static String u64(OptionalLong v) {
         return v.isPresent() ? Long.toUnsignedString(v.getAsLong()) : "-";
+    }
+
+    /** What a {@code verified_by} value proved, in words, so that no store's proof reads as another's. */
+    static String proof(String verifiedBy) {
+        return switch (verifiedBy) {
+            case "server-checksum" -> "the CRC32 the server computed and keeps, equal to the local segment's";
+            case "store-checksum" -> "the CRC32 the filesystem store computed over the bytes as it wrote and fsynced each"
+                    + " file, equal to the local segment's (no server checked anything; the file was not read back)";
+            case "read-back" -> "reading every object back: its bytes' CRC32 equals the local segment's";
+            case "none" -> "nothing: verification was off";
+            default -> verifiedBy;
+        };
     }
 
     private static String millis(long startNanos) {

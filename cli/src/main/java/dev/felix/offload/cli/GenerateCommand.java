@@ -1,6 +1,7 @@
 package dev.felix.offload.cli;
 
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.ReadResult;
 import dev.felix.offload.log.FsyncPolicy;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.SegmentInfo;
@@ -94,6 +95,14 @@ final class GenerateCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE}).")
     int emptySegments;
 
+    @Option(names = "--append",
+            description = "Add records to a data root that holds something already, though generate did not write it "
+                    + "(a live broker's root, say). Without it such a root is refused.")
+    boolean append;
+
+    /** Left at the top of a root generate wrote, so a later run may add to it without --append. */
+    static final String MARKER = ".felix-generated";
+
     /** A bound on one run's shards: each is a directory of files, and a typo in a count should not make millions. */
     static final int MAX_SHARDS = 10_000;
 
@@ -108,6 +117,7 @@ final class GenerateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         validate();
+        boolean fresh = refuseForeignRoot();
         ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes)
                 .withFsyncPolicy(FsyncPolicy.none()); // one flush per segment on roll and at close is enough here
         PrintWriter out = spec.commandLine().getOut();
@@ -121,7 +131,17 @@ final class GenerateCommand implements Callable<Integer> {
                 Path dir = dataDir.resolve(name);
                 try {
                     long first = -1;
-                    long[] state = new long[] {0, startMicros}; // records written, last timestamp
+                    long before = 0;
+                    long start = startMicros;
+                    if (Files.isDirectory(dir)) {
+                        // Appending: the new records follow the shard's newest one in time, and the bytes
+                        // reported are those this run added, not the shard's total.
+                        try (ShardLog log = ShardLog.open(dir, config)) {
+                            before = log.segments().stream().mapToLong(SegmentInfo::size).sum();
+                            start = Math.max(start, newestTimestamp(log));
+                        }
+                    }
+                    long[] state = new long[] {0, start}; // records written, last timestamp
                     for (int part = 0; part <= emptySegments; part++) {
                         if (part > 0) {
                             leaveEmptySealedSegment(dir, config, state[1]);
@@ -135,9 +155,9 @@ final class GenerateCommand implements Callable<Integer> {
                         }
                     }
                     try (ShardLog log = ShardLog.open(dir, config)) {
-                        long bytes = log.segments().stream().mapToLong(SegmentInfo::size).sum();
-                        out.printf("%s: offsets %d to %d, %d segments, %d bytes%n", name, first,
-                                log.nextOffset(), log.segments().size(), bytes);
+                        long bytes = log.segments().stream().mapToLong(SegmentInfo::size).sum() - before;
+                        out.printf("%s: offsets %d to %d, %d segments, %d bytes%s%n", name, first,
+                                log.nextOffset(), log.segments().size(), bytes, before > 0 ? " added" : "");
                         totalRecords += log.nextOffset() - first;
                         totalBytes += bytes;
                     }
@@ -146,10 +166,49 @@ final class GenerateCommand implements Callable<Integer> {
                 }
             }
         }
+        if (fresh) {
+            Files.writeString(dataDir.resolve(MARKER), "written by felix-offload generate\n");
+        }
         out.printf("wrote %d records (%d bytes) in %d shards under %s%n", totalRecords, totalBytes,
                 streams * shardsPerStream, dataDir.toAbsolutePath());
         out.flush();
         return FelixOffload.EXIT_OK;
+    }
+
+    /**
+     * Refuses a data root that holds anything generate did not write, unless {@code --append} is given:
+     * records added to a live broker's shard by mistake cannot be taken back. Answers whether the root
+     * was new or empty (so the marker is to be written).
+     */
+    private boolean refuseForeignRoot() throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            return true;
+        }
+        boolean empty;
+        try (var entries = Files.list(dataDir)) {
+            empty = entries.findAny().isEmpty();
+        }
+        if (empty) {
+            return true;
+        }
+        if (!append && !Files.exists(dataDir.resolve(MARKER))) {
+            throw new FelixOffload.UsageException("--data-dir: " + dataDir.toAbsolutePath() + " is not empty and was not"
+                    + " written by generate (it has no " + MARKER + "); give a new or empty directory, or --append to"
+                    + " add records to the shards there");
+        }
+        return false;
+    }
+
+    /** The timestamp of the shard's newest record, or 0 when it holds none. */
+    private static long newestTimestamp(ShardLog log) throws IOException, CorruptionException {
+        if (log.nextOffset() == log.firstOffset()) {
+            return 0;
+        }
+        ReadResult r = log.read(log.nextOffset() - 1, 1, Long.MAX_VALUE);
+        if (r instanceof ReadResult.Records records && !records.records().isEmpty()) {
+            return records.records().get(records.records().size() - 1).timestampMicros();
+        }
+        return 0;
     }
 
     /**

@@ -21,6 +21,14 @@ final class Json {
         return g;
     }
 
+    /**
+     * A CRC-32 as every JSON output writes it: a string of 8 lower-case hex digits, as the text outputs
+     * print it (README, "CRC32 notation"), so a value can be compared across outputs by eye or by grep.
+     */
+    static String crc32(long crc) {
+        return String.format("%08x", crc & 0xFFFF_FFFFL);
+    }
+
     /** Writes a u64 field as an unsigned decimal number. */
     static void u64(JsonGenerator g, String field, long value) throws IOException {
         g.writeFieldName(field);

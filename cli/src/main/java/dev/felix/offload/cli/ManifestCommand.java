@@ -84,7 +84,7 @@ final class ManifestCommand {
                     Json.u64(g, "size", e.sizeBytes());
                     Json.u64(g, "oldest", e.oldestTimestampMicros());
                     Json.u64(g, "newest", e.newestTimestampMicros());
-                    g.writeNumberField("crc32", Integer.toUnsignedLong(e.objectCrc32()));
+                    g.writeStringField("crc32", Json.crc32(e.objectCrc32()));
                     g.writeStringField("key", e.objectKey());
                     g.writeEndObject();
                 }

@@ -249,7 +249,7 @@ final class OffloadCommand implements Callable<Integer> {
                     Json.u64(g, "base", u.baseOffset());
                     Json.u64(g, "last", u.lastOffset());
                     g.writeNumberField("bytes", u.bytes());
-                    g.writeNumberField("crc32", u.crc32());
+                    g.writeStringField("crc32", Json.crc32(u.crc32()));
                     g.writeStringField("key", u.key());
                     g.writeStringField("verified_by", u.verifiedBy());
                     g.writeNumberField("attempts", u.attempts());
@@ -271,9 +271,9 @@ final class OffloadCommand implements Callable<Integer> {
                     Json.u64(g, "segment", c.segmentId());
                     g.writeStringField("key", c.key());
                     g.writeNumberField("found_bytes", c.foundSize());
-                    g.writeNumberField("found_crc32", c.foundCrc32());
+                    g.writeStringField("found_crc32", Json.crc32(c.foundCrc32()));
                     g.writeNumberField("expected_bytes", c.expectedSize());
-                    g.writeNumberField("expected_crc32", c.expectedCrc32());
+                    g.writeStringField("expected_crc32", Json.crc32(c.expectedCrc32()));
                     g.writeEndObject();
                 }
                 g.writeEndObject();

@@ -47,7 +47,7 @@ class AlertRulesTest {
             }
         }
         assertThat(used).as("metrics the rules use").contains("felix_offload_lag_bytes", "felix_pass_runs_total",
-                "felix_store_errors_total", "felix_scrub_anomalies_total");
+                "felix_store_errors_total", "felix_scrub_anomalies_total", "felix_offload_collisions_total");
 
         Path root = tmp.resolve("root");
         CliRun gen = CliRun.of("generate", "--data-dir", root.toString(), "--records", "100");
@@ -90,6 +90,7 @@ class AlertRulesTest {
                 "felix_scrub_anomalies_total{kind=\"missing\"} 0.0",
                 "felix_retention_deleted_segments_total{where=\"remote\"} 0.0",
                 "felix_orphans_found_total 0.0",
+                "felix_offload_collisions_total 0.0",
                 "felix_scrub_entries_checked_total 0.0");
         for (String line : metrics.lines().filter(l -> !l.startsWith("#") && l.contains("_total")).toList()) {
             String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));

@@ -128,6 +128,7 @@ class DaemonConfigTest {
         String base = "data-dir=d\nstore=" + STORE + "\n";
         Map<String, String> cases = Map.ofEntries(
                 Map.entry("offload.parallelism=two", "offload.parallelism: expected an integer from 1 to 1024, got 'two'"),
+                Map.entry("metrics.shards=1001", "metrics.shards: expected an integer from 0 to 1000, got '1001'"),
                 Map.entry("offload.verify=maybe", "offload.verify: expected auto, server-checksum, read-back or none"),
                 Map.entry("offload.bandwidth=-5", "offload.bandwidth: expected a number of bytes >= 0"),
                 Map.entry("local.retention.bytes=-2", "local.retention.bytes: expected -1 (unlimited) or a number of bytes"),

@@ -73,6 +73,54 @@ class GenerateCommandTest {
         assertThat(dir).isEmptyDirectory();
     }
 
+    @Test
+    void aRootGenerateDidNotWriteIsRefusedUnlessAppendIsGivenAndThenTimeMovesOn(@TempDir Path dir) throws IOException {
+        Path live = dir.resolve("live");
+        CliRun.of("generate", "--data-dir", live.toString(), "--records", "200", "--payload-bytes", "8");
+        Files.delete(live.resolve(GenerateCommand.MARKER)); // now a root like a broker's: shards, no marker
+        Path segment = firstSegment(live);
+        byte[] before = Files.readAllBytes(segment);
+
+        CliRun refused = CliRun.of("generate", "--data-dir", live.toString(), "--records", "10", "--payload-bytes", "8");
+        assertThat(refused.exitCode()).isEqualTo(FelixOffload.EXIT_USAGE);
+        assertThat(refused.err()).contains("--data-dir: " + live.toAbsolutePath() + " is not empty and was not written by"
+                + " generate").contains("--append").doesNotContain("\tat ");
+        assertThat(Files.readAllBytes(segment)).isEqualTo(before);
+
+        CliRun added = CliRun.of("generate", "--data-dir", live.toString(), "--records", "10", "--payload-bytes", "8",
+                "--append");
+        assertThat(added.exitCode()).as(added.err()).isZero();
+        long grown = Files.size(segment) - before.length;
+        assertThat(grown).isPositive();
+        // The bytes this run wrote, not the shard's total.
+        assertThat(added.out()).contains("offsets 200 to 210").contains("wrote 10 records (" + grown + " bytes)");
+
+        List<JsonNode> records = CliRun.of("dump", "--segment", segment.toString(), "--json").out().lines()
+                .map(l -> {
+                    try {
+                        return JSON.readTree(l);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })
+                .filter(n -> n.has("offset")).toList();
+        assertThat(records).hasSize(210);
+        for (int i = 1; i < records.size(); i++) {
+            assertThat(records.get(i).get("timestamp_micros").asLong()).as("timestamp of offset %d", i)
+                    .isGreaterThan(records.get(i - 1).get("timestamp_micros").asLong());
+        }
+    }
+
+    @Test
+    void aRootGenerateWroteTakesMoreWithoutAppend(@TempDir Path dir) throws IOException {
+        Path root = dir.resolve("gen");
+        assertThat(CliRun.of("generate", "--data-dir", root.toString(), "--records", "50").exitCode()).isZero();
+        assertThat(root.resolve(GenerateCommand.MARKER)).exists();
+        CliRun again = CliRun.of("generate", "--data-dir", root.toString(), "--records", "5", "--payload-bytes", "8");
+        assertThat(again.exitCode()).as(again.err()).isZero();
+        assertThat(again.out()).contains("offsets 50 to 55").contains("wrote 5 records");
+    }
+
     private static Path firstSegment(Path root) throws IOException {
         try (Stream<Path> shards = Files.list(root)) {
             Path shard = shards.filter(Files::isDirectory).sorted().findFirst().orElseThrow();

@@ -62,10 +62,10 @@ class ManifestCommandTest {
         JsonNode expected = JSON.readTree("""
                 {"version":1,"entries":[
                   {"segment":0,"base":0,"last":99,"size":4096,"oldest":1700000000000000,"newest":1700000000250000,
-                   "crc32":305441741,
+                   "crc32":"1234abcd",
                    "key":"acme_default_orders_0-0d3aed4b998d2798/00000000000000000000-00000000000000000000.segment"},
                   {"segment":18446744073709551615,"base":18446744073709551600,"last":18446744073709551615,
-                   "size":9223372036854775808,"oldest":5,"newest":18446744073709551615,"crc32":4277009102,
+                   "size":9223372036854775808,"oldest":5,"newest":18446744073709551615,"crc32":"feedface",
                    "key":"node-1/acme_default_orders_0-0d3aed4b998d2798/18446744073709551600-18446744073709551615.segment"}
                 ]}""");
         assertThat(JSON.readTree(run.out())).isEqualTo(expected);

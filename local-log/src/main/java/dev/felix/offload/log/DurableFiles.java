@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -107,12 +108,20 @@ public final class DurableFiles {
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             ByteBuffer buf = ByteBuffer.wrap(content);
-            while (buf.hasRemaining()) {
-                ch.write(buf);
+            try {
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            } catch (IOException e) {
+                throw naming(temp, e);
             }
             listener.completed(Step.TEMP_WRITTEN);
             if (sync == Sync.FULL) {
-                ch.force(true);
+                try {
+                    ch.force(true);
+                } catch (IOException e) {
+                    throw naming(temp, e);
+                }
                 listener.completed(Step.TEMP_SYNCED);
             }
         }
@@ -152,7 +161,23 @@ public final class DurableFiles {
             if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows")) {
                 return; // Windows cannot open a directory as a channel.
             }
-            throw e;
+            throw naming(dir, e);
         }
+    }
+
+    /**
+     * {@code e} as a {@link FileSystemException} naming {@code file}, its cause kept. A write or an
+     * fsync that fails (ENOSPC, EIO, EDQUOT) surfaces from the JDK as a bare {@link IOException}
+     * whose message is the cause alone ("No space left on device"), leaving an operator to guess which
+     * file, hence which filesystem, it was. An exception that already names a file is returned as it is.
+     */
+    public static IOException naming(Path file, IOException e) {
+        if (e instanceof FileSystemException f && f.getFile() != null) {
+            return e;
+        }
+        String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        FileSystemException named = new FileSystemException(file.toString(), null, reason);
+        named.initCause(e);
+        return named;
     }
 }

@@ -74,6 +74,8 @@ public final class SegmentWriter implements Closeable {
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             writeFully(t, ByteBuffer.wrap(header.encode()), 0);
             t.force(true);
+        } catch (IOException e) {
+            throw DurableFiles.naming(temp, e);
         }
         Files.move(temp, file.log(), StandardCopyOption.ATOMIC_MOVE);
         DurableFiles.fsyncDirectory(file.log().toAbsolutePath().getParent());
@@ -161,11 +163,19 @@ public final class SegmentWriter implements Closeable {
             }
             RecordCodec.encodeInto(r, buf);
         }
-        writeFully(channel, buf.flip(), at);
+        try {
+            writeFully(channel, buf.flip(), at);
+        } catch (IOException e) {
+            throw DurableFiles.naming(file.log(), e);
+        }
         if (newEntries.position() > 0) {
             newEntries.flip();
             int n = newEntries.remaining();
-            writeFully(indexChannel, newEntries, indexFileSize);
+            try {
+                writeFully(indexChannel, newEntries, indexFileSize);
+            } catch (IOException e) {
+                throw DurableFiles.naming(file.index(), e);
+            }
             indexFileSize += n;
         }
         nextOffset = expected;
@@ -181,7 +191,11 @@ public final class SegmentWriter implements Closeable {
 
     /** fsyncs the records appended so far. */
     public void sync() throws IOException {
-        channel.force(false);
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            throw DurableFiles.naming(file.log(), e);
+        }
     }
 
     /**
@@ -192,8 +206,16 @@ public final class SegmentWriter implements Closeable {
         if (closed) {
             return;
         }
-        channel.force(true);
-        indexChannel.force(true);
+        try {
+            channel.force(true);
+        } catch (IOException e) {
+            throw DurableFiles.naming(file.log(), e);
+        }
+        try {
+            indexChannel.force(true);
+        } catch (IOException e) {
+            throw DurableFiles.naming(file.index(), e);
+        }
         close();
     }
 

@@ -97,4 +97,36 @@ class DurableFilesTest {
         assertThat(Files.readAllBytes(target)).isEqualTo(NEW);
         assertThat(DurableFiles.tempFor(target)).doesNotExist();
     }
+
+    @Test
+    void aFullDeviceIsReportedNamingTheFileAndTheCauseAndLeavesTheTargetAsItWas() throws IOException {
+        Path full = Path.of("/dev/full");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(full),
+                "no /dev/full here (Linux's always-full device), so a write cannot be made to fail with ENOSPC");
+        Path target = dir.resolve("f");
+        DurableFiles.replace(target, OLD, Sync.FULL);
+        // The temporary opened by the replace is the kernel's always-full device: the write fails with a
+        // real ENOSPC, as on a full filesystem, without needing one.
+        Files.createSymbolicLink(DurableFiles.tempFor(target), full);
+
+        assertThatThrownBy(() -> DurableFiles.replace(target, NEW, Sync.FULL))
+                .isInstanceOf(java.nio.file.FileSystemException.class)
+                .satisfies(e -> {
+                    java.nio.file.FileSystemException f = (java.nio.file.FileSystemException) e;
+                    assertThat(f.getFile()).isEqualTo(DurableFiles.tempFor(target).toString());
+                    assertThat(f.getReason()).containsIgnoringCase("no space left on device");
+                    assertThat(IoProblem.describe(f)).isEqualTo(DurableFiles.tempFor(target) + ": " + f.getReason());
+                });
+        assertThat(Files.readAllBytes(target)).isEqualTo(OLD);
+    }
+
+    @Test
+    void namingKeepsAnExceptionThatAlreadyNamesAFile() {
+        IOException named = new java.nio.file.AccessDeniedException("/x/offload.manifest");
+        assertThat(DurableFiles.naming(dir.resolve("y"), named)).isSameAs(named);
+        IOException bare = new IOException("Input/output error");
+        IOException wrapped = DurableFiles.naming(dir.resolve("y"), bare);
+        assertThat(IoProblem.describe(wrapped)).isEqualTo(dir.resolve("y") + ": Input/output error");
+        assertThat(wrapped.getCause()).isSameAs(bare);
+    }
 }

@@ -66,8 +66,12 @@ public final class RootLock implements Closeable {
                         + (holder.isEmpty() ? "" : " (pid " + holder + ")") + "; only one may run over a data root");
             }
             byte[] pid = Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);
-            ch.truncate(0);
-            ch.write(ByteBuffer.wrap(pid), 0);
+            try {
+                ch.truncate(0);
+                ch.write(ByteBuffer.wrap(pid), 0);
+            } catch (IOException e) {
+                throw dev.felix.offload.log.DurableFiles.naming(file, e);
+            }
             return new RootLock(ch, lock);
         } catch (IOException | RuntimeException e) {
             if (ch.isOpen()) {

@@ -498,8 +498,11 @@ public final class ShardOffload {
             if (caps.contains(StoreCapability.CRC32_STORED) && caps.contains(StoreCapability.CRC32_VERIFIED_ON_PUT)) {
                 ObjectHead head = store.head(key);
                 if (head.crc32().isPresent()) {
-                    check(key, "server checksum", head.size(), head.crc32().getAsLong(), size, crc);
-                    return "server-checksum";
+                    // Named for who computed it: a server apart from this process, or (the filesystem store)
+                    // this process's store code as it wrote the file, which proves the bytes it was handed.
+                    String by = caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER) ? "server-checksum" : "store-checksum";
+                    check(key, by.replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
+                    return by;
                 }
             }
             if (mode == VerifyMode.SERVER_CHECKSUM) {
@@ -588,7 +591,8 @@ public final class ShardOffload {
                 long recordedCrc = Integer.toUnsignedLong(entry.objectCrc32());
                 if (validEnd != entry.sizeBytes() || crc != recordedCrc) {
                     LOG.warn("{}: segment {} differs from its manifest entry ({} bytes crc32 {} locally, {} bytes crc32 {} "
-                            + "recorded); keeping it", shard, seg.file().id(), validEnd, crc, entry.sizeBytes(), recordedCrc);
+                            + "recorded); keeping it", shard, seg.file().id(), validEnd, crc < 0 ? "unknown" : String.format("%08x", crc),
+                            entry.sizeBytes(), String.format("%08x", recordedCrc));
                     break;
                 }
                 if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest())) {

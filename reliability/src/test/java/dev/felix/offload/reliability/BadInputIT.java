@@ -111,6 +111,8 @@ class BadInputIT {
         World world = BadInputIT.this.world;
         Map<String, String> env = Map.of();
         List<String> jvm = List.of();
+        /** A command the java command runs under (another user's identity, say); none by default. */
+        List<String> wrapper = List.of();
 
         Cases(String category) {
             this.category = category;
@@ -120,7 +122,7 @@ class BadInputIT {
             String what = "felix-offload " + String.join(" ", args);
             Map<String, String> before = world.snapshot();
             Felix.Result r;
-            try (Felix.Running p = Felix.start(dir, env, jvm, true, List.of(args))) {
+            try (Felix.Running p = Felix.start(dir, env, wrapper, jvm, true, List.of(args))) {
                 r = p.await(TIMEOUT, what);
             }
             String all = r.out() + r.err();
@@ -643,6 +645,106 @@ class BadInputIT {
                     + root.resolve("daemon.lock")), "run", "--config", daemonConfig.toString());
             c.soft.assertThat(daemon.process.isAlive()).as("the first daemon still runs").isTrue();
         }
+        c.done();
+    }
+
+    /** Runs a system command (mount, chown) to its end; answers its exit code and output. */
+    private static Felix.Result system(String... command) throws Exception {
+        long started = System.nanoTime();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+        }
+        return new Felix.Result(p.exitValue(), out, "", Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** Fills the filesystem under {@code file}'s directory until a write fails, as a full disk would. */
+    private static void fill(Path file) throws IOException {
+        byte[] chunk = new byte[4096];
+        try (var out = Files.newOutputStream(file)) {
+            while (true) {
+                out.write(chunk);
+                out.flush();
+            }
+        } catch (IOException full) {
+            // the filesystem is full: what the cases need
+        }
+    }
+
+    @Test
+    void aFullDiskIsReportedNamingTheFileAndTheCause() throws Exception {
+        Cases c = new Cases("full disk");
+        Path mount = Files.createDirectories(dir.resolve("full-disk"));
+        Felix.Result mounted = system("mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", mount.toString());
+        org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "a full filesystem needs a small tmpfs mounted"
+                + " at " + mount + " and this process may not mount one (it needs root): " + mounted.out().strip());
+        try {
+            // A data root on the small filesystem, its node id fixed before the disk fills.
+            Path fullRoot = mount.resolve("data");
+            ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", fullRoot.toString(), "--records", "1000",
+                    "--payload-bytes", "200", "--segment-bytes", "65536"));
+            Files.writeString(fullRoot.resolve("node-id"), "node-full-disk\n");
+            // The same records on a roomy disk, to offload onto a store on the small one.
+            Path roomyRoot = dir.resolve("roomy-data");
+            ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", roomyRoot.toString(), "--records", "4000",
+                    "--payload-bytes", "200", "--segment-bytes", "65536"));
+            Files.writeString(roomyRoot.resolve("node-id"), "node-full-disk\n");
+            Path fullStore = Files.createDirectories(mount.resolve("store"));
+            fill(mount.resolve("filler"));
+
+            c.world = new World().dir("data", fullRoot);
+            c.expect(FelixOffload.IO, List.of("I/O error: " + fullRoot.resolve("offload.lock") + ": No space left on device"),
+                    "offload", "--data-dir", fullRoot.toString(), "--store", dir.resolve("store").toUri().toString());
+            // The store's disk full: the pass fails on the shard, naming the file the store could not write.
+            c.world = new World().dir("data", roomyRoot);
+            c.expect(FelixOffload.CORRUPT, List.of("put of key", fullStore.resolve(".felix-staging") + "/",
+                    ": No space left on device"), "offload", "--data-dir", roomyRoot.toString(), "--store",
+                    fullStore.toUri().toString(), "--keep-local-segments", "1");
+        } finally {
+            Felix.Result unmounted = system("umount", mount.toString());
+            assertThat(unmounted.exit()).as("umount " + mount + ": " + unmounted.out()).isZero();
+        }
+        c.done();
+    }
+
+    @Test
+    void aDirectoryTheProcessMayNotWriteIsReportedAsPermissionDeniedNamingIt() throws Exception {
+        Cases c = new Cases("permission denied");
+        // Root ignores permissions, so the jar runs as the unprivileged user nobody (65534), as an operator's
+        // service account would, through util-linux's setpriv.
+        Felix.Result id = system("id", "-u");
+        Felix.Result setpriv = system("setpriv", "--version");
+        org.junit.jupiter.api.Assumptions.assumeTrue(id.out().strip().equals("0") && setpriv.exit() == 0,
+                "a directory the process may not write needs the jar run as another user: this needs root and setpriv"
+                        + " (uid " + id.out().strip() + ", setpriv: " + setpriv.out().strip() + ")");
+        c.wrapper = List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--");
+
+        Path permRoot = dir.resolve("perm-data");
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", permRoot.toString(), "--records", "2000",
+                "--payload-bytes", "200", "--segment-bytes", "65536"));
+        Files.writeString(permRoot.resolve("node-id"), "node-permission\n");
+        Path shard = new DataRoot(permRoot).streamShards().get(0).directory();
+        Path permStore = Files.createDirectories(dir.resolve("perm-store"));
+        // The process (nobody) owns the root and the store; the shard directory stays root's, mode 755.
+        for (Path p : List.of(permRoot, permRoot.resolve("node-id"), permStore)) {
+            Files.setOwner(p, p.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        }
+        c.world = new World().dir("data", permRoot);
+        String says = shard.resolve(ManifestStore.FILE_NAME) + "";
+        Felix.Result r = c.expect(FelixOffload.CORRUPT, List.of(says, ": permission denied"), "offload", "--data-dir",
+                permRoot.toString(), "--store", permStore.toUri().toString(), "--keep-local-segments", "1", "--json");
+        // The report still counts what is pending, not 0.
+        Matcher pending = Pattern.compile("\"pending\":(\\d+)").matcher(r.out());
+        c.soft.assertThat(pending.find() && Long.parseLong(pending.group(1)) > 0).as("pending in " + r.out()).isTrue();
+
+        // The data root itself not the process's: the lock file is named.
+        Path rootOwned = dir.resolve("perm-root-owned");
+        copyAll(permRoot, rootOwned);
+        Files.deleteIfExists(rootOwned.resolve("offload.lock")); // the copy's would be nobody's, so it could be opened
+        c.world = new World().dir("data", rootOwned);
+        c.expect(FelixOffload.IO, List.of("I/O error: " + rootOwned.resolve("offload.lock") + ": permission denied"),
+                "offload", "--data-dir", rootOwned.toString(), "--store", permStore.toUri().toString());
         c.done();
     }
 

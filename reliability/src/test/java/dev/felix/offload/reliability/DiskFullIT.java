@@ -132,7 +132,10 @@ class DiskFullIT {
             List<Path> filler = fill(mnt);
             long filled = sizeOf(filler);
             Manifest next = bigger;
-            assertThatThrownBy(() -> store.save(next)).isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> store.save(next)).isInstanceOf(IOException.class)
+                    // What an operator reads names the file written (so the filesystem) and the cause.
+                    .satisfies(e -> assertThat(dev.felix.offload.log.IoProblem.describe((IOException) e))
+                            .startsWith(shard.toString()).containsIgnoringCase("no space left on device"));
             assertThat(Files.readAllBytes(ManifestStore.fileIn(shard))).as("the manifest file after a save that hit ENOSPC")
                     .isEqualTo(old);
             assertThat(ManifestStore.read(shard)).isEqualTo(m);

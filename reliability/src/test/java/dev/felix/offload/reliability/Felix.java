@@ -124,7 +124,16 @@ final class Felix {
      */
     static Running start(Path dir, Map<String, String> env, List<String> jvmOptions, boolean normalExit,
                          List<String> args) throws IOException {
-        List<String> command = new ArrayList<>();
+        return start(dir, env, List.of(), jvmOptions, normalExit, args);
+    }
+
+    /**
+     * As above, the java command run through {@code wrapper} (say {@code setpriv --reuid=65534 ...}, to run
+     * the jar as another user); an empty wrapper runs java itself.
+     */
+    static Running start(Path dir, Map<String, String> env, List<String> wrapper, List<String> jvmOptions,
+                         boolean normalExit, List<String> args) throws IOException {
+        List<String> command = new ArrayList<>(wrapper);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // JVM warnings (class-data sharing ones, say) go to stderr: stdout is the tool's parsed output.
         command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-Xshare:auto",

@@ -183,7 +183,7 @@ public final class FilesystemStore implements ObjectStore {
         } catch (java.nio.file.AccessDeniedException e) {
             throw new AccessDeniedException("put of key '" + key + "' denied by the file system: " + e.getMessage(), key, null, e);
         } catch (IOException e) {
-            throw new TransientStoreException("put of key '" + key + "' failed: " + e, key, null, e);
+            throw new TransientStoreException("put of key '" + key + "' failed: " + describe(e), key, null, e);
         } finally {
             if (temp != null) {
                 try {
@@ -209,13 +209,43 @@ public final class FilesystemStore implements ObjectStore {
             while ((n = in.read(buffer)) > 0) {
                 crc.update(buffer, 0, n);
                 ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, n);
-                while (chunk.hasRemaining()) {
-                    out.write(chunk);
+                try {
+                    while (chunk.hasRemaining()) {
+                        out.write(chunk);
+                    }
+                } catch (IOException e) {
+                    throw naming(temp, e);
                 }
             }
-            out.force(true);
+            try {
+                out.force(true);
+            } catch (IOException e) {
+                throw naming(temp, e);
+            }
         }
         return crc.getValue();
+    }
+
+    /**
+     * {@code e} naming {@code file}: a failed write or fsync (a full disk) comes from the JDK as a bare
+     * IOException whose message is only the cause, so the operator would not learn which filesystem.
+     */
+    private static IOException naming(Path file, IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
+            return e;
+        }
+        java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(file.toString(), null,
+                e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        named.initCause(e);
+        return named;
+    }
+
+    /** The file and the cause for a file error, else the exception as Java prints it. */
+    private static String describe(IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null && f.getReason() != null) {
+            return f.getFile() + ": " + f.getReason();
+        }
+        return e.toString();
     }
 
     private static void writeAttributes(Path file, long crc, Map<String, String> metadata) throws IOException {
