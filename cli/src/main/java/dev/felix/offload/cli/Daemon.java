@@ -23,6 +23,7 @@ import dev.felix.offload.tier.NodeClaimCheck;
 import dev.felix.offload.tier.RootLock;
 import dev.felix.offload.tier.SegmentKeys;
 import dev.felix.offload.tier.ShardResult;
+import dev.felix.offload.tier.ShardStop;
 import dev.felix.offload.tier.StepHook;
 import dev.felix.offload.tier.TieredReader;
 import org.slf4j.Logger;
@@ -271,9 +272,6 @@ final class Daemon {
 
     // ---- the passes
 
-    /** How an offload pass reports a shard it left early because of a stop. */
-    private static final String STOPPED_PROBLEM = "stopped before segment";
-
     private void offload(StopSignal stop) throws Exception {
         requireStore();
         OffloadSettings settings = config.offloadSettings();
@@ -285,11 +283,11 @@ final class Daemon {
             report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
                     .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
         }
-        metrics.offloaded(report, settings.uploadAttempts());
+        metrics.offloaded(report);
         Instant now = clock.now();
         List<String> problems = new ArrayList<>();
         for (ShardResult s : report.shards()) {
-            boolean stopped = s.problem() != null && s.problem().startsWith(STOPPED_PROBLEM);
+            boolean stopped = s.stop() instanceof ShardStop.Requested;
             String result = s.problem() == null
                     ? s.uploaded().size() + " uploaded, " + s.unlinked().size() + " unlinked, " + s.pending() + " pending"
                     : stopped ? "stopped: " + s.uploaded().size() + " uploaded before the stop" : s.problem();

@@ -8,6 +8,7 @@ import dev.felix.offload.tier.ChunkCache;
 import dev.felix.offload.tier.PassReport;
 import dev.felix.offload.tier.SegmentUpload;
 import dev.felix.offload.tier.ShardResult;
+import dev.felix.offload.tier.ShardStop;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -234,7 +235,7 @@ final class DaemonMetrics {
     }
 
     /** Adds what an offload pass did. */
-    void offloaded(PassReport report, int uploadAttempts) {
+    void offloaded(PassReport report) {
         for (ShardResult s : report.shards()) {
             for (SegmentUpload u : s.uploaded()) {
                 bytesOffloaded.increment(u.bytes());
@@ -244,8 +245,8 @@ final class DaemonMetrics {
             if (s.collision() != null) {
                 collisions.increment();
             }
-            if (s.problem() != null && s.problem().contains("failed verification")) {
-                verificationFailures.increment(uploadAttempts);
+            if (s.stop() instanceof ShardStop.VerificationFailed failed) {
+                verificationFailures.increment(failed.attempts());
             }
         }
     }

@@ -238,6 +238,7 @@ public final class ShardOffload {
         CopyProofs proofs = CopyProofs.read(shardDir);
         String problem = null;
         KeyCollision collision = null;
+        ShardStop stop = null;
         int pending = 0;
 
         for (int i = 0; i < locals.size() - 1 && problem == null; i++) {
@@ -249,6 +250,7 @@ public final class ShardOffload {
             }
             if (stopRequested.getAsBoolean()) {
                 problem = "stopped before segment " + seg.file().id() + "; the next pass goes on from here";
+                stop = new ShardStop.Requested(seg.file().id());
                 pending = countPending(locals, i);
                 break;
             }
@@ -318,12 +320,14 @@ public final class ShardOffload {
                 pending = countPending(locals, i);
             } catch (VerificationFailedException e) {
                 problem = e.getMessage();
+                stop = new ShardStop.VerificationFailed(e.segment, e.attempts);
                 pending = countPending(locals, i);
             }
         }
 
         unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
-        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision);
+        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision,
+                stop);
     }
 
     /** Writes the entry's largest timestamp beside the manifest; derived data, so a failure only logs. */
@@ -365,8 +369,18 @@ public final class ShardOffload {
     static final class VerificationFailedException extends Exception {
         private static final long serialVersionUID = 1L;
 
+        final long segment;
+        final int attempts;
+
+        /** One attempt's mismatch; the upload loop catches it and tries again. */
         VerificationFailedException(String message) {
+            this(-1, 0, message);
+        }
+
+        VerificationFailedException(long segment, int attempts, String message) {
             super(message);
+            this.segment = segment;
+            this.attempts = attempts;
         }
     }
 
@@ -460,7 +474,8 @@ public final class ShardOffload {
             store.delete(key);
             backoff(attempt);
         }
-        throw new VerificationFailedException("segment " + seg.file().id() + " not recorded: the copy at " + key
+        throw new VerificationFailedException(seg.file().id(), settings.uploadAttempts(),
+                "segment " + seg.file().id() + " not recorded: the copy at " + key
                 + " failed verification " + settings.uploadAttempts() + " times; last: " + lastMismatch);
     }
 

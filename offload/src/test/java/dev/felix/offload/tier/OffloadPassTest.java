@@ -309,6 +309,8 @@ class OffloadPassTest {
                 StepHook.none(), Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none());
         assertThat(report.complete()).isFalse();
         assertThat(report.shards().get(0).problem()).contains("failed verification 3 times");
+        assertThat(report.shards().get(0).stop()).isInstanceOfSatisfying(ShardStop.VerificationFailed.class,
+                v -> assertThat(v.attempts()).isEqualTo(3));
         assertThat(ManifestStore.read(shard).isEmpty()).isTrue();
         assertThat(SegmentFile.list(shard)).hasSize(before);
     }
@@ -361,6 +363,7 @@ class OffloadPassTest {
                 dir -> OptionalLong.empty()).run(ProgressListener.none(), () -> recorded.get() >= 2);
         assertThat(stopped.complete()).isFalse();
         assertThat(stopped.shards().get(0).problem()).contains("stopped before segment");
+        assertThat(stopped.shards().get(0).stop()).isInstanceOf(ShardStop.Requested.class);
         assertThat(ManifestStore.read(shard).size()).isEqualTo(2);
         assertConsistent(shard, written.get(shard));
         assertThat(pass(keepOne(), StepHook.none()).complete()).isTrue();
