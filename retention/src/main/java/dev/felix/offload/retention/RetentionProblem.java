@@ -24,7 +24,12 @@ public record RetentionProblem(Kind kind, String shard, long segment, long byteA
         /** A sealed local segment scans clean but holds other bytes than its entry: ambiguous, kept. */
         LOCAL_MISMATCH("local-mismatch"),
         /** A segment's largest record timestamp lies ahead of the clock: kept, time retention waits. */
-        FUTURE_TIMESTAMP("future-timestamp");
+        FUTURE_TIMESTAMP("future-timestamp"),
+        /**
+         * The copy of a segment recorded without a proof (under {@code --verify none}, or whose proof
+         * was lost) was checked before its local file could go and holds other bytes: kept locally.
+         */
+        COPY_UNPROVEN("copy-unproven");
 
         private final String label;
 

@@ -320,6 +320,9 @@ public final class ShardRetention {
             CopyProver.Outcome outcome = new CopyProver(readable).prove(entry);
             if (!outcome.proven()) {
                 LOG.error("{}: {}", shard, outcome.mismatch());
+                // The store holds other bytes than the entry records: the local file is the only good copy.
+                problems.add(new RetentionProblem(RetentionProblem.Kind.COPY_UNPROVEN, shard, entry.segmentId(), -1,
+                        outcome.mismatch()));
                 return outcome.mismatch();
             }
             LOG.info("{}: proved the copy of segment {} by {} before removing it locally", shard,

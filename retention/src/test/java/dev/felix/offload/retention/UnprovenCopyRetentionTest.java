@@ -123,6 +123,10 @@ class UnprovenCopyRetentionTest {
         assertThat(localIds()).isEqualTo(before);
         assertThat(r.local().blockedBy()).contains("segment " + oldest.segmentId()).contains("not proven by read-back")
                 .contains("kept");
+        assertThat(r.problems()).as("a damaged copy fails the pass").singleElement().satisfies(p -> {
+            assertThat(p.kind()).isEqualTo(RetentionProblem.Kind.COPY_UNPROVEN);
+            assertThat(p.segment()).isEqualTo(oldest.segmentId());
+        });
         TestData.assertLocalLogOpens(shard, written);
     }
 
