@@ -41,7 +41,7 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.retention.LocalCopyCheck;
-import dev.felix.offload.tier.CopyProof;
+import dev.felix.offload.tier.CopyDifference;
 
 /**
  * Checks that the store holds what the manifests say, and lists what it holds that they do not.
@@ -405,7 +405,7 @@ final class Scrub {
                         check.mismatch() + (copyProven ? "; its copy is proven (checked by this scrub), so retention "
                                 + "replaces the local file with it" : "; its copy is not proven either"));
             }
-            long at = CopyProof.firstDifference(store, entry, f.log());
+            long at = CopyDifference.firstDifference(store, entry, f.log());
             return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), at, check.mismatch()
                     + "; it scans clean, so which is right is not known: retention keeps it");
         } catch (NoSuchFileException gone) {

@@ -94,7 +94,9 @@ class ScrubRotatingShareTest {
 
         @Override
         public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
-            read.add(key);
+            if (!key.endsWith(dev.felix.offload.tier.NodeClaim.NAME)) {
+                read.add(key); // the node claim is read once a run; only segment objects are counted
+            }
             return fs.readAll(key, maxSize, expectedCrc32);
         }
 

@@ -13,7 +13,7 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.CopyProof;
+import dev.felix.offload.tier.CopyDifference;
 import dev.felix.offload.tier.CopyProver;
 import dev.felix.offload.tier.LargestTimestamps;
 import dev.felix.offload.tier.KeyOwnership;
@@ -444,7 +444,7 @@ public final class ShardRetention {
     /**
      * Whether sealed segment {@code f}, past a local limit, may go in favour of {@code entry}'s copy.
      * It goes when its valid bytes are exactly the entry's. A segment that fails its record checksums
-     * goes too once the copy re-verifies against the entry now ({@link CopyProof}): the copy proven at
+     * goes too once the copy re-verifies against the entry now ({@link CopyProver}): the copy proven at
      * upload is the good one, and keeping the rot would pin the shard above its limits for ever. A
      * segment that scans clean but holds other bytes than the entry is ambiguous and stays. Both
      * are reported.
@@ -461,9 +461,9 @@ public final class ShardRetention {
                 return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
                         shard, f.id(), at, check.mismatch() + "; kept: this store cannot re-prove the copy"));
             }
-            CopyProof.Outcome proof;
+            CopyProver.Outcome proof;
             try {
-                proof = CopyProof.prove(fetcher, entry);
+                proof = new CopyProver(fetcher).prove(entry);
             } catch (StoreException e) {
                 return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
                         shard, f.id(), at, check.mismatch() + "; kept: its copy " + entry.objectKey()
@@ -482,7 +482,7 @@ public final class ShardRetention {
         String where = "";
         if (fetcher != null) {
             try {
-                at = CopyProof.firstDifference(fetcher, entry, f.log());
+                at = CopyDifference.firstDifference(fetcher, entry, f.log());
             } catch (StoreException e) {
                 where = " (the copy could not be read to find the first differing byte: " + e.getMessage() + ")";
             }
