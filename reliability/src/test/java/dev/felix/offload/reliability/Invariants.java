@@ -119,8 +119,18 @@ final class Invariants {
         int orphans = 0;
         long local = 0;
         long remote = 0;
+        // No key is named by two manifests: each shard's entries keep to its own prefix (checkEntries),
+        // and this says so across the root, whatever the prefixes look like.
+        Map<String, String> namedBy = new java.util.HashMap<>();
         for (ShardWriter w : shards) {
             Manifest manifest = manifest(w, when);
+            for (var e : manifest.entries()) {
+                String other = namedBy.putIfAbsent(e.objectKey(), w.dir().toString());
+                if (other != null && !other.equals(w.dir().toString())) {
+                    throw new AssertionError(when + ": key " + e.objectKey() + " is named by the manifests of both "
+                            + other + " and " + w.dir());
+                }
+            }
             entries += manifest.size();
             checkEntries(w, manifest, store, keys, listed, verified, when);
             checkNothingLost(w, manifest, when);

@@ -72,6 +72,18 @@ class InvariantsTest {
     }
 
     @Test
+    void aKeyNamedByTwoManifestsIsReported() throws Exception {
+        // A second shard whose manifest names the first shard's oldest object (a copied shard directory).
+        ShardWriter twin = new ShardWriter(root, new ShardKey("acme", "check", "stream-1", 0), 4096, 300, 12);
+        twin.open();
+        twin.append(10);
+        twin.close();
+        ManifestStore.open(twin.dir()).save(dev.felix.offload.manifest.Manifest.empty().withEntry(firstEntry()));
+        assertThatThrownBy(() -> Invariants.checkFresh(root, List.of(writer, twin), store, "twins"))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("named by the manifests of both");
+    }
+
+    @Test
     void aRecordedObjectThatIsGoneIsReported() throws Exception {
         store.delete(firstEntry().objectKey());
         assertThatThrownBy(() -> invariants.check("gone")).isInstanceOf(AssertionError.class)
