@@ -12,24 +12,52 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 import java.util.zip.CRC32;
 
 /**
  * The bytes of a put: a whole file, a byte range of a file, or an array. The length is known up
  * front and the body can be read any number of times (a retried request reads it again), so the
  * file must not change while a put of it runs.
+ *
+ * <p>A {@link #paced} body hands its streams' bytes out in slices of at most {@link #PACE_SLICE},
+ * asking its pacer for each slice first (a rate limiter, say), so a bandwidth limit holds from the
+ * first byte sent rather than from the next body on. Each byte is asked for once per paced body:
+ * a client that reads a range twice (the AWS SDK hashes a body to sign it over plain HTTP, then
+ * sends it) pays for it once. Its CRC32s are computed unpaced.
  */
 public final class UploadBody {
+    /** The most bytes a paced stream hands out before it asks its pacer again. */
+    public static final int PACE_SLICE = 64 * 1024;
+
     private final Path file;
     private final long offset;
     private final long length;
     private final byte[] bytes;
+    private final LongConsumer pacer;
+    /** For a paced body: how far into the body the streams starting at each position have been paid for. */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Long> paidTo;
 
-    private UploadBody(Path file, long offset, long length, byte[] bytes) {
+    private UploadBody(Path file, long offset, long length, byte[] bytes, LongConsumer pacer) {
         this.file = file;
         this.offset = offset;
         this.length = length;
         this.bytes = bytes;
+        this.pacer = pacer;
+        this.paidTo = pacer == null ? null : new java.util.concurrent.ConcurrentHashMap<>();
+    }
+
+    private UploadBody(Path file, long offset, long length, byte[] bytes) {
+        this(file, offset, length, bytes, null);
+    }
+
+    /**
+     * This body, its transfer streams ({@link #open}) asking {@code pacer} for every slice before
+     * handing it out. {@link #file()} answers empty for it, so a client that would read the file by
+     * itself goes through the paced streams instead.
+     */
+    public UploadBody paced(LongConsumer pacer) {
+        return new UploadBody(file, offset, length, bytes, Objects.requireNonNull(pacer, "pacer"));
     }
 
     /** The whole file, its length taken now. */
@@ -57,9 +85,9 @@ public final class UploadBody {
         return length;
     }
 
-    /** The file behind this body, empty for an array body. */
+    /** The file behind this body, empty for an array body and for a paced one. */
     public Optional<Path> file() {
-        return Optional.ofNullable(file);
+        return pacer == null ? Optional.ofNullable(file) : Optional.empty();
     }
 
     /** Where this body starts in its file (0 for an array body). */
@@ -74,6 +102,11 @@ public final class UploadBody {
 
     /** A fresh stream over {@code count} bytes starting {@code from} bytes into the body. */
     public InputStream open(long from, long count) throws IOException {
+        InputStream raw = openRaw(from, count);
+        return pacer == null ? raw : new PacedInputStream(raw, from);
+    }
+
+    private InputStream openRaw(long from, long count) throws IOException {
         if (from < 0 || count < 0 || from > length || count > length - from) {
             throw new IllegalArgumentException("slice " + from + "+" + count + " outside body of " + length + " bytes");
         }
@@ -117,13 +150,43 @@ public final class UploadBody {
         }
         CRC32 crc = new CRC32();
         byte[] buffer = new byte[64 * 1024];
-        try (InputStream in = open(from, count)) {
+        try (InputStream in = openRaw(from, count)) {
             int n;
             while ((n = in.read(buffer)) > 0) {
                 crc.update(buffer, 0, n);
             }
         }
         return crc.getValue();
+    }
+
+    /**
+     * The CRC32 of each {@code partSize} slice of the body (the last one shorter), in one sequential
+     * read (not paced: nothing is sent).
+     */
+    public long[] crc32s(long partSize) throws IOException {
+        if (partSize <= 0) {
+            throw new IllegalArgumentException("part size must be positive: " + partSize);
+        }
+        int partCount = (int) Math.max(1, (length + partSize - 1) / partSize);
+        long[] crcs = new long[partCount];
+        byte[] buffer = new byte[256 * 1024];
+        CRC32 crc = new CRC32();
+        try (InputStream in = openRaw(0, length)) {
+            for (int i = 0; i < partCount; i++) {
+                crc.reset();
+                long left = Math.min(partSize, length - i * partSize);
+                while (left > 0) {
+                    int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+                    if (n < 0) {
+                        throw new IOException("body ended " + left + " bytes before the end of part " + (i + 1));
+                    }
+                    crc.update(buffer, 0, n);
+                    left -= n;
+                }
+                crcs[i] = crc.getValue();
+            }
+        }
+        return crcs;
     }
 
     /** CRC32 of the whole body. */
@@ -145,6 +208,49 @@ public final class UploadBody {
     @Override
     public int hashCode() {
         return Objects.hash(file, offset, length);
+    }
+
+    /** Hands bytes out in slices, asking the pacer for those not yet paid for by a stream from the same start. */
+    private final class PacedInputStream extends InputStream {
+        private final InputStream in;
+        private final long start;
+        private long position;
+
+        PacedInputStream(InputStream in, long start) {
+            this.in = in;
+            this.start = start;
+            this.position = start;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            int n = in.read(b, off, Math.min(len, PACE_SLICE));
+            if (n > 0) {
+                long end = position + n;
+                long paid = paidTo.getOrDefault(start, start);
+                if (end > paid) {
+                    pacer.accept(end - Math.max(paid, position));
+                    paidTo.merge(start, end, Math::max);
+                }
+                position = end;
+            }
+            return n;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
     }
 
     /** Ends after a fixed count of bytes; reports a short file as an error instead of a short body. */

@@ -428,7 +428,8 @@ public final class ShardOffload {
         CRC32 read = new CRC32();
         long at = 0;
         while (at < head.size()) {
-            int n = (int) Math.min(READ_BACK_CHUNK, head.size() - at);
+            int n = (int) Math.min(readBackChunk(), head.size() - at);
+            throttle(n);
             read.update(store.readRange(key, ByteRange.of(at, n)));
             at += n;
         }
@@ -444,10 +445,12 @@ public final class ShardOffload {
 
         long size = scan.validEnd();
         long crc = scan.validBytesCrc32();
-        UploadBody body = UploadBody.ofFileRange(seg.file().log(), 0, size);
+        UploadBody file = UploadBody.ofFileRange(seg.file().log(), 0, size);
         String lastMismatch = null;
         for (int attempt = 1; attempt <= settings.uploadAttempts(); attempt++) {
-            throttle(size);
+            // Paced as the bytes go out, each attempt anew, so the limit holds from the first byte of the
+            // pass (taking a whole segment's permits up front let the first segment go at full speed).
+            UploadBody body = bandwidth == null ? file : file.paced(this::throttle);
             boolean adopted = putNoReplace(seg.file().id(), key, body, crc);
             hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
             String mismatch = null;
@@ -529,7 +532,8 @@ public final class ShardOffload {
         CRC32 read = new CRC32();
         long at = 0;
         while (at < head.size()) {
-            int n = (int) Math.min(READ_BACK_CHUNK, head.size() - at);
+            int n = (int) Math.min(readBackChunk(), head.size() - at);
+            throttle(n);
             read.update(store.readRange(key, ByteRange.of(at, n)));
             at += n;
         }
@@ -543,6 +547,17 @@ public final class ShardOffload {
             throw new VerificationFailedException(String.format("%s of %s: store holds %d bytes with crc32 %08x, "
                     + "local valid bytes are %d with crc32 %08x", how, key, storedSize, storedCrc, size, crc));
         }
+    }
+
+    /**
+     * A read-back's ranged GET: 8 MiB, or under a bandwidth limit a quarter second's worth (at least
+     * 64 KiB), so the limit holds from the first read rather than after a whole chunk.
+     */
+    private int readBackChunk() {
+        if (bandwidth == null) {
+            return READ_BACK_CHUNK;
+        }
+        return (int) Math.max(UploadBody.PACE_SLICE, Math.min(READ_BACK_CHUNK, (long) (bandwidth.getRate() / 4)));
     }
 
     private void throttle(long bytes) {

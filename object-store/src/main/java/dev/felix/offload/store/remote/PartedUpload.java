@@ -143,26 +143,14 @@ public final class PartedUpload {
 
     /** The CRC32 of each part, in one sequential read of the body. */
     static long[] partCrc32s(String key, UploadBody body, long partSize, int partCount) throws StoreException {
-        long[] crcs = new long[partCount];
-        byte[] buffer = new byte[256 * 1024];
-        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-        try (InputStream in = body.open()) {
-            for (int i = 0; i < partCount; i++) {
-                crc.reset();
-                long left = Math.min(partSize, body.length() - i * partSize);
-                while (left > 0) {
-                    int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
-                    if (n < 0) {
-                        throw new IOException("body ended " + left + " bytes before the end of part " + (i + 1));
-                    }
-                    crc.update(buffer, 0, n);
-                    left -= n;
-                }
-                crcs[i] = crc.getValue();
+        try {
+            long[] crcs = body.crc32s(partSize);
+            if (crcs.length != partCount) {
+                throw new IllegalStateException(crcs.length + " part CRC32s for " + partCount + " parts");
             }
+            return crcs;
         } catch (IOException e) {
             throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
         }
-        return crcs;
     }
 }
