@@ -214,7 +214,7 @@ final class OffloadSection {
         if (verifiedBy != null) {
             for (ShardResult s : report.shards()) {
                 for (SegmentUpload u : s.uploaded()) {
-                    verifiedBy.merge(u.verifiedBy(), 1, Integer::sum);
+                    verifiedBy.merge(u.verifiedBy().label(), 1, Integer::sum);
                 }
             }
         }

@@ -21,6 +21,7 @@ import dev.felix.offload.tier.OffloadPass;
 import dev.felix.offload.tier.OffloadSettings;
 import dev.felix.offload.tier.PassReport;
 import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.tier.CopyProofKind;
 import dev.felix.offload.tier.SegmentUpload;
 import dev.felix.offload.tier.ShardResult;
 import dev.felix.offload.tier.StepHook;
@@ -124,7 +125,7 @@ final class DemoCommand implements Callable<Integer> {
             OffloadSettings settings = OffloadSettings.defaults().withVerify(VerifyMode.AUTO);
             PassReport offload = new OffloadPass(root, store, settings, StepHook.none(), env, ReplicaCommit::of)
                     .run(ProgressListener.none());
-            Map<String, Integer> verified = new TreeMap<>();
+            Map<CopyProofKind, Integer> verified = new java.util.EnumMap<>(CopyProofKind.class);
             for (ShardResult s : offload.shards()) {
                 for (SegmentUpload u : s.uploaded()) {
                     verified.merge(u.verifiedBy(), 1, Integer::sum);
@@ -273,14 +274,13 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** What a {@code verified_by} value proved, in words, so that no store's proof reads as another's. */
-    static String proof(String verifiedBy) {
+    static String proof(CopyProofKind verifiedBy) {
         return switch (verifiedBy) {
-            case "server-checksum" -> "the CRC32 the server computed and keeps, equal to the local segment's";
-            case "store-checksum" -> "the CRC32 the filesystem store computed over the bytes as it wrote and fsynced each"
+            case SERVER_CHECKSUM -> "the CRC32 the server computed and keeps, equal to the local segment's";
+            case STORE_CHECKSUM -> "the CRC32 the filesystem store computed over the bytes as it wrote and fsynced each"
                     + " file, equal to the local segment's (no server checked anything; the file was not read back)";
-            case "read-back" -> "reading every object back: its bytes' CRC32 equals the local segment's";
-            case "none" -> "nothing: verification was off";
-            default -> verifiedBy;
+            case READ_BACK -> "reading every object back: its bytes' CRC32 equals the local segment's";
+            case NONE -> "nothing: verification was off";
         };
     }
 

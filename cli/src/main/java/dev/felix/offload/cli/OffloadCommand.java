@@ -176,7 +176,7 @@ final class OffloadCommand implements Callable<Integer> {
         Map<String, Integer> counts = new TreeMap<>();
         for (ShardResult s : report.shards()) {
             for (SegmentUpload u : s.uploaded()) {
-                counts.merge(u.verifiedBy(), 1, Integer::sum);
+                counts.merge(u.verifiedBy().label(), 1, Integer::sum);
             }
         }
         return counts;
@@ -251,7 +251,7 @@ final class OffloadCommand implements Callable<Integer> {
                     g.writeNumberField("bytes", u.bytes());
                     g.writeStringField("crc32", Json.crc32(u.crc32()));
                     g.writeStringField("key", u.key());
-                    g.writeStringField("verified_by", u.verifiedBy());
+                    g.writeStringField("verified_by", u.verifiedBy().label());
                     g.writeNumberField("attempts", u.attempts());
                     g.writeEndObject();
                 }

@@ -9,10 +9,9 @@ package dev.felix.offload.tier;
  * @param bytes      the bytes uploaded (the segment's valid bytes)
  * @param crc32      their CRC32
  * @param key        the object's key
- * @param verifiedBy how the copy was proven: server-checksum (a server's own CRC32), store-checksum (the CRC32
- *                   the filesystem store computed over the bytes as it wrote them), read-back or none
+ * @param verifiedBy how the copy was proven
  * @param attempts   uploads it took
  */
 public record SegmentUpload(long segmentId, long baseOffset, long lastOffset, long bytes, long crc32, String key,
-                            String verifiedBy, int attempts) {
+                            CopyProofKind verifiedBy, int attempts) {
 }

@@ -288,7 +288,7 @@ public final class ShardOffload {
                 hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
                 ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
                         scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
-                boolean proven = !VerifyMode.NONE_VERIFIED_BY.equals(up.verifiedBy());
+                boolean proven = up.verifiedBy().proven();
                 if (!proven) {
                     // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
                     proofs.forget(up.key(), manifests.manifest());
@@ -304,7 +304,7 @@ public final class ShardOffload {
                 hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
                 recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
                 if (proven) {
-                    recordProof(proofs, entry, up.verifiedBy(), manifests.manifest());
+                    recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
                     crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
                 }
                 uploaded.add(up);
@@ -454,7 +454,7 @@ public final class ShardOffload {
             boolean adopted = putNoReplace(seg.file().id(), key, body, crc);
             hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
             String mismatch = null;
-            String verifiedBy;
+            CopyProofKind verifiedBy;
             try {
                 verifiedBy = verify(key, size, crc);
             } catch (VerificationFailedException e) {
@@ -503,11 +503,11 @@ public final class ShardOffload {
     }
 
     /** Proves the object holds {@code size} bytes with {@code crc}; answers how. */
-    private String verify(String key, long size, long crc)
+    private CopyProofKind verify(String key, long size, long crc)
             throws StoreException, VerificationFailedException {
         VerifyMode mode = settings.verify();
         if (mode == VerifyMode.NONE) {
-            return VerifyMode.NONE_VERIFIED_BY;
+            return CopyProofKind.NONE;
         }
         if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
             // A stored CRC32 is the server's word only where it was seen to refuse a wrong one; a server
@@ -518,8 +518,9 @@ public final class ShardOffload {
                 if (head.crc32().isPresent()) {
                     // Named for who computed it: a server apart from this process, or (the filesystem store)
                     // this process's store code as it wrote the file, which proves the bytes it was handed.
-                    String by = caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER) ? "server-checksum" : "store-checksum";
-                    check(key, by.replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
+                    CopyProofKind by = caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER) ? CopyProofKind.SERVER_CHECKSUM
+                            : CopyProofKind.STORE_CHECKSUM;
+                    check(key, by.label().replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
                     return by;
                 }
             }
@@ -537,8 +538,8 @@ public final class ShardOffload {
             read.update(store.readRange(key, ByteRange.of(at, n)));
             at += n;
         }
-        check(key, "read-back", head.size(), read.getValue(), size, crc);
-        return "read-back";
+        check(key, CopyProofKind.READ_BACK.label(), head.size(), read.getValue(), size, crc);
+        return CopyProofKind.READ_BACK;
     }
 
     private static void check(String key, String how, long storedSize, long storedCrc, long size, long crc)

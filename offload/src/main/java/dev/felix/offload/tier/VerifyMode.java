@@ -16,9 +16,6 @@ public enum VerifyMode {
      */
     NONE;
 
-    /** What {@link SegmentUpload#verifiedBy()} says of an upload recorded without proof. */
-    public static final String NONE_VERIFIED_BY = "none";
-
     /** Parses {@code auto | server-checksum | read-back | none}. */
     public static VerifyMode parse(String text) {
         for (VerifyMode m : values()) {

@@ -132,7 +132,7 @@ class OffloadOnS3Test {
             List<SegmentUpload> uploads = report.shards().get(0).uploaded();
             assertThat(uploads).hasSize(2).allSatisfy(u -> {
                 assertThat(u.bytes()).isGreaterThan(10L << 20);
-                assertThat(u.verifiedBy()).isEqualTo(provenBy);
+                assertThat(u.verifiedBy().label()).isEqualTo(provenBy);
             });
         }
     }

@@ -294,7 +294,7 @@ class OffloadPassTest {
         assertThat(report.complete()).isTrue();
         List<SegmentUpload> ups = report.shards().get(0).uploaded();
         assertThat(ups.get(0).attempts()).isEqualTo(2);
-        assertThat(ups.get(0).verifiedBy()).isEqualTo("read-back");
+        assertThat(ups.get(0).verifiedBy().label()).isEqualTo("read-back");
         assertThat(ups.subList(1, ups.size())).allMatch(u -> u.attempts() == 1);
     }
 
