@@ -57,6 +57,11 @@ public final class TieredReader {
 
     private static final Logger LOG = LoggerFactory.getLogger(TieredReader.class);
 
+    /** The remote indexes one reader keeps, by their size in memory (an entry is two longs). */
+    static final long INDEX_CACHE_BYTES = 16L * 1024 * 1024;
+    private static final int INDEX_ENTRY_BYTES = 16;
+    private static final int INDEX_OVERHEAD_BYTES = 128;
+
     private final Path shardDir;
     private final String shard;
     private final ShardReader local;
@@ -67,7 +72,10 @@ public final class TieredReader {
      * reuses keys); an empty index marks one that is missing or unusable. Dropped, with the headers,
      * whenever the manifest changes.
      */
-    private final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder().maximumSize(1024).build();
+    private final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder()
+            .maximumWeight(INDEX_CACHE_BYTES)
+            .weigher((ObjectIdentity k, SegmentIndex v) -> INDEX_OVERHEAD_BYTES + v.size() * INDEX_ENTRY_BYTES)
+            .build();
     private final Cache<ObjectIdentity, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
     private volatile Manifest manifest;
     private volatile FileTime manifestTime;
