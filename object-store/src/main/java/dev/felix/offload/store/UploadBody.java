@@ -210,8 +210,18 @@ public final class UploadBody {
         return Objects.hash(file, offset, length);
     }
 
+    /** A stream whose single-byte read goes through its array read. */
+    private abstract static class ArrayReadStream extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+    }
+
     /** Hands bytes out in slices, asking the pacer for those not yet paid for by a stream from the same start. */
-    private final class PacedInputStream extends InputStream {
+    private final class PacedInputStream extends ArrayReadStream {
         private final InputStream in;
         private final long start;
         private long position;
@@ -220,13 +230,6 @@ public final class UploadBody {
             this.in = in;
             this.start = start;
             this.position = start;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -254,20 +257,13 @@ public final class UploadBody {
     }
 
     /** Ends after a fixed count of bytes; reports a short file as an error instead of a short body. */
-    private static final class BoundedInputStream extends InputStream {
+    private static final class BoundedInputStream extends ArrayReadStream {
         private final InputStream in;
         private long remaining;
 
         BoundedInputStream(InputStream in, long remaining) {
             this.in = in;
             this.remaining = remaining;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
