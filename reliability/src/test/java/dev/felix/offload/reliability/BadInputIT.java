@@ -690,6 +690,8 @@ class BadInputIT {
             ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", roomyRoot.toString(), "--records", "4000",
                     "--payload-bytes", "200", "--segment-bytes", "65536"));
             Files.writeString(roomyRoot.resolve("node-id"), "node-full-disk\n");
+            // Its identity, as any root has once it was offloaded: the failing pass must change nothing else.
+            dev.felix.offload.tier.OffloadRootId.readOrCreate(new DataRoot(roomyRoot));
             Path fullStore = Files.createDirectories(mount.resolve("store"));
             fill(mount.resolve("filler"));
 
@@ -724,10 +726,12 @@ class BadInputIT {
         ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", permRoot.toString(), "--records", "2000",
                 "--payload-bytes", "200", "--segment-bytes", "65536"));
         Files.writeString(permRoot.resolve("node-id"), "node-permission\n");
+        // Its identity, as any root has once it was offloaded: the failing pass must change nothing else.
+        dev.felix.offload.tier.OffloadRootId.readOrCreate(new DataRoot(permRoot));
         Path shard = new DataRoot(permRoot).streamShards().get(0).directory();
         Path permStore = Files.createDirectories(dir.resolve("perm-store"));
         // The process (nobody) owns the root and the store; the shard directory stays root's, mode 755.
-        for (Path p : List.of(permRoot, permRoot.resolve("node-id"), permStore)) {
+        for (Path p : List.of(permRoot, permRoot.resolve("node-id"), permRoot.resolve(DataRoot.OFFLOAD_ROOT_ID), permStore)) {
             Files.setOwner(p, p.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
         }
         c.world = new World().dir("data", permRoot);
