@@ -303,8 +303,10 @@ final class Invariants {
                 named.add(SegmentKeys.indexKeyFor(e.objectKey()));
             }
         }
+        SegmentKeys keys = new SegmentKeys("", node.get());
+        named.add(dev.felix.offload.tier.NodeClaim.keyFor(keys)); // the root's claim on its node id, never an orphan
         List<String> out = new ArrayList<>();
-        for (ObjectSummary o : store.list(new SegmentKeys("", node.get()).nodePrefix()).toList()) {
+        for (ObjectSummary o : store.list(keys.nodePrefix()).toList()) {
             if (!named.contains(o.key())) {
                 out.add(o.key());
             }
