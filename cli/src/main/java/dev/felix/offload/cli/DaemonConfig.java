@@ -9,10 +9,10 @@ import dev.felix.offload.retention.Schedule;
 import dev.felix.offload.retention.StandardPass;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
-import dev.felix.offload.tier.LocalRetention;
-import dev.felix.offload.tier.NodeId;
-import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.VerifyMode;
+import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.VerifyMode;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -39,12 +39,12 @@ public final class FelixOffload {
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());
                 return EXIT_USAGE;
             }
-            if (ex instanceof dev.felix.offload.tier.NodeId.InvalidNodeIdException) {
+            if (ex instanceof dev.felix.offload.root.NodeId.InvalidNodeIdException) {
                 // It names where the id came from: FELIX_NODE_ID or the node-id file.
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());
                 return EXIT_USAGE;
             }
-            if (ex instanceof dev.felix.offload.tier.NodeClaimCheck.RefusedException) {
+            if (ex instanceof dev.felix.offload.root.NodeClaimCheck.RefusedException) {
                 // Another root's node claim, or a store that is not this root's: nothing was written.
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());
                 return EXIT_USAGE;

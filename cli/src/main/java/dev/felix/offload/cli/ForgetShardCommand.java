@@ -8,8 +8,8 @@ import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.RootLock;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.SegmentKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -75,9 +75,9 @@ final class ForgetShardCommand implements Callable<Integer> {
         try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
              RootLock lock = RootLock.acquire(where.root())) {
             // Listing deletes nothing, so it only warns; deleting is refused on another root's claim.
-            new dev.felix.offload.tier.NodeClaimCheck(new DataRoot(where.root()), objectStore, keys, where.storeSetting(),
-                    Clock.systemUTC()).run(yes ? dev.felix.offload.tier.NodeClaimCheck.Access.WRITE
-                            : dev.felix.offload.tier.NodeClaimCheck.Access.READ, false).warning()
+            new dev.felix.offload.root.NodeClaimCheck(new DataRoot(where.root()), objectStore, keys, where.storeSetting(),
+                    Clock.systemUTC()).run(yes ? dev.felix.offload.root.NodeClaimCheck.Access.WRITE
+                            : dev.felix.offload.root.NodeClaimCheck.Access.READ, false).warning()
                     .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
             f = new OrphanSweep(new DataRoot(where.root()), objectStore, keys, Clock.systemUTC(),
                     OrphanSweepSettings.defaults().withDeleteBatchSize(where.batchSize()), RetentionHook.none())

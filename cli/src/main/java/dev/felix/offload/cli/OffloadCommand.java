@@ -3,18 +3,18 @@ package dev.felix.offload.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.tier.KeyCollision;
-import dev.felix.offload.tier.LocalRetention;
-import dev.felix.offload.tier.NodeClaimCheck;
-import dev.felix.offload.tier.OffloadPass;
-import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.PassReport;
-import dev.felix.offload.tier.ProgressListener;
-import dev.felix.offload.tier.RootLock;
-import dev.felix.offload.tier.SegmentUpload;
-import dev.felix.offload.tier.ShardResult;
-import dev.felix.offload.tier.StepHook;
-import dev.felix.offload.tier.VerifyMode;
+import dev.felix.offload.pass.KeyCollision;
+import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.root.NodeClaimCheck;
+import dev.felix.offload.pass.OffloadPass;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.PassReport;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.pass.SegmentUpload;
+import dev.felix.offload.pass.ShardResult;
+import dev.felix.offload.pass.StepHook;
+import dev.felix.offload.pass.VerifyMode;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -146,7 +146,7 @@ final class OffloadCommand implements Callable<Integer> {
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
-        } catch (dev.felix.offload.tier.NodeClaimCheck.StoreFailedException e) {
+        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
             err.println("felix-offload: " + e.getMessage());
             err.flush();

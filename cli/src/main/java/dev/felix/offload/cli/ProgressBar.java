@@ -1,6 +1,6 @@
 package dev.felix.offload.cli;
 
-import dev.felix.offload.tier.ProgressListener;
+import dev.felix.offload.pass.ProgressListener;
 
 import java.io.PrintWriter;
 import java.util.concurrent.atomic.AtomicLong;

@@ -6,9 +6,9 @@ import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.RecordCodec;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.ChunkCache;
-import dev.felix.offload.tier.TieredRead;
-import dev.felix.offload.tier.TieredReader;
+import dev.felix.offload.read.ChunkCache;
+import dev.felix.offload.read.TieredRead;
+import dev.felix.offload.read.TieredReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -96,7 +96,7 @@ final class ReadCommand implements Callable<Integer> {
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
         try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
             ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, System.getenv(), "", "--store")
-                    .flatMap(dev.felix.offload.tier.NodeClaimCheck.Result::warning)
+                    .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
                     .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
             TieredReader reader = new TieredReader(shard, dir, objectStore,
                     new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));

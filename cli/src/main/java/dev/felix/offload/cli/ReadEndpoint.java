@@ -7,8 +7,8 @@ import dev.felix.offload.log.format.CorruptionSite;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.log.format.RecordCodec;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.TieredRead;
-import dev.felix.offload.tier.TieredReader;
+import dev.felix.offload.read.TieredRead;
+import dev.felix.offload.read.TieredReader;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;

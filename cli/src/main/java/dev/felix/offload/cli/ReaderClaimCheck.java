@@ -3,9 +3,9 @@ package dev.felix.offload.cli;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.NodeClaimCheck;
-import dev.felix.offload.tier.NodeId;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.NodeClaimCheck;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.SegmentKeys;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.ShardRetentionResult;
 import dev.felix.offload.retention.StopSignal;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.root.RootLock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -62,9 +62,9 @@ final class RetentionCommand implements Callable<Integer> {
         try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store")) {
             report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
-                    .checkingClaim(new dev.felix.offload.tier.NodeClaimCheck.Policy(c.file + ": store", takeOver))
+                    .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))
                     .run(StopSignal.never());
-        } catch (dev.felix.offload.tier.NodeClaimCheck.StoreFailedException e) {
+        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
             err.println("felix-offload: " + e.getMessage());
             err.flush();

@@ -1,7 +1,7 @@
 package dev.felix.offload.cli;
 
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.tier.NodeId;
+import dev.felix.offload.root.NodeId;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

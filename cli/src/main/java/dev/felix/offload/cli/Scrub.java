@@ -18,10 +18,10 @@ import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.NodeId;
-import dev.felix.offload.tier.RootLock;
-import dev.felix.offload.tier.KeyOwnership;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.SegmentKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +41,7 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.retention.LocalCopyCheck;
-import dev.felix.offload.tier.CopyDifference;
+import dev.felix.offload.pass.CopyDifference;
 
 /**
  * Checks that the store holds what the manifests say, and lists what it holds that they do not.

@@ -2,12 +2,12 @@ package dev.felix.offload.cli;
 
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.tier.LocalRetention;
-import dev.felix.offload.tier.NodeId;
-import dev.felix.offload.tier.OffloadPass;
-import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.ProgressListener;
-import dev.felix.offload.tier.StepHook;
+import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.pass.OffloadPass;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.pass.StepHook;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

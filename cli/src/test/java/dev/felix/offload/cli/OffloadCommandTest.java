@@ -2,7 +2,7 @@ package dev.felix.offload.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.root.RootLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

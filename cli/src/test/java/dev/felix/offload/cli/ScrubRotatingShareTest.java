@@ -94,7 +94,7 @@ class ScrubRotatingShareTest {
 
         @Override
         public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
-            if (!key.endsWith(dev.felix.offload.tier.NodeClaim.NAME)) {
+            if (!key.endsWith(dev.felix.offload.root.NodeClaim.NAME)) {
                 read.add(key); // the node claim is read once a run; only segment objects are counted
             }
             return fs.readAll(key, maxSize, expectedCrc32);

@@ -11,7 +11,7 @@ import dev.felix.offload.log.ShardLogConfig;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
-import dev.felix.offload.tier.RootLock;
+import dev.felix.offload.root.RootLock;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

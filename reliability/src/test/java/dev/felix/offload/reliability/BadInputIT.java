@@ -691,7 +691,7 @@ class BadInputIT {
                     "--payload-bytes", "200", "--segment-bytes", "65536"));
             Files.writeString(roomyRoot.resolve("node-id"), "node-full-disk\n");
             // Its identity, as any root has once it was offloaded: the failing pass must change nothing else.
-            dev.felix.offload.tier.OffloadRootId.readOrCreate(new DataRoot(roomyRoot));
+            dev.felix.offload.root.OffloadRootId.readOrCreate(new DataRoot(roomyRoot));
             Path fullStore = Files.createDirectories(mount.resolve("store"));
             fill(mount.resolve("filler"));
 
@@ -727,7 +727,7 @@ class BadInputIT {
                 "--payload-bytes", "200", "--segment-bytes", "65536"));
         Files.writeString(permRoot.resolve("node-id"), "node-permission\n");
         // Its identity, as any root has once it was offloaded: the failing pass must change nothing else.
-        dev.felix.offload.tier.OffloadRootId.readOrCreate(new DataRoot(permRoot));
+        dev.felix.offload.root.OffloadRootId.readOrCreate(new DataRoot(permRoot));
         Path shard = new DataRoot(permRoot).streamShards().get(0).directory();
         Path permStore = Files.createDirectories(dir.resolve("perm-store"));
         // The process (nobody) owns the root and the store; the shard directory stays root's, mode 755.

@@ -73,8 +73,8 @@ class CrashOffloadIT {
         if (!stats.deadlineHit) {
             assertThat(stats.kills()).as("every planned kill delivered (%s)", stats).isGreaterThanOrEqualTo(kills);
             assertThat(stats.halts.keySet()).as("a halt at every step (%s)", stats).containsAll(java.util.Arrays
-                    .stream(dev.felix.offload.tier.OffloadStep.values())
-                    .filter(s -> !daemon || s != dev.felix.offload.tier.OffloadStep.UNLINKED).toList());
+                    .stream(dev.felix.offload.pass.OffloadStep.values())
+                    .filter(s -> !daemon || s != dev.felix.offload.pass.OffloadStep.UNLINKED).toList());
         }
     }
 }

@@ -11,10 +11,10 @@ import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.ChunkCache;
-import dev.felix.offload.tier.SegmentKeys;
-import dev.felix.offload.tier.TieredRead;
-import dev.felix.offload.tier.TieredReader;
+import dev.felix.offload.read.ChunkCache;
+import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.read.TieredRead;
+import dev.felix.offload.read.TieredReader;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -304,7 +304,7 @@ final class Invariants {
             }
         }
         SegmentKeys keys = new SegmentKeys("", node.get());
-        named.add(dev.felix.offload.tier.NodeClaim.keyFor(keys)); // the root's claim on its node id, never an orphan
+        named.add(dev.felix.offload.root.NodeClaim.keyFor(keys)); // the root's claim on its node id, never an orphan
         List<String> out = new ArrayList<>();
         for (ObjectSummary o : store.list(keys.nodePrefix()).toList()) {
             if (!named.contains(o.key())) {

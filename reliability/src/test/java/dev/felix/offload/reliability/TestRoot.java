@@ -9,8 +9,8 @@ import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.RootLock;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.SegmentKeys;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

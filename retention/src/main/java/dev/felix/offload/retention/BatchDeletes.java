@@ -3,9 +3,9 @@ package dev.felix.offload.retention;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.KeyOwnership;
-import dev.felix.offload.tier.LiveKeys;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.LiveKeys;
+import dev.felix.offload.root.SegmentKeys;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -7,8 +7,8 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
-import dev.felix.offload.tier.KeyOwnership;
-import dev.felix.offload.tier.LiveKeys;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.LiveKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +47,7 @@ import java.util.Objects;
  * not its own and stays; the directory still counts as finished, since what stays is another
  * shard's. While a live manifest cannot be read nothing is deleted and the directory waits.
  *
- * <p>The caller holds the root's {@link dev.felix.offload.tier.RootLock}.
+ * <p>The caller holds the root's {@link dev.felix.offload.root.RootLock}.
  */
 public final class DeletedStreams {
 

@@ -9,7 +9,7 @@ import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.SegmentKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +45,7 @@ import java.util.Set;
  *       it, is named and never deleted, whichever shard's prefix it is under; a name the listing
  *       could not examine keeps every key under its prefix;</li>
  *   <li>lists {@link SegmentKeys#nodePrefix()} and nothing else, so keys of another node id are
- *       never even seen; the node's claim ({@link dev.felix.offload.tier.NodeClaim}) is known and
+ *       never even seen; the node's claim ({@link dev.felix.offload.root.NodeClaim}) is known and
  *       skipped; other keys not ending in {@code .segment} or {@code .index}, or not under a shard's
  *       prefix, are reported as ignored and kept;</li>
  *   <li>judges the unnamed keys shard by shard (what lies between the node prefix and the object
@@ -72,7 +72,7 @@ import java.util.Set;
  * only: it deletes nothing and writes nothing. A held shard's objects go only through
  * {@link #forget}, which an operator runs naming the shard.
  *
- * <p>A deleting sweep must run under the root's {@link dev.felix.offload.tier.RootLock}, so no
+ * <p>A deleting sweep must run under the root's {@link dev.felix.offload.root.RootLock}, so no
  * offload is between its upload and its manifest entry meanwhile; {@link RetentionPass} takes it.
  * Incomplete multipart uploads are not seen by a listing of objects: the stores abort their own
  * failed uploads, and the object-store API has no call to list or abort others.
@@ -171,7 +171,7 @@ public final class OrphanSweep {
             if (!key.startsWith(prefix)) {
                 continue; // a store that answered outside the prefix; never ours to judge
             }
-            if (dev.felix.offload.tier.NodeClaim.isClaimKey(prefix, key)) {
+            if (dev.felix.offload.root.NodeClaim.isClaimKey(prefix, key)) {
                 continue; // the node's claim: known, never an orphan, never deleted
             }
             String shard = shardOf(key, prefix);

@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.tier.KeyOwnership;
+import dev.felix.offload.root.KeyOwnership;
 
 import java.util.List;
 import java.util.Map;

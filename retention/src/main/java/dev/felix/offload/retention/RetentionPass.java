@@ -6,11 +6,11 @@ import dev.felix.offload.log.side.StreamMarker;
 import dev.felix.offload.log.side.StreamMarkerFile;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.NodeId;
-import dev.felix.offload.tier.RootLock;
-import dev.felix.offload.tier.KeyOwnership;
-import dev.felix.offload.tier.LiveKeys;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.LiveKeys;
+import dev.felix.offload.root.SegmentKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +48,7 @@ public final class RetentionPass {
     private final Clock clock;
     private final Map<String, String> env;
     private final RetentionHook hook;
-    private dev.felix.offload.tier.NodeClaimCheck.Policy claimPolicy;
+    private dev.felix.offload.root.NodeClaimCheck.Policy claimPolicy;
 
     /**
      * @param clock what "now" is for time limits and the orphans' grace period
@@ -67,11 +67,11 @@ public final class RetentionPass {
     }
 
     /**
-     * Checks the store's node claim (see {@link dev.felix.offload.tier.NodeClaimCheck}) before
+     * Checks the store's node claim (see {@link dev.felix.offload.root.NodeClaimCheck}) before
      * anything is deleted; a refusal fails the run with its {@code RefusedException}. Without it
      * (library tests) the claim is neither read nor written.
      */
-    public RetentionPass checkingClaim(dev.felix.offload.tier.NodeClaimCheck.Policy policy) {
+    public RetentionPass checkingClaim(dev.felix.offload.root.NodeClaimCheck.Policy policy) {
         this.claimPolicy = policy;
         return this;
     }
@@ -89,7 +89,7 @@ public final class RetentionPass {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
             if (claimPolicy != null) {
-                dev.felix.offload.tier.NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+                dev.felix.offload.root.NodeClaimCheck.enforce(root, store, keys, claimPolicy);
             }
             KeyOwnership ownership = new KeyOwnership(keys);
             // read before anything deletes; a shard's own deletes only shrink what it names

@@ -13,11 +13,11 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.tier.CopyDifference;
-import dev.felix.offload.tier.CopyProver;
-import dev.felix.offload.tier.LargestTimestamps;
-import dev.felix.offload.tier.KeyOwnership;
-import dev.felix.offload.tier.LiveKeys;
+import dev.felix.offload.pass.CopyDifference;
+import dev.felix.offload.pass.CopyProver;
+import dev.felix.offload.pass.LargestTimestamps;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.LiveKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +37,7 @@ import java.util.Set;
 
 /**
  * Retention of one shard: local retention, then remote retention. The caller holds the root's
- * {@link dev.felix.offload.tier.RootLock}, so no offload pass changes the manifest meanwhile.
+ * {@link dev.felix.offload.root.RootLock}, so no offload pass changes the manifest meanwhile.
  *
  * <h2>Local retention</h2>
  * Walks the sealed segments oldest first and unlinks each one that is past a local limit

@@ -5,7 +5,7 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
 import dev.felix.offload.store.s3.AwsSdkWire;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.SegmentKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;

@@ -9,7 +9,7 @@ import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.tier.LargestTimestamps;
+import dev.felix.offload.pass.LargestTimestamps;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;

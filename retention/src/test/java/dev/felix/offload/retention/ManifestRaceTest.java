@@ -1,12 +1,12 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.tier.LocalRetention;
-import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.ProgressListener;
-import dev.felix.offload.tier.SegmentKeys;
-import dev.felix.offload.tier.ShardOffload;
-import dev.felix.offload.tier.ShardResult;
-import dev.felix.offload.tier.StepHook;
+import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.pass.ShardOffload;
+import dev.felix.offload.pass.ShardResult;
+import dev.felix.offload.pass.StepHook;
 
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.ShardLog;
@@ -295,7 +295,7 @@ class ManifestRaceTest {
                 // that save would write back every entry the broker dropped meanwhile.
                 ShardRetentionResult kept = new ShardRetention(shard, store, retention,
                         java.time.Clock.systemUTC(), RetentionHook.none(), 1000,
-                        new dev.felix.offload.tier.KeyOwnership(keys), TestData.live(shard)).run(StopSignal.never());
+                        new dev.felix.offload.root.KeyOwnership(keys), TestData.live(shard)).run(StopSignal.never());
                 expired += kept.remote().expiredSegments().size();
                 expiredIds.addAll(kept.remote().expiredSegments());
                 passes++;

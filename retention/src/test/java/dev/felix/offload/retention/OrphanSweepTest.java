@@ -8,7 +8,7 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.SegmentKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

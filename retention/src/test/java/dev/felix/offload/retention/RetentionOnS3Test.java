@@ -13,7 +13,7 @@ import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
 import dev.felix.offload.store.minio.MinioWire;
 import dev.felix.offload.store.s3.AwsSdkWire;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.SegmentKeys;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -6,7 +6,7 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.SegmentKeys;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;

@@ -11,7 +11,7 @@ import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.tier.SegmentKeys;
+import dev.felix.offload.root.SegmentKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -12,15 +12,15 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.tier.ChunkCache;
-import dev.felix.offload.tier.NodeId;
-import dev.felix.offload.tier.OffloadPass;
-import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.PassReport;
-import dev.felix.offload.tier.ProgressListener;
-import dev.felix.offload.tier.StepHook;
-import dev.felix.offload.tier.TieredRead;
-import dev.felix.offload.tier.TieredReader;
+import dev.felix.offload.read.ChunkCache;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.pass.OffloadPass;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.PassReport;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.pass.StepHook;
+import dev.felix.offload.read.TieredRead;
+import dev.felix.offload.read.TieredReader;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,13 +72,13 @@ final class TestData {
     }
 
     /** The ownership rule for keys of {@link #NODE} without a key prefix. */
-    static dev.felix.offload.tier.KeyOwnership ownership() {
-        return new dev.felix.offload.tier.KeyOwnership(new dev.felix.offload.tier.SegmentKeys("", NODE));
+    static dev.felix.offload.root.KeyOwnership ownership() {
+        return new dev.felix.offload.root.KeyOwnership(new dev.felix.offload.root.SegmentKeys("", NODE));
     }
 
     /** What the live manifests of the root holding {@code shardDir} name. */
-    static dev.felix.offload.tier.LiveKeys live(Path shardDir) throws java.io.IOException {
-        return dev.felix.offload.tier.LiveKeys.read(new dev.felix.offload.log.DataRoot(shardDir.getParent()));
+    static dev.felix.offload.root.LiveKeys live(Path shardDir) throws java.io.IOException {
+        return dev.felix.offload.root.LiveKeys.read(new dev.felix.offload.log.DataRoot(shardDir.getParent()));
     }
 
     static long micros(Instant t) {

@@ -7,13 +7,13 @@ import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.tier.LocalRetention;
-import dev.felix.offload.tier.OffloadPass;
-import dev.felix.offload.tier.OffloadSettings;
-import dev.felix.offload.tier.PassReport;
-import dev.felix.offload.tier.ProgressListener;
-import dev.felix.offload.tier.StepHook;
-import dev.felix.offload.tier.VerifyMode;
+import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.pass.OffloadPass;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.PassReport;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.pass.StepHook;
+import dev.felix.offload.pass.VerifyMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,7 +74,7 @@ class UnprovenCopyRetentionTest {
                 live()).run(StopSignal.never());
     }
 
-    private dev.felix.offload.tier.LiveKeys live() {
+    private dev.felix.offload.root.LiveKeys live() {
         try {
             return TestData.live(shard);
         } catch (java.io.IOException e) {

@@ -1,0 +1,36 @@
+package dev.felix.offload.pass;
+
+/**
+ * How a copy in the store was proven to hold its segment's bytes. Its {@link #label()} is what the
+ * reports, logs, JSON and {@code offload.proofs} say.
+ */
+public enum CopyProofKind {
+    /** A CRC32 the server computed and keeps, from a server seen to refuse a wrong one. */
+    SERVER_CHECKSUM("server-checksum"),
+    /** The filesystem store's CRC32, computed over the bytes as it wrote and fsynced the file. */
+    STORE_CHECKSUM("store-checksum"),
+    /** Every byte read back. */
+    READ_BACK("read-back"),
+    /** Not proven: recorded under {@code --verify none}, so nothing is unlinked on its strength. */
+    NONE("none");
+
+    private final String label;
+
+    CopyProofKind(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    /** Whether a local segment may go on the strength of this proof. */
+    public boolean proven() {
+        return this != NONE;
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.felix.offload.pass;
+
+import dev.felix.offload.root.NodeClaimCheck;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.SegmentKeys;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.IoProblem;
+import dev.felix.offload.store.ObjectStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+/**
+ * One offload pass over a data root: takes the root's lock, resolves the node id, and runs
+ * {@link ShardOffload} over every shard, up to {@link OffloadSettings#parallelism()} at a time,
+ * sharing one upload bandwidth limit. A shard that fails is reported and the others go on.
+ */
+public final class OffloadPass {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OffloadPass.class);
+
+    private final DataRoot root;
+    private final ObjectStore store;
+    private final OffloadSettings settings;
+    private final StepHook hook;
+    private final Map<String, String> env;
+    private final Function<Path, OptionalLong> commitOffsets;
+    private NodeClaimCheck.Policy claimPolicy;
+
+    /**
+     * @param env           where {@value NodeId#ENV} is looked up (normally {@code System.getenv()})
+     * @param commitOffsets a shard directory's commit offset, empty when it has no {@code replica} file
+     */
+    public OffloadPass(DataRoot root, ObjectStore store, OffloadSettings settings, StepHook hook,
+                       Map<String, String> env, Function<Path, OptionalLong> commitOffsets) {
+        this.root = root;
+        this.store = store;
+        this.settings = settings;
+        this.hook = hook;
+        this.env = env;
+        this.commitOffsets = commitOffsets;
+    }
+
+    /**
+     * Checks the store's node claim (see {@link NodeClaimCheck}) before anything is uploaded or
+     * unlinked; a refusal fails the run with {@link NodeClaimCheck.RefusedException}. Without it
+     * (library tests) the claim is neither read nor written.
+     */
+    public OffloadPass checkingClaim(NodeClaimCheck.Policy policy) {
+        this.claimPolicy = policy;
+        return this;
+    }
+
+    /** Runs the pass; fails at once with {@link RootLock.HeldException} when another offloader runs. */
+    public PassReport run(ProgressListener progress) throws IOException {
+        return run(progress, () -> false);
+    }
+
+    /**
+     * Runs the pass, checking {@code stopRequested} before each segment: once it answers true, every
+     * shard stops between two segments (nothing half-done) and the report says so.
+     */
+    public PassReport run(ProgressListener progress, java.util.function.BooleanSupplier stopRequested)
+            throws IOException {
+        long started = System.nanoTime();
+        try (RootLock lock = RootLock.acquire(root.path())) {
+            String nodeId = NodeId.resolve(root, env);
+            SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
+            if (claimPolicy != null) {
+                NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+            }
+            DataRoot.Listing listing = root.list();
+            List<DataRoot.Shard> shards = listing.streamShards();
+            List<String> caches = listing.cacheShards().stream().map(DataRoot.Shard::name).toList();
+            if (!caches.isEmpty()) {
+                LOG.info("left {} cache and counter shards alone: {}", caches.size(), PassReport.CACHE_SHARDS_REASON);
+            }
+            List<String> unreadable = new ArrayList<>();
+            for (DataRoot.Unreadable u : listing.unreadable()) {
+                LOG.warn("{}: not offloaded: {}", u.name(), u.reason());
+                unreadable.add(u.name() + ": " + u.reason());
+            }
+            long total = 0;
+            for (DataRoot.Shard shard : shards) {
+                total += ShardOffload.pendingBytes(shard.directory());
+            }
+            progress.started(total);
+            RateLimiter limiter = settings.uploadBytesPerSecond() > 0
+                    ? RateLimiter.create(settings.uploadBytesPerSecond()) : null;
+            List<ShardResult> results = new ArrayList<>(shards.size());
+            ExecutorService pool = Executors.newFixedThreadPool(Math.min(settings.parallelism(), Math.max(1, shards.size())),
+                    r -> {
+                        Thread t = new Thread(r, "offload-shard");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            try {
+                List<Future<ShardResult>> futures = new ArrayList<>();
+                for (DataRoot.Shard shard : shards) {
+                    futures.add(pool.submit(() -> new ShardOffload(shard.name(), shard.directory(), store, keys, settings,
+                            hook, limiter, progress, commitOffsets.apply(shard.directory()), stopRequested).run()));
+                }
+                for (int i = 0; i < futures.size(); i++) {
+                    results.add(outcome(shards.get(i), futures.get(i)));
+                }
+            } finally {
+                pool.shutdownNow();
+                progress.finished();
+            }
+            return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started), caches, unreadable);
+        }
+    }
+
+    private static ShardResult outcome(DataRoot.Shard shard, Future<ShardResult> future) throws IOException {
+        String name = shard.name();
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("offload pass interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            // An I/O failure is the operator's to fix (permissions, space): name the file and the cause,
+            // without a trace. Anything else is a bug, and its trace is kept at debug.
+            String why = cause instanceof IOException io ? IoProblem.describe(io)
+                    : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+            LOG.error("{}: offload failed: {}", name, why);
+            LOG.debug("{}: offload failed", name, cause);
+            int pending;
+            try {
+                pending = ShardOffload.pendingSegments(shard.directory());
+            } catch (IOException unreadable) {
+                pending = 0;
+            }
+            return new ShardResult(name, false, List.of(), List.of(), pending, "failed: " + why);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.felix.offload.pass;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an offload pass runs.
+ *
+ * @param keyPrefix            prefix of every key (without slashes at its ends), or empty
+ * @param verify               how uploads are proven before they are recorded
+ * @param localRetention       what stays local once copies are verified
+ * @param parallelism          shards offloaded at the same time
+ * @param uploadBytesPerSecond upload bandwidth limit, 0 for none
+ * @param uploadAttempts       uploads of one segment before the pass gives up on it (a verification
+ *                             mismatch deletes the object and uploads again)
+ * @param retryBackoff         first wait between attempts; doubled each time, with full jitter
+ */
+public record OffloadSettings(String keyPrefix, VerifyMode verify, LocalRetention localRetention, int parallelism,
+                              long uploadBytesPerSecond, int uploadAttempts, Duration retryBackoff) {
+
+    public OffloadSettings {
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        Objects.requireNonNull(verify, "verify");
+        Objects.requireNonNull(localRetention, "localRetention");
+        Objects.requireNonNull(retryBackoff, "retryBackoff");
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
+        }
+        if (uploadBytesPerSecond < 0) {
+            throw new IllegalArgumentException("upload bytes per second must not be negative, got " + uploadBytesPerSecond);
+        }
+        if (uploadAttempts < 1) {
+            throw new IllegalArgumentException("upload attempts must be at least 1, got " + uploadAttempts);
+        }
+    }
+
+    /** No prefix, verify auto, keep everything local, two shards at a time, no bandwidth limit, 3 attempts. */
+    public static OffloadSettings defaults() {
+        return new OffloadSettings("", VerifyMode.AUTO, new LocalRetention.KeepAll(), 2, 0, 3, Duration.ofMillis(200));
+    }
+
+    public OffloadSettings withKeyPrefix(String prefix) {
+        return new OffloadSettings(prefix, verify, localRetention, parallelism, uploadBytesPerSecond, uploadAttempts,
+                retryBackoff);
+    }
+
+    public OffloadSettings withVerify(VerifyMode mode) {
+        return new OffloadSettings(keyPrefix, mode, localRetention, parallelism, uploadBytesPerSecond, uploadAttempts,
+                retryBackoff);
+    }
+
+    public OffloadSettings withLocalRetention(LocalRetention retention) {
+        return new OffloadSettings(keyPrefix, verify, retention, parallelism, uploadBytesPerSecond, uploadAttempts,
+                retryBackoff);
+    }
+
+    public OffloadSettings withParallelism(int shards) {
+        return new OffloadSettings(keyPrefix, verify, localRetention, shards, uploadBytesPerSecond, uploadAttempts,
+                retryBackoff);
+    }
+
+    public OffloadSettings withUploadBytesPerSecond(long bytesPerSecond) {
+        return new OffloadSettings(keyPrefix, verify, localRetention, parallelism, bytesPerSecond, uploadAttempts,
+                retryBackoff);
+    }
+
+    public OffloadSettings withRetries(int attempts, Duration backoff) {
+        return new OffloadSettings(keyPrefix, verify, localRetention, parallelism, uploadBytesPerSecond, attempts,
+                backoff);
+    }
+}

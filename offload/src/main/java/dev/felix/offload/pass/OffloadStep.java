@@ -1,0 +1,22 @@
+package dev.felix.offload.pass;
+
+/**
+ * The steps one segment goes through in an offload pass, in order; see {@link ShardOffload}.
+ * {@link #RECORDED} is the commit point.
+ */
+public enum OffloadStep {
+    /** Chosen: sealed, below the commit offset, not yet in the manifest. */
+    SELECTED,
+    /** Scanned in full, every record's checksum verified. */
+    VALIDATED,
+    /** Its sparse index is in the store (best effort: an index is derived). */
+    INDEX_UPLOADED,
+    /** Its valid bytes are in the store. */
+    UPLOADED,
+    /** What the store holds is proven to have the local CRC32 and size. */
+    VERIFIED,
+    /** The manifest naming it is durable: the commit point. */
+    RECORDED,
+    /** The local file and its index are unlinked. */
+    UNLINKED
+}

@@ -1,0 +1,729 @@
+package dev.felix.offload.pass;
+
+import dev.felix.offload.root.SegmentKeys;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.log.ShardLog;
+import dev.felix.offload.log.SegmentWriter;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.log.format.SegmentScan;
+import dev.felix.offload.manifest.CopyProofs;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestChangedException;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.PreconditionFailedException;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.zip.CRC32;
+
+/**
+ * One shard's part of an offload pass. Each sealed segment goes through these steps, in order:
+ *
+ * <pre>
+ *   SELECTED ──full scan ok──▶ VALIDATED ──index put──▶ INDEX_UPLOADED ──segment put──▶ UPLOADED
+ *      │                          │                                                     │
+ *      │ not sealed, above the    │ corrupt: the shard is reported                      │ verify
+ *      │ commit offset, or in     │ with the site; nothing is                           ▼
+ *      │ the manifest: skipped    │ uploaded; the pass goes on     mismatch: delete ◀── VERIFIED?
+ *                                 ▼ with other shards               the object and       │ yes
+ *                                                                   put again (bounded)  ▼
+ *                                       ┌────────────────────────────────────────── RECORDED  ◀── commit point:
+ *                                       ▼                                                        the manifest naming
+ *                                    UNLINKED  (oldest first, as local retention allows,          it is durable
+ *                                               only with a matching entry; never the active)
+ * </pre>
+ *
+ * A crash between any two steps leaves the shard consistent: before {@code RECORDED} nothing names
+ * the object, so the next pass selects the segment and uploads it again (an object left behind
+ * meanwhile is an orphan for the sweep); after it, the entry is durable and the next pass goes
+ * straight to unlinking.
+ *
+ * <p>Uploads never replace an object: they are create-only (a head first where the server ignores
+ * {@code If-None-Match}). A key found holding the very bytes of the upload (what a retry after a
+ * crash or a lost answer finds) is adopted and verified as usual; a key holding anything else is a
+ * {@link KeyCollision}: the object stays, the segment is not recorded, and the shard stops there. Nothing local is ever removed before its entry is durable and matches
+ * the local file's size and CRC32, and its copy is proven: by this pass's verification (written to
+ * {@link CopyProofs}), by an earlier one's proof there, or proven again now; a pass under
+ * {@code --verify none} records entries but unlinks nothing on their strength.
+ *
+ * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
+ * owns the segments, and the active (newest) segment is never touched.
+ */
+public final class ShardOffload {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOffload.class);
+
+    /** Read-back verification reads the object in chunks of this size. */
+    static final int READ_BACK_CHUNK = 8 * 1024 * 1024;
+
+    private final Path shardDir;
+    private final String shard;
+    private final ObjectStore store;
+    private final SegmentKeys keys;
+    private final OffloadSettings settings;
+    private final StepHook hook;
+    private final RateLimiter bandwidth;
+    private final ProgressListener progress;
+    private final OptionalLong commitOffset;
+    private final java.util.function.BooleanSupplier stopRequested;
+
+    /**
+     * @param commitOffset one past the last committed record when the shard has a {@code replica}
+     *                     file; only records below it may be offloaded. Empty when there is none.
+     * @param bandwidth    shared upload limiter in bytes per second, or null for none
+     */
+    public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
+                        RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset) {
+        this(shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset, () -> false);
+    }
+
+    /**
+     * As above; {@code stopRequested} is checked before each segment, so a stop (SIGTERM) ends the
+     * shard between two segments, never inside one's steps. A segment already past its commit point
+     * is complete; one before it is left for the next pass.
+     */
+    public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
+                        RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
+                        java.util.function.BooleanSupplier stopRequested) {
+        this(shardDir.getFileName().toString(), shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset,
+                stopRequested);
+    }
+
+    /**
+     * As above, for the shard named {@code shard} (its path relative to the data root, as
+     * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it): the name its keys, logs and
+     * results carry.
+     */
+    public ShardOffload(String shard, Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings,
+                        StepHook hook, RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
+                        java.util.function.BooleanSupplier stopRequested) {
+        this.shardDir = shardDir;
+        this.shard = shard;
+        this.store = store;
+        this.keys = keys;
+        this.settings = settings;
+        this.hook = hook;
+        this.bandwidth = bandwidth;
+        this.progress = progress;
+        this.commitOffset = commitOffset;
+        this.stopRequested = stopRequested;
+    }
+
+    /** A local segment and what a pass learned of it. */
+    private record Local(SegmentFile file, SegmentHeader header, long size) {
+    }
+
+    /** Sealed segments of {@code shardDir} its manifest does not record (0 when the manifest does not decode). */
+    public static int pendingSegments(Path shardDir) throws IOException {
+        return unrecorded(shardDir).size();
+    }
+
+    /** Bytes of sealed segments not yet in the manifest: what a pass will roughly upload. */
+    public static long pendingBytes(Path shardDir) throws IOException {
+        long total = 0;
+        for (SegmentFile f : unrecorded(shardDir)) {
+            total += Files.size(f.log());
+        }
+        return total;
+    }
+
+    /** The sealed segments (all but the newest) without a manifest entry; none when the manifest does not decode. */
+    private static List<SegmentFile> unrecorded(Path shardDir) throws IOException {
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        Manifest manifest;
+        try {
+            manifest = ManifestStore.read(shardDir);
+        } catch (CorruptionException e) {
+            return List.of();
+        }
+        Set<Long> recorded = new HashSet<>();
+        for (ManifestEntry e : manifest.entries()) {
+            recorded.add(e.segmentId());
+        }
+        List<SegmentFile> out = new ArrayList<>();
+        for (SegmentFile f : files.subList(0, Math.max(0, files.size() - 1))) {
+            if (!recorded.contains(f.id())) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /** How often one pass takes a shard up again after the broker changed its manifest under it. */
+    static final int MAX_MANIFEST_RESTARTS = 3;
+
+    /**
+     * Runs the pass over this shard. Store failures and corruption are reported in the result.
+     *
+     * <p>When the broker replaces {@code offload.manifest} during the pass (a truncation or reset of
+     * the shard's log), the save or the unlink that notices it does nothing ({@link ManifestStore}
+     * compares before it replaces, and before every unlink); the pass drops what it held for the
+     * shard (the entry it was about to record, the segment list, the checksums it computed) and takes
+     * the shard up again from the broker's manifest and the directory as it is now, up to
+     * {@value #MAX_MANIFEST_RESTARTS} times. An object uploaded for a dropped entry is named by no
+     * manifest: an orphan, for the sweep.
+     */
+    public ShardResult run() throws IOException {
+        List<SegmentUpload> uploaded = new ArrayList<>();
+        List<Long> unlinked = new ArrayList<>();
+        ManifestStore manifests;
+        try {
+            manifests = ManifestStore.open(shardDir);
+        } catch (CorruptionException e) {
+            return new ShardResult(shard, false, uploaded, unlinked, 0, "manifest unreadable, nothing done: "
+                    + e.getMessage());
+        }
+        for (int restarts = 0; ; restarts++) {
+            try {
+                return attempt(manifests, uploaded, unlinked);
+            } catch (ManifestChangedException | NoSuchFileException changed) {
+                LOG.warn("{}: the broker changed the shard during the pass ({}); dropping what the pass held "
+                        + "for the shard and taking it up again from the manifest and files as they are now", shard,
+                        changed.getMessage());
+                Manifest now;
+                try {
+                    now = manifests.reload();
+                } catch (CorruptionException e) {
+                    return new ShardResult(shard, false, uploaded, unlinked, 0, "manifest changed by the broker "
+                            + "and no longer decodes, nothing more done: " + e.getMessage());
+                }
+                uploaded.removeIf(u -> now.entries().stream().noneMatch(e -> e.objectKey().equals(u.key())));
+                if (restarts + 1 >= MAX_MANIFEST_RESTARTS) {
+                    return new ShardResult(shard, false, uploaded, unlinked, 0, "the broker changed offload.manifest "
+                            + (restarts + 1) + " times during this pass; the next pass takes the shard up from it");
+                }
+            }
+        }
+    }
+
+    private ShardResult attempt(ManifestStore manifests, List<SegmentUpload> uploaded, List<Long> unlinked)
+            throws IOException {
+        List<SegmentFile> files = SegmentFile.list(shardDir);
+        List<Local> locals = new ArrayList<>(files.size());
+        for (SegmentFile f : files) {
+            try {
+                locals.add(new Local(f, readHeader(f), Files.size(f.log())));
+            } catch (CorruptionException e) {
+                return new ShardResult(shard, false, uploaded, unlinked, files.size() - 1,
+                        "segment header unreadable: " + e.getMessage());
+            }
+        }
+        Map<Long, Long> crcOfValidBytes = new HashMap<>();
+        CopyProofs proofs = CopyProofs.read(shardDir);
+        String problem = null;
+        KeyCollision collision = null;
+        ShardStop stop = null;
+        int pending = 0;
+
+        for (int i = 0; i < locals.size() - 1 && problem == null; i++) {
+            Local seg = locals.get(i);
+            Local next = locals.get(i + 1);
+            Manifest manifest = manifests.manifest();
+            if (hasEntry(manifest, seg)) {
+                continue;
+            }
+            if (stopRequested.getAsBoolean()) {
+                problem = "stopped before segment " + seg.file().id() + "; the next pass goes on from here";
+                stop = new ShardStop.Requested(seg.file().id());
+                pending = countPending(locals, i);
+                break;
+            }
+            ManifestEntry newest = manifest.newestEntry().orElse(null);
+            if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
+                // Older than what the manifest already holds: entries only ever grow upwards.
+                continue;
+            }
+            hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
+
+            SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+            if (!scan.isClean()) {
+                problem = "not uploaded, corrupt: " + scan.failure().getMessage();
+                pending = countPending(locals, i);
+                break;
+            }
+            if (scan.nextOffset() != next.header().baseOffset()) {
+                problem = "not uploaded: " + seg.file().logName() + " ends before offset "
+                        + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
+                        + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed";
+                pending = countPending(locals, i);
+                break;
+            }
+            if (scan.recordCount() == 0) {
+                continue; // an empty sealed segment holds nothing to copy
+            }
+            long last = scan.nextOffset() - 1;
+            if (commitOffset.isPresent() && Long.compareUnsigned(last, commitOffset.getAsLong()) >= 0) {
+                break; // not yet committed by a majority, so not eligible yet: a later pass takes it
+            }
+            hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
+
+            try {
+                SegmentUpload up = upload(seg, scan, last);
+                hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
+                ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
+                        scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
+                boolean proven = up.verifiedBy().proven();
+                if (!proven) {
+                    // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
+                    proofs.forget(up.key(), manifests.manifest());
+                }
+                // Recorded only while the segment is still the broker's: a truncation removes it after
+                // dropping its entry, and an entry for a removed segment would name records it gave up.
+                manifests.save(manifests.manifest().withEntry(entry), () -> {
+                    if (Files.size(seg.file().log()) != seg.size()) {
+                        throw new ManifestChangedException(shard, seg.file().log(), "(segment "
+                                + seg.file().id() + " changed size) before its entry was saved");
+                    }
+                });
+                hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
+                recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
+                if (proven) {
+                    recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
+                    crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+                }
+                uploaded.add(up);
+                LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
+                        seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+            } catch (CollisionException e) {
+                collision = e.collision;
+                problem = collision.describe();
+                pending = countPending(locals, i);
+                LOG.error("{}: {}", shard, problem);
+            } catch (StoreException e) {
+                problem = "store failure on segment " + seg.file().id() + ": " + e.getMessage();
+                pending = countPending(locals, i);
+            } catch (VerificationFailedException e) {
+                problem = e.getMessage();
+                stop = new ShardStop.VerificationFailed(e.segment, e.attempts);
+                pending = countPending(locals, i);
+            }
+        }
+
+        unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
+        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision,
+                stop);
+    }
+
+    /** Writes the entry's largest timestamp beside the manifest; derived data, so a failure only logs. */
+    private void recordLargestTimestamp(ManifestStore manifests, ManifestEntry entry, long largest) {
+        try {
+            LargestTimestamps side = LargestTimestamps.load(shardDir);
+            side.put(entry, largest);
+            side.save(manifests.manifest().entries());
+        } catch (IOException e) {
+            LOG.warn("{}: {} not written ({}); retention rebuilds it from the objects", shard,
+                    LargestTimestamps.FILE_NAME, e.toString());
+        }
+    }
+
+    private static int countPending(List<Local> locals, int from) {
+        return Math.max(0, locals.size() - 1 - from);
+    }
+
+    private static boolean hasEntry(Manifest manifest, Local seg) {
+        for (ManifestEntry e : manifest.entries()) {
+            if (e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
+        ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
+        try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
+            while (head.hasRemaining() && ch.read(head) >= 0) {
+                // keep reading
+            }
+        }
+        return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(shard, f.id(), 0));
+    }
+
+    /** A copy in the store did not match the local bytes after every attempt. */
+    static final class VerificationFailedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        final long segment;
+        final int attempts;
+
+        /** One attempt's mismatch; the upload loop catches it and tries again. */
+        VerificationFailedException(String message) {
+            this(-1, 0, message);
+        }
+
+        VerificationFailedException(long segment, int attempts, String message) {
+            super(message);
+            this.segment = segment;
+            this.attempts = attempts;
+        }
+    }
+
+    /** An upload's key holds other bytes; carried out of the steps to the shard's result. */
+    static final class CollisionException extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient KeyCollision collision;
+
+        CollisionException(KeyCollision collision) {
+            super(collision.describe());
+            this.collision = collision;
+        }
+    }
+
+    /** An object's size and CRC32 as the store holds it. */
+    private record Stored(long size, long crc32) {
+    }
+
+    /**
+     * A create-only put. Answers true when the key already held exactly these bytes (adopted, to be
+     * verified as usual); throws when it held anything else.
+     */
+    private boolean putNoReplace(long segmentId, String key, UploadBody body, long crc)
+            throws IOException, StoreException, CollisionException {
+        try {
+            store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
+            return false;
+        } catch (PreconditionFailedException taken) {
+            Stored found = stored(key);
+            if (found.size() != body.length() || found.crc32() != crc) {
+                throw new CollisionException(new KeyCollision(segmentId, key, found.size(), found.crc32(), body.length(), crc));
+            }
+            LOG.info("{}: {} already holds this upload's {} bytes (crc32 {}), a copy from an earlier attempt; "
+                    + "adopting it", shard, key, found.size(), String.format("%08x", crc));
+            return true;
+        }
+    }
+
+    /** The stored size and CRC32 of an object: the server's checksum where it keeps one, else read in full. */
+    private Stored stored(String key) throws StoreException {
+        ObjectHead head = store.head(key);
+        if (head.crc32().isPresent()) {
+            return new Stored(head.size(), head.crc32().getAsLong());
+        }
+        CRC32 read = new CRC32();
+        long at = 0;
+        while (at < head.size()) {
+            int n = (int) Math.min(readBackChunk(), head.size() - at);
+            throttle(n);
+            read.update(store.readRange(key, ByteRange.of(at, n)));
+            at += n;
+        }
+        return new Stored(head.size(), read.getValue());
+    }
+
+    /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
+    private SegmentUpload upload(Local seg, SegmentScan scan, long last)
+            throws IOException, StoreException, VerificationFailedException, CollisionException {
+        String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
+        uploadIndex(seg, scan, key);
+        hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
+
+        long size = scan.validEnd();
+        long crc = scan.validBytesCrc32();
+        UploadBody file = UploadBody.ofFileRange(seg.file().log(), 0, size);
+        String lastMismatch = null;
+        for (int attempt = 1; attempt <= settings.uploadAttempts(); attempt++) {
+            // Paced as the bytes go out, each attempt anew, so the limit holds from the first byte of the
+            // pass (taking a whole segment's permits up front let the first segment go at full speed).
+            UploadBody body = bandwidth == null ? file : file.paced(this::throttle);
+            boolean adopted = putNoReplace(seg.file().id(), key, body, crc);
+            hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
+            String mismatch = null;
+            CopyProofKind verifiedBy;
+            try {
+                verifiedBy = verify(key, size, crc);
+            } catch (VerificationFailedException e) {
+                verifiedBy = null;
+                mismatch = e.getMessage();
+            }
+            if (mismatch != null && adopted) {
+                // Not this upload's object after all (it changed since it was compared): never delete it.
+                Stored found = stored(key);
+                throw new CollisionException(new KeyCollision(seg.file().id(), key, found.size(), found.crc32(), size, crc));
+            }
+            if (mismatch == null) {
+                progress.uploaded(size);
+                return new SegmentUpload(seg.file().id(), seg.header().baseOffset(), last, size, crc, key, verifiedBy,
+                        attempt);
+            }
+            lastMismatch = mismatch;
+            LOG.warn("{}: verification of {} failed (attempt {} of {}): {}; deleting it and uploading again", shard, key,
+                    attempt, settings.uploadAttempts(), mismatch);
+            store.delete(key);
+            backoff(attempt);
+        }
+        throw new VerificationFailedException(seg.file().id(), settings.uploadAttempts(),
+                "segment " + seg.file().id() + " not recorded: the copy at " + key
+                + " failed verification " + settings.uploadAttempts() + " times; last: " + lastMismatch);
+    }
+
+    /**
+     * Uploads the sparse index. Its failures are not worth failing the segment for, but for a
+     * collision: an index of other bytes beside the segment would steer readers wrongly.
+     */
+    private void uploadIndex(Local seg, SegmentScan scan, String segmentKey) throws CollisionException {
+        String indexKey = SegmentKeys.indexKeyFor(segmentKey);
+        try {
+            SegmentIndex index = ShardLog.rebuildIndexOf(seg.file(), shard, scan.validEnd(),
+                    SegmentWriter.DEFAULT_INDEX_SPACING_BYTES);
+            byte[] bytes = index.encode();
+            CRC32 crc = new CRC32();
+            crc.update(bytes);
+            putNoReplace(seg.file().id(), indexKey, UploadBody.ofBytes(bytes), crc.getValue());
+        } catch (IOException | CorruptionException | StoreException e) {
+            // Derived: a reader rebuilds a missing index from the segment, so this is not worth failing for.
+            LOG.warn("{}: could not upload the index of segment {} ({}); readers will rebuild it", shard,
+                    seg.file().id(), e.getMessage());
+        }
+    }
+
+    /** Proves the object holds {@code size} bytes with {@code crc}; answers how. */
+    private CopyProofKind verify(String key, long size, long crc)
+            throws StoreException, VerificationFailedException {
+        VerifyMode mode = settings.verify();
+        if (mode == VerifyMode.NONE) {
+            return CopyProofKind.NONE;
+        }
+        if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
+            // A stored CRC32 is the server's word only where it was seen to refuse a wrong one; a server
+            // that keeps the header unchecked answers back what it was sent, whatever it stored.
+            java.util.Set<StoreCapability> caps = store.capabilities();
+            if (caps.contains(StoreCapability.CRC32_STORED) && caps.contains(StoreCapability.CRC32_VERIFIED_ON_PUT)) {
+                ObjectHead head = store.head(key);
+                if (head.crc32().isPresent()) {
+                    // Named for who computed it: a server apart from this process, or (the filesystem store)
+                    // this process's store code as it wrote the file, which proves the bytes it was handed.
+                    CopyProofKind by = caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER) ? CopyProofKind.SERVER_CHECKSUM
+                            : CopyProofKind.STORE_CHECKSUM;
+                    check(key, by.label().replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
+                    return by;
+                }
+            }
+            if (mode == VerifyMode.SERVER_CHECKSUM) {
+                throw new IllegalStateException("verify=server-checksum, but " + store.describe()
+                        + " returned no stored CRC32 it had checked for " + key + "; use auto or read-back");
+            }
+        }
+        ObjectHead head = store.head(key);
+        CRC32 read = new CRC32();
+        long at = 0;
+        while (at < head.size()) {
+            int n = (int) Math.min(readBackChunk(), head.size() - at);
+            throttle(n);
+            read.update(store.readRange(key, ByteRange.of(at, n)));
+            at += n;
+        }
+        check(key, CopyProofKind.READ_BACK.label(), head.size(), read.getValue(), size, crc);
+        return CopyProofKind.READ_BACK;
+    }
+
+    private static void check(String key, String how, long storedSize, long storedCrc, long size, long crc)
+            throws VerificationFailedException {
+        if (storedSize != size || storedCrc != crc) {
+            throw new VerificationFailedException(String.format("%s of %s: store holds %d bytes with crc32 %08x, "
+                    + "local valid bytes are %d with crc32 %08x", how, key, storedSize, storedCrc, size, crc));
+        }
+    }
+
+    /**
+     * A read-back's ranged GET: 8 MiB, or under a bandwidth limit a quarter second's worth (at least
+     * 64 KiB), so the limit holds from the first read rather than after a whole chunk.
+     */
+    private int readBackChunk() {
+        if (bandwidth == null) {
+            return READ_BACK_CHUNK;
+        }
+        return (int) Math.max(UploadBody.PACE_SLICE, Math.min(READ_BACK_CHUNK, (long) (bandwidth.getRate() / 4)));
+    }
+
+    private void throttle(long bytes) {
+        if (bandwidth == null) {
+            return;
+        }
+        long left = bytes;
+        while (left > 0) {
+            int permits = (int) Math.min(left, Integer.MAX_VALUE);
+            bandwidth.acquire(Math.max(permits, 1));
+            left -= permits;
+        }
+    }
+
+    private void backoff(int attempt) {
+        long cap = settings.retryBackoff().toMillis() << Math.min(attempt - 1, 16);
+        long sleep = ThreadLocalRandom.current().nextLong(cap + 1); // full jitter
+        try {
+            Thread.sleep(sleep);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Step 6: unlinks, oldest first, the local segments local retention lets go, each only when its
+     * manifest entry is durable and matches the local valid bytes (size and CRC32), or when it is an
+     * empty sealed segment (no records, so nothing to lose). Stops at the first segment that may not
+     * go, so the local log stays contiguous and still opens.
+     */
+    private void unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
+                        CopyProofs proofs, List<Long> unlinked) throws IOException {
+        Manifest manifest = manifests.manifest();
+        int removable = removableCount(locals);
+        boolean any = false;
+        try {
+            for (int i = 0; i < removable; i++) {
+                Local seg = locals.get(i);
+                ManifestEntry entry = manifest.entries().stream()
+                        .filter(e -> e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset())
+                        .findFirst().orElse(null);
+                if (entry == null) {
+                    if (isEmptySealed(seg, locals.get(i + 1))) {
+                        // Holds no record, so nothing to copy and nothing to lose: it goes once those below it went.
+                        unlinkFiles(seg);
+                        unlinked.add(seg.file().id());
+                        any = true;
+                        LOG.info("{}: removed empty sealed segment {} (no records)", shard, seg.file().id());
+                        hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+                        continue;
+                    }
+                    break;
+                }
+                Long crc = crcOfValidBytes.get(seg.file().id());
+                long validEnd = entry.sizeBytes();
+                if (crc == null) {
+                    SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+                    crc = scan.isClean() ? scan.validBytesCrc32() : -1;
+                    validEnd = scan.validEnd();
+                }
+                long recordedCrc = Integer.toUnsignedLong(entry.objectCrc32());
+                if (validEnd != entry.sizeBytes() || crc != recordedCrc) {
+                    LOG.warn("{}: segment {} differs from its manifest entry ({} bytes crc32 {} locally, {} bytes crc32 {} "
+                            + "recorded); keeping it", shard, seg.file().id(), validEnd, crc < 0 ? "unknown" : String.format("%08x", crc),
+                            entry.sizeBytes(), String.format("%08x", recordedCrc));
+                    break;
+                }
+                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest())) {
+                    break;
+                }
+                // The entry is the only proof the local file may go: still the broker's manifest, just now?
+                manifests.checkUnchanged();
+                unlinkFiles(seg);
+                unlinked.add(seg.file().id());
+                any = true;
+                hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+            }
+        } finally {
+            if (any) {
+                DurableFiles.fsyncDirectory(shardDir);
+            }
+        }
+    }
+
+    /**
+     * Whether the copy an entry from an earlier pass names was proven: by the proofs file, or, where
+     * the pass verifies (not {@code --verify none}), by proving it now. An entry recorded under
+     * {@code --verify none} is left for retention to prove, so such a pass unlinks nothing on it.
+     */
+    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest) {
+        if (proofs.proven(entry)) {
+            return true;
+        }
+        if (settings.verify() == VerifyMode.NONE) {
+            LOG.info("{}: segment {} was recorded without a proven copy (--verify none); it stays local until "
+                    + "retention proves the copy", shard, entry.segmentId());
+            return false;
+        }
+        try {
+            CopyProver.Outcome outcome = new CopyProver(store).prove(entry);
+            if (!outcome.proven()) {
+                LOG.warn("{}: {}", shard, outcome.mismatch());
+                return false;
+            }
+            recordProof(proofs, entry, outcome.how(), manifest);
+            return true;
+        } catch (StoreException e) {
+            LOG.warn("{}: could not prove the copy of segment {} ({}); it stays local", shard, entry.segmentId(),
+                    e.getMessage());
+            return false;
+        }
+    }
+
+    private void recordProof(CopyProofs proofs, ManifestEntry entry, String how, Manifest manifest) {
+        try {
+            proofs.prove(entry, how, manifest);
+        } catch (IOException e) {
+            // Derived: a proof not written only means the copy is proven again before its segment goes.
+            LOG.warn("{}: could not write {} ({}); the copy of segment {} will be proven again", shard,
+                    CopyProofs.FILE_NAME, e.getMessage(), entry.segmentId());
+        }
+    }
+
+    private static void unlinkFiles(Local seg) throws IOException {
+        Files.delete(seg.file().log());
+        Files.deleteIfExists(seg.file().index());
+    }
+
+    /**
+     * True when {@code seg} is sealed (not the newest) and holds no record: its data file scans clean
+     * to no record, and the segment after it begins where it began. A roll of an empty active segment
+     * leaves one; it has no manifest entry, because there is nothing to copy.
+     */
+    private boolean isEmptySealed(Local seg, Local next) throws IOException {
+        if (seg.size() > SegmentHeader.LENGTH || next.header().baseOffset() != seg.header().baseOffset()) {
+            return false;
+        }
+        SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+        return scan.isClean() && scan.recordCount() == 0 && scan.nextOffset() == next.header().baseOffset();
+    }
+
+    /** How many of the oldest segments local retention lets go (never the newest). */
+    private int removableCount(List<Local> locals) {
+        int sealed = locals.size() - 1;
+        if (sealed <= 0) {
+            return 0;
+        }
+        LocalRetention retention = settings.localRetention();
+        if (retention instanceof LocalRetention.KeepSegments keep) {
+            return Math.max(0, Math.min(sealed, locals.size() - keep.segments()));
+        }
+        if (retention instanceof LocalRetention.KeepBytes keep) {
+            long kept = locals.get(locals.size() - 1).size();
+            int keepCount = 1;
+            for (int i = locals.size() - 2; i >= 0; i--) {
+                if (kept + locals.get(i).size() > keep.bytes()) {
+                    break;
+                }
+                kept += locals.get(i).size();
+                keepCount++;
+            }
+            return locals.size() - keepCount;
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,330 @@
+package dev.felix.offload.read;
+
+import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.CacheLoader;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ObjectFetcher;
+import dev.felix.offload.store.StoreException;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+
+/**
+ * Aligned chunks of objects, fetched with ranged GETs and kept in memory up to a byte budget. Chunk
+ * {@code i} of an object covers bytes {@code [i * chunkSize, min((i + 1) * chunkSize, size))}.
+ * Concurrent requests for one chunk share one GET. Hits and misses are counted.
+ *
+ * <p><b>Read-ahead, for sequential readers only.</b> A reader that steps from chunk {@code i} into
+ * {@code i + 1} of an object is taken for a sequential one: the cache keeps up to
+ * {@code readAheadChunks} chunks ahead of it in flight, asking for the missing ones together once
+ * half the window is used, so adjacent chunks come in one ranged GET. {@link #continueInto} carries
+ * the window into the next object before the reader gets there. A random reader (one that jumps)
+ * only ever fetches the chunks it touches.
+ *
+ * <p>Chunks are keyed by the object's {@link ObjectIdentity} (key, size and CRC32), not its key:
+ * bytes cached for one history of a shard are never served for another offloaded under the same
+ * keys.
+ */
+public final class ChunkCache {
+
+    /** 4 MiB chunks. */
+    public static final int DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
+    /** 256 MiB of chunks. */
+    public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
+
+    /** One chunk of one object's bytes; the object's size bounds the last chunk. */
+    record ChunkKey(ObjectIdentity object, long index) {
+    }
+
+    private final ObjectFetcher store;
+    private final int chunkBytes;
+    /**
+     * A chunk, or why it could not be fetched. A failed load is a value rather than an exceptionally
+     * completed future because Caffeine logs every failed asynchronous load with its stack trace,
+     * which would reach the operator's terminal; a failure is dropped from the cache when it is seen.
+     */
+    private record Fetched(byte[] bytes, RuntimeException unexpected, StoreException failure) {
+    }
+
+    /** How a reader has been moving through one object: the chunk it last touched, the last asked for ahead. */
+    private static final class Stream {
+        long last;
+        long ahead;
+
+        Stream(long last, long ahead) {
+            this.last = last;
+            this.ahead = ahead;
+        }
+    }
+
+    /** Read-ahead of 4 chunks (16 MiB with the default chunk size). */
+    public static final int DEFAULT_READ_AHEAD_CHUNKS = 4;
+    /** At most this many chunks in one ranged GET. */
+    static final int MAX_CHUNKS_PER_GET = 8;
+
+    private final int readAheadChunks;
+    private final com.github.benmanes.caffeine.cache.Cache<ObjectIdentity, Stream> streams =
+            Caffeine.newBuilder().maximumSize(256).build();
+    private final AsyncLoadingCache<ChunkKey, Fetched> cache;
+    private final java.util.concurrent.atomic.LongAdder bytesFetched = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
+
+    public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes) {
+        this(store, chunkBytes, maxBytes, DEFAULT_READ_AHEAD_CHUNKS);
+    }
+
+    /** {@code readAheadChunks} 0 turns read-ahead off. */
+    public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks) {
+        this(store, chunkBytes, maxBytes, readAheadChunks, Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "chunk-fetch");
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor) {
+        if (readAheadChunks < 0 || (long) readAheadChunks * chunkBytes > maxBytes / 2) {
+            throw new IllegalArgumentException("read-ahead of " + readAheadChunks + " chunks must fit in half the cache");
+        }
+        this.readAheadChunks = readAheadChunks;
+        if (chunkBytes < 4096) {
+            throw new IllegalArgumentException("chunk size must be at least 4096 bytes, got " + chunkBytes);
+        }
+        if (maxBytes < chunkBytes) {
+            throw new IllegalArgumentException("the cache must hold at least one chunk");
+        }
+        this.store = store;
+        this.chunkBytes = chunkBytes;
+        CacheLoader<ChunkKey, Fetched> loader = new CacheLoader<>() {
+            @Override
+            public Fetched load(ChunkKey k) {
+                try {
+                    return new Fetched(fetch(k), null, null);
+                } catch (StoreException e) {
+                    return new Fetched(null, null, e);
+                } catch (RuntimeException e) {
+                    return new Fetched(null, e, null);
+                }
+            }
+
+            @Override
+            public java.util.Map<ChunkKey, Fetched> loadAll(java.util.Set<? extends ChunkKey> keys) {
+                return fetchRuns(keys);
+            }
+        };
+        this.cache = Caffeine.newBuilder()
+                .maximumWeight(maxBytes)
+                .weigher((ChunkKey k, Fetched v) -> v.bytes() == null ? 0 : v.bytes().length)
+                .recordStats()
+                .executor(executor)
+                .buildAsync(loader);
+    }
+
+    private byte[] fetch(ChunkKey k) throws StoreException {
+        long start = k.index() * chunkBytes;
+        int length = (int) Math.min(chunkBytes, k.object().size() - start);
+        gets.increment();
+        byte[] bytes = store.readRange(k.object().key(), ByteRange.of(start, length));
+        bytesFetched.add(bytes.length);
+        return bytes;
+    }
+
+    /**
+     * The chunks asked for together (read-ahead), adjacent ones of one object in one ranged GET of at
+     * most {@link #MAX_CHUNKS_PER_GET} chunks, each cut into its chunks.
+     */
+    private java.util.Map<ChunkKey, Fetched> fetchRuns(java.util.Set<? extends ChunkKey> keys) {
+        java.util.List<ChunkKey> sorted = new java.util.ArrayList<>(keys);
+        sorted.sort(java.util.Comparator.comparing((ChunkKey k) -> k.object().key())
+                .thenComparingLong(k -> k.object().size()).thenComparingLong(k -> k.object().crc32())
+                .thenComparingLong(ChunkKey::index));
+        java.util.Map<ChunkKey, Fetched> out = new java.util.HashMap<>();
+        int i = 0;
+        while (i < sorted.size()) {
+            int j = i + 1;
+            while (j < sorted.size() && j - i < MAX_CHUNKS_PER_GET && sorted.get(j).object().equals(sorted.get(i).object())
+                    && sorted.get(j).index() == sorted.get(j - 1).index() + 1) {
+                j++;
+            }
+            java.util.List<ChunkKey> run = sorted.subList(i, j);
+            try {
+                ObjectIdentity object = run.get(0).object();
+                long start = run.get(0).index() * chunkBytes;
+                long end = Math.min((run.get(run.size() - 1).index() + 1) * chunkBytes, object.size());
+                gets.increment();
+                byte[] bytes = store.readRange(object.key(), ByteRange.of(start, (int) (end - start)));
+                bytesFetched.add(bytes.length);
+                for (ChunkKey k : run) {
+                    int from = (int) (k.index() * chunkBytes - start);
+                    int to = (int) Math.min(from + (long) chunkBytes, bytes.length);
+                    out.put(k, new Fetched(java.util.Arrays.copyOfRange(bytes, from, to), null, null));
+                }
+            } catch (StoreException e) {
+                run.forEach(k -> out.put(k, new Fetched(null, null, e)));
+            } catch (RuntimeException e) {
+                run.forEach(k -> out.put(k, new Fetched(null, e, null)));
+            }
+            i = j;
+        }
+        return out;
+    }
+
+    /** Bytes fetched from the store so far. */
+    public long bytesFetched() {
+        return bytesFetched.sum();
+    }
+
+    /** Ranged GETs made so far. */
+    public long gets() {
+        return gets.sum();
+    }
+
+    public int chunkBytes() {
+        return chunkBytes;
+    }
+
+    /**
+     * {@code length} bytes of the object from {@code position}, which the caller has checked lie
+     * within its size; assembled from the chunks they span.
+     */
+    public byte[] read(ObjectIdentity object, long position, int length) throws StoreException {
+        if (position < 0 || length < 0 || position + length > object.size()) {
+            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + object.key() + " of "
+                    + object.size() + " bytes");
+        }
+        byte[] out = new byte[length];
+        int done = 0;
+        while (done < length) {
+            long at = position + done;
+            long index = at / chunkBytes;
+            touched(object, index);
+            byte[] chunk = get(new ChunkKey(object, index));
+            int from = (int) (at - index * chunkBytes);
+            int n = Math.min(chunk.length - from, length - done);
+            System.arraycopy(chunk, from, out, done, n);
+            done += n;
+        }
+        return out;
+    }
+
+    private byte[] get(ChunkKey k) throws StoreException {
+        try {
+            Fetched f = cache.get(k).get();
+            if (f.bytes() == null) {
+                cache.synchronous().invalidate(k); // the next read asks the store again
+                if (f.failure() != null) {
+                    throw f.failure();
+                }
+                throw f.unexpected();
+            }
+            return f.bytes();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while fetching " + k.object().key(), e);
+        } catch (ExecutionException | CompletionException e) {
+            Throwable cause = e.getCause();
+            while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof StoreException se) {
+                throw se;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException("fetching " + k.object().key() + " failed", cause);
+        }
+    }
+
+    /** Notes a reader touching chunk {@code index}, and keeps the window ahead of a sequential one. */
+    private void touched(ObjectIdentity object, long index) {
+        if (readAheadChunks == 0) {
+            return;
+        }
+        long from;
+        long to;
+        Stream s = streams.get(object, o -> new Stream(index, index));
+        synchronized (s) {
+            if (index == s.last) {
+                return;
+            }
+            if (index != s.last + 1) {
+                s.last = index; // a jump: a random reader, or one starting over
+                s.ahead = index;
+                return;
+            }
+            s.last = index;
+            if (s.ahead - index > readAheadChunks / 2) {
+                return; // enough already asked for
+            }
+            from = Math.max(s.ahead, index) + 1;
+            to = Math.min(index + readAheadChunks, lastChunk(object));
+            s.ahead = Math.max(s.ahead, to);
+        }
+        fetchAhead(object, from, to);
+    }
+
+    /**
+     * For a sequential reader about to finish one object: starts the window in {@code next} (its
+     * first chunks, in one GET), so the reader finds them there when it moves on.
+     */
+    public void continueInto(ObjectIdentity next) {
+        if (readAheadChunks == 0 || next.size() == 0) {
+            return;
+        }
+        Stream s = streams.get(next, o -> new Stream(-1, -1));
+        long to;
+        synchronized (s) {
+            if (s.last != -1 || s.ahead >= 0) {
+                return; // already under way
+            }
+            to = Math.min(readAheadChunks - 1, lastChunk(next));
+            s.ahead = to;
+        }
+        fetchAhead(next, 0, to);
+    }
+
+    /** Whether a reader has been moving through {@code object} chunk after chunk. */
+    public boolean sequential(ObjectIdentity object) {
+        Stream s = streams.getIfPresent(object);
+        if (s == null) {
+            return false;
+        }
+        synchronized (s) {
+            return s.ahead > s.last;
+        }
+    }
+
+    private long lastChunk(ObjectIdentity object) {
+        return (object.size() - 1) / chunkBytes;
+    }
+
+    private void fetchAhead(ObjectIdentity object, long from, long to) {
+        if (from > to) {
+            return;
+        }
+        java.util.List<ChunkKey> keys = new java.util.ArrayList<>();
+        for (long i = from; i <= to; i++) {
+            keys.add(new ChunkKey(object, i));
+        }
+        cache.getAll(keys); // not waited for: the reader finds the chunks in the cache, or joins their GET
+    }
+
+    /** Drops the chunks covering {@code [position, position + length)}, so they are fetched again. */
+    public void invalidate(ObjectIdentity object, long position, int length) {
+        long first = position / chunkBytes;
+        long last = (position + Math.max(length, 1) - 1) / chunkBytes;
+        for (long i = first; i <= last; i++) {
+            cache.synchronous().invalidate(new ChunkKey(object, i));
+        }
+        streams.invalidate(object);
+    }
+
+    public CacheStats stats() {
+        return cache.synchronous().stats();
+    }
+}

@@ -1,0 +1,453 @@
+package dev.felix.offload.read;
+
+import dev.felix.offload.root.SegmentKeys;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.felix.offload.log.ReadResult;
+import dev.felix.offload.log.ShardReader;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.log.format.CorruptionKind;
+import dev.felix.offload.log.format.CorruptionSite;
+import dev.felix.offload.log.format.Record;
+import dev.felix.offload.log.format.RecordCodec;
+import dev.felix.offload.log.format.RecordHeader;
+import dev.felix.offload.log.format.SegmentHeader;
+import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestLookup;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.InvalidRangeException;
+import dev.felix.offload.store.ObjectFetcher;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.StoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Reads a shard as one log across local disk and the object store. At or above the local base
+ * offset it reads the local segments; below it, it finds the manifest entry holding the offset and
+ * reads that object: the companion index gives a start position, aligned chunks come through the
+ * {@link ChunkCache}, and every record's checksums are verified, so records come back exactly as a
+ * local read returns them. A read continues across chunks, objects, and on into the local log.
+ *
+ * <p>Below the oldest entry, or in a gap between entries (or between the newest entry and the local
+ * base), the answer is {@link TieredRead.Trimmed} naming the next offset that can be read.
+ *
+ * <p>A local segment that fails its checksums while the manifest holds its entry has rotted after
+ * its copy was proven at upload; the damaged range is read from that copy instead (the records say
+ * so by their source) and a warning names the segment and the byte. Without an entry the damage is
+ * the answer.
+ *
+ * <p>Bytes that fail verification are dropped from the cache and fetched once more; if they fail
+ * again, a {@link CorruptionException} names the object's key and the byte position. Corrupt bytes
+ * are never returned as records.
+ */
+public final class TieredReader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TieredReader.class);
+
+    /** The remote indexes one reader keeps, by their size in memory (an entry is two longs). */
+    static final long INDEX_CACHE_BYTES = 16L * 1024 * 1024;
+    private static final int INDEX_ENTRY_BYTES = 16;
+    private static final int INDEX_OVERHEAD_BYTES = 128;
+
+    private final Path shardDir;
+    private final String shard;
+    private final ShardReader local;
+    private final ObjectFetcher store;
+    private final ChunkCache chunks;
+    /**
+     * Remote indexes by the segment object's identity (key, size, CRC32: a reset shard's new history
+     * reuses keys); an empty index marks one that is missing or unusable. Dropped, with the headers,
+     * whenever the manifest changes.
+     */
+    private final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder()
+            .maximumWeight(INDEX_CACHE_BYTES)
+            .weigher((ObjectIdentity k, SegmentIndex v) -> INDEX_OVERHEAD_BYTES + v.size() * INDEX_ENTRY_BYTES)
+            .build();
+    private final Cache<ObjectIdentity, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
+    private volatile Manifest manifest;
+    private volatile FileTime manifestTime;
+    private volatile long manifestSize = -1;
+    private volatile long remoteReads;
+    private volatile long localFallbacks;
+    private volatile long remoteRecordBytes;
+
+    public TieredReader(Path shardDir, ObjectFetcher store, ChunkCache chunks) {
+        this(shardDir.getFileName().toString(), shardDir, store, chunks);
+    }
+
+    /** A reader of the shard named {@code shard} (its path under the data root) in {@code shardDir}. */
+    public TieredReader(String shard, Path shardDir, ObjectFetcher store, ChunkCache chunks) {
+        this.shardDir = shardDir;
+        this.shard = shard;
+        this.local = new ShardReader(shardDir, shard);
+        this.store = store;
+        this.chunks = chunks;
+    }
+
+    /** Reads made from the store so far. */
+    public long remoteReads() {
+        return remoteReads;
+    }
+
+    /** Reads of damaged local segments served from their copies instead, so far. */
+    public long localFallbacks() {
+        return localFallbacks;
+    }
+
+    /** Record bytes returned from the store so far. */
+    public long remoteRecordBytes() {
+        return remoteRecordBytes;
+    }
+
+    /** The manifest as it is on disk now (re-read when the file changed). */
+    private Manifest manifest() throws IOException, CorruptionException {
+        Path file = ManifestStore.fileIn(shardDir);
+        FileTime time;
+        long size;
+        try {
+            time = Files.getLastModifiedTime(file);
+            size = Files.size(file);
+        } catch (NoSuchFileException e) {
+            return Manifest.empty();
+        }
+        if (manifest == null || !time.equals(manifestTime) || size != manifestSize) {
+            // whatever was learnt of the objects the old manifest named may describe another history now
+            indexes.invalidateAll();
+            headers.invalidateAll();
+            manifest = ManifestStore.read(shardDir);
+            manifestTime = time;
+            manifestSize = size;
+        }
+        return manifest;
+    }
+
+    /**
+     * Where the shard's log stands now. Each is empty when nothing holds a record.
+     *
+     * @param logStart  the oldest offset held anywhere: the oldest manifest entry's, else the local base
+     * @param localBase the oldest offset held on local disk
+     * @param logEnd    one past the newest whole record (local, else the newest copy's last plus one)
+     */
+    public record Bounds(OptionalLong logStart, OptionalLong localBase, OptionalLong logEnd) {
+    }
+
+    public Bounds bounds() throws IOException, CorruptionException {
+        OptionalLong localFirst = local.firstOffset();
+        OptionalLong localEnd = local.endOffset();
+        Manifest m = manifest();
+        OptionalLong start = localFirst;
+        if (m.oldestEntry().isPresent() && (start.isEmpty()
+                || Long.compareUnsigned(m.oldestEntry().get().baseOffset(), start.getAsLong()) < 0)) {
+            start = OptionalLong.of(m.oldestEntry().get().baseOffset());
+        }
+        OptionalLong endOffset = localEnd;
+        if (m.newestEntry().isPresent() && (endOffset.isEmpty()
+                || Long.compareUnsigned(m.newestEntry().get().lastOffset() + 1, endOffset.getAsLong()) > 0)) {
+            endOffset = OptionalLong.of(m.newestEntry().get().lastOffset() + 1);
+        }
+        return new Bounds(start, localFirst, endOffset);
+    }
+
+    /**
+     * Up to {@code maxRecords} records from {@code offset}, within {@code maxBytes} of encoded records
+     * unless the first alone is larger.
+     */
+    public TieredRead read(long offset, int maxRecords, long maxBytes)
+            throws IOException, CorruptionException, StoreException {
+        if (maxRecords <= 0) {
+            throw new IllegalArgumentException("maxRecords must be positive, got " + maxRecords);
+        }
+        Budget budget = new Budget(maxRecords, maxBytes);
+        long want = offset;
+        // Segments move from local to remote while we read; a few rounds settle any such race.
+        for (int round = 0; round < 8 && !budget.full(); round++) {
+            OptionalLong localFirst = local.firstOffset();
+            if (localFirst.isPresent() && Long.compareUnsigned(want, localFirst.getAsLong()) >= 0) {
+                ReadResult r;
+                try {
+                    r = local.read(want, budget.recordsLeft(), budget.bytesLeft());
+                } catch (CorruptionException damaged) {
+                    // A sealed segment rotted on disk after its copy was proven: the copy is the good one.
+                    ManifestLookup lookup = manifest().find(want);
+                    if (lookup.kind() != ManifestLookup.Kind.ENTRY) {
+                        throw damaged;
+                    }
+                    ManifestEntry entry = lookup.entry();
+                    LOG.warn("{}: local segment {} is damaged ({}); serving offsets {}..{} from its verified copy {}",
+                            shard, Long.toUnsignedString(entry.segmentId()), damaged.getMessage(),
+                            Long.toUnsignedString(want), Long.toUnsignedString(entry.lastOffset()), entry.objectKey());
+                    localFallbacks++;
+                    want = readRemote(entry, want, budget);
+                    continue;
+                }
+                if (r instanceof ReadResult.Records records) {
+                    for (Record rec : records.records()) {
+                        budget.take(rec, false);
+                    }
+                    return budget.result(records.nextOffset());
+                }
+                continue; // trimmed under us: the segment just went remote
+            }
+            ManifestLookup lookup = manifest().find(want);
+            switch (lookup.kind()) {
+                case ENTRY -> {
+                    want = readRemote(lookup.entry(), want, budget);
+                    continue;
+                }
+                case BELOW, GAP -> {
+                    return budget.isEmpty() ? new TieredRead.Trimmed(lookup.entry().baseOffset()) : budget.result(want);
+                }
+                case ABOVE -> {
+                    if (localFirst.isPresent() && Long.compareUnsigned(want, localFirst.getAsLong()) < 0) {
+                        // Between the newest copy and the local base: nothing holds these offsets.
+                        return budget.isEmpty() ? new TieredRead.Trimmed(localFirst.getAsLong()) : budget.result(want);
+                    }
+                    return budget.result(want);
+                }
+                default -> throw new IllegalStateException(lookup.kind().toString());
+            }
+        }
+        return budget.result(want);
+    }
+
+    /** What a read may still take. */
+    private static final class Budget {
+        final int maxRecords;
+        final long maxBytes;
+        final List<TieredRead.SourcedRecord> records = new ArrayList<>();
+        long bytes;
+
+        Budget(int maxRecords, long maxBytes) {
+            this.maxRecords = maxRecords;
+            this.maxBytes = maxBytes;
+        }
+
+        boolean fits(int length) {
+            return records.isEmpty() || bytes + length <= maxBytes;
+        }
+
+        void take(Record r, boolean remote) {
+            records.add(new TieredRead.SourcedRecord(r, remote));
+            bytes += r.encodedLength();
+        }
+
+        boolean full() {
+            return records.size() >= maxRecords || bytes >= maxBytes;
+        }
+
+        boolean isEmpty() {
+            return records.isEmpty();
+        }
+
+        int recordsLeft() {
+            return Math.max(1, maxRecords - records.size());
+        }
+
+        long bytesLeft() {
+            return records.isEmpty() ? maxBytes : Math.max(0, maxBytes - bytes);
+        }
+
+        TieredRead.Records result(long fallbackNext) {
+            long next = records.isEmpty() ? fallbackNext : records.get(records.size() - 1).record().offset() + 1;
+            return new TieredRead.Records(records, next);
+        }
+    }
+
+    /**
+     * Reads {@code entry}'s object from {@code want} into the budget; answers the next offset wanted
+     * (one past the entry's last offset when the whole rest of it was taken).
+     */
+    private long readRemote(ManifestEntry entry, long want, Budget budget)
+            throws StoreException, CorruptionException {
+        remoteReads++;
+        ObjectIdentity object = ObjectIdentity.of(entry);
+        String key = entry.objectKey();
+        long size = entry.sizeBytes();
+        CorruptionSite site = CorruptionSite.inFile(shard, key, 0);
+        SegmentHeader header = headerOf(object, site);
+        if (header.baseOffset() != entry.baseOffset()) {
+            throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(SegmentHeader.BASE_OFFSET_OFFSET),
+                    "object begins at offset " + Long.toUnsignedString(header.baseOffset()) + ", its manifest entry at "
+                            + Long.toUnsignedString(entry.baseOffset()));
+        }
+        SegmentIndex index = indexFor(object, entry);
+        int e = index.entryAtOrBelow(want);
+        long pos = SegmentHeader.LENGTH;
+        long expected = header.baseOffset();
+        if (e >= 0 && index.positionAt(e) > SegmentHeader.LENGTH && index.positionAt(e) < size) {
+            pos = index.positionAt(e);
+            expected = index.offsetAt(e);
+        }
+        boolean fromIndex = pos > SegmentHeader.LENGTH;
+        boolean retried = false;
+        long lastChunkStart = size == 0 ? 0 : (size - 1) / chunks.chunkBytes() * chunks.chunkBytes();
+        boolean handedOn = false;
+        while (pos < size) {
+            if (budget.full()) {
+                return expected;
+            }
+            Record record;
+            RecordHeader h;
+            try {
+                h = header(object, pos, header.version(), site);
+                if (h.offset() != expected) {
+                    throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(pos), "record offset "
+                            + Long.toUnsignedString(h.offset()) + ", expected " + Long.toUnsignedString(expected));
+                }
+                if (pos + h.totalLength() > size) {
+                    throw CorruptionException.truncated(site.at(pos), "record " + Long.toUnsignedString(h.offset()),
+                            h.totalLength(), size - pos);
+                }
+                if (Long.compareUnsigned(h.offset(), want) < 0) {
+                    pos += h.totalLength();
+                    expected++;
+                    continue;
+                }
+                if (!budget.fits(h.totalLength())) {
+                    return expected;
+                }
+                byte[] bytes = chunk(object, pos, h.totalLength(), site);
+                record = RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes), site);
+            } catch (CorruptionException c) {
+                if (fromIndex && c.site().position() == pos && expected == index.offsetAt(e)) {
+                    // The index entry led nowhere valid: an index is never trusted. Scan from the start.
+                    LOG.warn("{}: index of {} points at no valid record at byte {}; scanning from the start", shard, key, pos);
+                    indexes.put(object, empty(entry));
+                    fromIndex = false;
+                    pos = SegmentHeader.LENGTH;
+                    expected = header.baseOffset();
+                    continue;
+                }
+                if (!retried) {
+                    // Perhaps damaged in transit or in memory: fetch the bytes once more.
+                    LOG.warn("{}: {}; fetching the bytes again", shard, c.getMessage());
+                    chunks.invalidate(object, pos, RecordCodec.MAX_HEADER_LENGTH + RecordCodec.MAX_PAYLOAD_BYTES);
+                    retried = true;
+                    continue;
+                }
+                throw c;
+            }
+            retried = false;
+            budget.take(record, true);
+            remoteRecordBytes += record.encodedLength();
+            pos += h.totalLength();
+            expected++;
+            if (!handedOn && pos >= lastChunkStart && chunks.sequential(object)) {
+                handedOn = true;
+                nextObject(entry).ifPresent(chunks::continueInto); // a sequential reader goes on into the next copy
+            }
+        }
+        return entry.lastOffset() + 1;
+    }
+
+    /** The copy that holds the offsets right after {@code entry}'s, when the manifest has one. */
+    private java.util.Optional<ObjectIdentity> nextObject(ManifestEntry entry) {
+        Manifest m = manifest;
+        if (m == null || entry.lastOffset() == -1L) {
+            return java.util.Optional.empty();
+        }
+        ManifestLookup next = m.find(entry.lastOffset() + 1);
+        return next.kind() == ManifestLookup.Kind.ENTRY ? java.util.Optional.of(ObjectIdentity.of(next.entry()))
+                : java.util.Optional.empty();
+    }
+
+    /**
+     * Bytes of an object through the cache. The store refusing a range inside the size the manifest
+     * records means the object is shorter than the copy that was verified: damage to report as such
+     * (naming the key and byte), not a store failure.
+     */
+    private byte[] chunk(ObjectIdentity object, long pos, int length, CorruptionSite site)
+            throws StoreException, CorruptionException {
+        try {
+            return chunks.read(object, pos, length);
+        } catch (InvalidRangeException e) {
+            long actual = store.head(object.key()).size();
+            throw CorruptionException.truncated(site.at(pos), "object (" + actual + " bytes stored, " + object.size()
+                    + " recorded by its manifest entry)", object.size() - pos, Math.max(0, actual - pos));
+        }
+    }
+
+    private RecordHeader header(ObjectIdentity object, long pos, int version, CorruptionSite site)
+            throws StoreException, CorruptionException {
+        int avail = (int) Math.min(RecordCodec.MAX_HEADER_LENGTH, object.size() - pos);
+        ByteBuffer bytes = ByteBuffer.wrap(chunk(object, pos, avail, site));
+        if (avail < RecordCodec.HEADER_LENGTH) {
+            throw CorruptionException.truncated(site.at(pos), "record header", RecordCodec.HEADER_LENGTH, avail);
+        }
+        RecordHeader h = RecordCodec.decodePrefix(bytes, pos, version, site);
+        if (h.kind().hasTag()) {
+            if (avail < RecordCodec.MAX_HEADER_LENGTH) {
+                throw CorruptionException.truncated(site.at(pos), "batch-open record", h.totalLength(), avail);
+            }
+            h = RecordCodec.withTag(h, bytes);
+        }
+        return h;
+    }
+
+    /**
+     * The object's segment header, by a ranged GET of its 32 bytes (not a whole chunk), fetched once
+     * more if it does not decode, and kept.
+     */
+    private SegmentHeader headerOf(ObjectIdentity object, CorruptionSite site) throws StoreException, CorruptionException {
+        SegmentHeader cached = headers.getIfPresent(object);
+        if (cached != null) {
+            return cached;
+        }
+        String key = object.key();
+        ByteRange range = ByteRange.of(0, (int) Math.min(SegmentHeader.LENGTH, object.size()));
+        SegmentHeader header;
+        try {
+            header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
+        } catch (CorruptionException first) {
+            header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
+        }
+        headers.put(object, header);
+        return header;
+    }
+
+    private SegmentIndex indexFor(ObjectIdentity object, ManifestEntry entry) {
+        SegmentIndex cached = indexes.getIfPresent(object);
+        if (cached != null) {
+            return cached;
+        }
+        SegmentIndex index;
+        String indexKey = SegmentKeys.indexKeyFor(object.key());
+        try {
+            byte[] bytes = store.readAll(indexKey, (int) Math.min(SegmentIndex.MAX_FILE_BYTES, Integer.MAX_VALUE - 16),
+                    OptionalLong.empty());
+            index = SegmentIndex.decode(ByteBuffer.wrap(bytes), CorruptionSite.inFile(shard, indexKey, 0));
+            if (index.baseOffset() != entry.baseOffset()) {
+                index = empty(entry);
+            }
+        } catch (ObjectNotFoundException | CorruptionException e) {
+            LOG.info("{}: no usable index at {} ({}); reading the segment from its start", shard, indexKey,
+                    e.getMessage());
+            index = empty(entry);
+        } catch (StoreException e) {
+            LOG.warn("{}: fetching index {} failed ({}); reading the segment from its start", shard, indexKey,
+                    e.getMessage());
+            return empty(entry); // not cached: the next read tries again
+        }
+        indexes.put(object, index);
+        return index;
+    }
+
+    private static SegmentIndex empty(ManifestEntry entry) {
+        return SegmentIndex.of(entry.baseOffset(), new long[0], new long[0]);
+    }
+}

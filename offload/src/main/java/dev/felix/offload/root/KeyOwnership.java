@@ -1,0 +1,148 @@
+package dev.felix.offload.root;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The one rule for which object keys a shard may delete. Every remote delete (remote retention,
+ * the deleted-stream clean-up, the orphan sweep) asks it, so a key that another shard still needs
+ * is never deleted, whoever holds a manifest naming it.
+ *
+ * <p>A shard may delete a key only when both hold:
+ * <ol>
+ *   <li>the key lies in the shard's own prefix: directly under {@code [prefix/]<node id>/<shard
+ *       directory>/} for this node's id, or, for entries written before keys carried a node id,
+ *       directly under {@code [prefix/]<shard directory>/};</li>
+ *   <li>no manifest of a live shard of the root, other than the deleting shard's own, names it, and
+ *       every live manifest could be read (an unreadable one might name it).</li>
+ * </ol>
+ * A manifest entry whose key lies outside its own shard's prefix (a copied shard directory's, say)
+ * is therefore never deleted by anyone on that entry's account; {@code scrub} reports it as a
+ * {@code foreign-key}.
+ */
+public final class KeyOwnership {
+
+    /** Why a key may not be deleted. */
+    public enum Refusal {
+        /** The key does not lie directly under the deleting shard's own prefix. */
+        OUTSIDE_SHARD_PREFIX,
+        /** A live shard other than the deleting one names the key in its manifest. */
+        NAMED_BY_ANOTHER_SHARD,
+        /** A live shard's manifest could not be read, so what it names is unknown. */
+        A_LIVE_MANIFEST_UNREADABLE
+    }
+
+    private final String prefix;
+    private final String nodePrefix;
+
+    /** @param keys the key layout of this root's node (key prefix and node id) */
+    public KeyOwnership(SegmentKeys keys) {
+        Objects.requireNonNull(keys, "keys");
+        this.nodePrefix = keys.nodePrefix();
+        String node = keys.nodeId() + "/";
+        this.prefix = nodePrefix.substring(0, nodePrefix.length() - node.length());
+    }
+
+    /**
+     * Whether the key lies directly under the shard's own prefix (see the class comment). Only a
+     * plain object name may follow the prefix: nothing with a further {@code /}.
+     */
+    public boolean inShardPrefix(String shardDirectory, String key) {
+        Objects.requireNonNull(shardDirectory, "shardDirectory");
+        Objects.requireNonNull(key, "key");
+        if (!isShardName(shardDirectory)) {
+            return false;
+        }
+        return directlyUnder(key, nodePrefix + shardDirectory + "/") || directlyUnder(key, prefix + shardDirectory + "/");
+    }
+
+    /**
+     * A shard's name under the data root: a directory name, or a container and a directory name
+     * ({@code dead-letters/<dir>}); no element empty, {@code .} or {@code ..}.
+     */
+    private static boolean isShardName(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (String part : name.split("/", -1)) {
+            if (part.isEmpty() || part.equals(".") || part.equals("..")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The shard whose prefix a key of this node (or of the pre-node-id form) lies in: what follows
+     * the prefix up to the object name ({@code dead-letters/<dir>} for a dead-letter shard's key);
+     * empty for a key under neither prefix or without a shard part.
+     */
+    public Optional<String> shardOf(String key) {
+        String rest;
+        if (key.startsWith(nodePrefix)) {
+            rest = key.substring(nodePrefix.length());
+        } else if (key.startsWith(prefix)) {
+            rest = key.substring(prefix.length());
+        } else {
+            return Optional.empty();
+        }
+        int last = rest.lastIndexOf('/');
+        return last <= 0 ? Optional.empty() : Optional.of(rest.substring(0, last));
+    }
+
+    private static boolean directlyUnder(String key, String dir) {
+        return key.length() > dir.length() && key.startsWith(dir) && key.indexOf('/', dir.length()) < 0;
+    }
+
+    /**
+     * The shard directory a key's prefix names: the path element before its object name (for
+     * {@code n1/acme.x.0/...segment}, {@code acme.x.0}); empty for a key without one.
+     */
+    public static Optional<String> shardDirectoryOf(String key) {
+        int last = key.lastIndexOf('/');
+        if (last <= 0) {
+            return Optional.empty();
+        }
+        int before = key.lastIndexOf('/', last - 1);
+        String dir = key.substring(before + 1, last);
+        return dir.isEmpty() ? Optional.empty() : Optional.of(dir);
+    }
+
+    /**
+     * Why the live shard {@code shardDirectory} may not delete {@code key}, or empty when it may. Its
+     * own manifest naming the key does not count against it (it is expiring the entry).
+     *
+     * @param live what the root's live manifests name, read under the root's lock
+     */
+    public Optional<Refusal> refusal(String shardDirectory, String key, LiveKeys live) {
+        return refusal(shardDirectory, key, live, true);
+    }
+
+    /**
+     * Why {@code key} may not be deleted on the account of a shard that is not live: a deleted
+     * stream's directory under {@code .deleted/}, or (for the orphan sweep, with
+     * {@link #shardDirectoryOf}) a key no manifest claims. Any live manifest naming it counts,
+     * including one of a live shard with the same directory name (a stream created again).
+     */
+    public Optional<Refusal> refusalForDeletedShard(String shardDirectory, String key, LiveKeys live) {
+        return refusal(shardDirectory, key, live, false);
+    }
+
+    private Optional<Refusal> refusal(String shardDirectory, String key, LiveKeys live, boolean deleterIsLive) {
+        if (!inShardPrefix(shardDirectory, key)) {
+            return Optional.of(Refusal.OUTSIDE_SHARD_PREFIX);
+        }
+        if (!live.unreadable().isEmpty()) {
+            return Optional.of(Refusal.A_LIVE_MANIFEST_UNREADABLE);
+        }
+        Set<String> naming = live.shardsNaming(key);
+        boolean others = deleterIsLive ? naming.stream().anyMatch(s -> !s.equals(shardDirectory)) : !naming.isEmpty();
+        return others ? Optional.of(Refusal.NAMED_BY_ANOTHER_SHARD) : Optional.empty();
+    }
+
+    /** Whether the live shard {@code shardDirectory} may delete {@code key}: {@link #refusal} finds nothing. */
+    public boolean mayDelete(String shardDirectory, String key, LiveKeys live) {
+        return refusal(shardDirectory, key, live).isEmpty();
+    }
+}

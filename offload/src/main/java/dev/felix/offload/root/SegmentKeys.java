@@ -1,0 +1,69 @@
+package dev.felix.offload.root;
+
+import dev.felix.offload.pass.ShardOffload;
+
+import java.util.Objects;
+
+/**
+ * Object keys of offloaded segments: {@code [prefix/]<node id>/<shard>/<base>-<segment>.segment}
+ * with both numbers zero-padded to 20 digits, and the companion {@code .index} beside it. The shard
+ * part is the shard's name under the data root ({@link dev.felix.offload.log.DataRoot.Shard#name()}):
+ * a root-level shard's directory name, or {@code groups/<dir>}, {@code dead-letters/<dir>}, so no
+ * two shards of a root share a key. Keys are deterministic, so a segment uploaded again meets its
+ * earlier copy; uploads are create-only, so they never replace an object at the key (see
+ * {@link ShardOffload}). A manifest entry keeps
+ * the key it was written with, and readers use that, never a recomputed one.
+ */
+public final class SegmentKeys {
+
+    public static final String SEGMENT_SUFFIX = ".segment";
+    public static final String INDEX_SUFFIX = ".index";
+
+    private final String prefix;
+    private final String nodeId;
+
+    /**
+     * @param prefix a key prefix without leading or trailing slash, or empty
+     * @param nodeId a validated node id
+     */
+    public SegmentKeys(String prefix, String nodeId) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (prefix.startsWith("/") || prefix.endsWith("/")) {
+            throw new IllegalArgumentException("key prefix must not start or end with '/': " + prefix);
+        }
+        this.prefix = prefix;
+        this.nodeId = NodeId.validate(nodeId, "configuration");
+    }
+
+    /** The prefix every key of this node starts with, ending in a slash. */
+    public String nodePrefix() {
+        return (prefix.isEmpty() ? "" : prefix + "/") + nodeId + "/";
+    }
+
+    /** The prefix of one shard's keys (by its name under the data root), ending in a slash. */
+    public String shardPrefix(String shardDirectory) {
+        return nodePrefix() + shardDirectory + "/";
+    }
+
+    /** The key of a segment's bytes. */
+    public String segmentKey(String shardDirectory, long baseOffset, long segmentId) {
+        return shardPrefix(shardDirectory) + pad(baseOffset) + "-" + pad(segmentId) + SEGMENT_SUFFIX;
+    }
+
+    /** The key of the sparse index beside a segment's key. */
+    public static String indexKeyFor(String segmentKey) {
+        if (!segmentKey.endsWith(SEGMENT_SUFFIX)) {
+            throw new IllegalArgumentException("not a segment key: " + segmentKey);
+        }
+        return segmentKey.substring(0, segmentKey.length() - SEGMENT_SUFFIX.length()) + INDEX_SUFFIX;
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    private static String pad(long value) {
+        String digits = Long.toUnsignedString(value);
+        return "0".repeat(20 - digits.length()) + digits;
+    }
+}

@@ -1,0 +1,167 @@
+package dev.felix.offload.read;
+
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.DownloadResult;
+import dev.felix.offload.store.ObjectFetcher;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.StoreException;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ChunkCacheTest {
+
+    /** An in-memory object whose ranged GETs are counted and can be held back. */
+    static final class CountingFetcher implements ObjectFetcher {
+        final byte[] object;
+        final AtomicInteger gets = new AtomicInteger();
+        volatile CountDownLatch gate = new CountDownLatch(0);
+
+        CountingFetcher(int size) {
+            object = new byte[size];
+            for (int i = 0; i < size; i++) {
+                object[i] = (byte) (i * 31 + 7);
+            }
+        }
+
+        @Override
+        public byte[] readRange(String key, ByteRange range) {
+            gets.incrementAndGet();
+            try {
+                gate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Arrays.copyOfRange(object, (int) range.offset(), (int) range.end());
+        }
+
+        @Override
+        public ObjectHead head(String key) {
+            throw new UnsupportedOperationException("the cache only makes ranged GETs");
+        }
+
+        @Override
+        public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) {
+            throw new UnsupportedOperationException("the cache only makes ranged GETs");
+        }
+
+        @Override
+        public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) {
+            throw new UnsupportedOperationException("the cache only makes ranged GETs");
+        }
+    }
+
+    @Test
+    void readsAnyRangeAcrossChunksExactly() throws StoreException {
+        CountingFetcher f = new CountingFetcher(50_000);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 0); // without read-ahead: one GET a chunk
+        for (int[] r : new int[][] {{0, 1}, {4095, 2}, {100, 20_000}, {49_999, 1}, {0, 50_000}, {40_960, 9040}}) {
+            assertThat(cache.read(new ObjectIdentity("k", 50_000, 1), r[0], r[1])).isEqualTo(Arrays.copyOfRange(f.object, r[0], r[0] + r[1]));
+        }
+        assertThat(f.gets.get()).as("each chunk fetched once").isEqualTo(13);
+        assertThat(cache.stats().hitCount()).isPositive();
+        assertThat(cache.bytesFetched()).isEqualTo(50_000);
+    }
+
+    @Test
+    void concurrentReadersOfOneChunkShareOneGet() throws Exception {
+        CountingFetcher f = new CountingFetcher(10_000);
+        f.gate = new CountDownLatch(1);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<byte[]>> reads = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                int at = i * 100;
+                reads.add(pool.submit(() -> cache.read(new ObjectIdentity("k", 10_000, 1), at, 50)));
+            }
+            f.gate.countDown();
+            for (int i = 0; i < 8; i++) {
+                assertThat(reads.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(Arrays.copyOfRange(f.object, i * 100, i * 100 + 50));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(f.gets.get()).isEqualTo(1);
+    }
+
+    /** Another history under the same key and size (a reset shard offloaded again) is never served old bytes. */
+    @Test
+    void theSameKeyAndSizeWithAnotherCrc32IsOtherBytes() throws StoreException {
+        CountingFetcher f = new CountingFetcher(10_000);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
+        byte[] before = cache.read(new ObjectIdentity("k", 10_000, 0x1111), 100, 10);
+        f.object[105] ^= 0x7f; // the object at "k" is replaced by bytes of the same size
+        assertThat(cache.read(new ObjectIdentity("k", 10_000, 0x1111), 100, 10)).as("same identity: cached").isEqualTo(before);
+        byte[] after = cache.read(new ObjectIdentity("k", 10_000, 0x2222), 100, 10);
+        assertThat(after).isEqualTo(Arrays.copyOfRange(f.object, 100, 110)).isNotEqualTo(before);
+        assertThat(f.gets.get()).isEqualTo(2);
+    }
+
+    @Test
+    void anInvalidatedChunkIsFetchedAgain() throws StoreException {
+        CountingFetcher f = new CountingFetcher(10_000);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
+        ObjectIdentity k = new ObjectIdentity("k", 10_000, 1);
+        cache.read(k, 5000, 10);
+        cache.invalidate(k, 5000, 10);
+        cache.read(k, 5000, 10);
+        assertThat(f.gets.get()).isEqualTo(2);
+        assertThat(cache.gets()).isEqualTo(2);
+    }
+
+    @Test
+    void aSequentialReaderGetsItsNextChunksAheadInOneGet() throws Exception {
+        CountingFetcher f = new CountingFetcher(100 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 100 * 4096, 1);
+        for (int pos = 0; pos < 100 * 4096; pos += 1000) {
+            int n = Math.min(1000, 100 * 4096 - pos);
+            assertThat(cache.read(k, pos, n)).isEqualTo(Arrays.copyOfRange(f.object, pos, pos + n));
+        }
+        assertThat(cache.bytesFetched()).as("every byte fetched once").isEqualTo(100 * 4096);
+        // chunks 0 and 1 on demand, then two or three chunks a GET: far fewer than one GET a chunk
+        assertThat(f.gets.get()).isLessThanOrEqualTo(2 + 98 / 2);
+    }
+
+    @Test
+    void aRandomReaderFetchesOnlyTheChunksItTouches() throws Exception {
+        CountingFetcher f = new CountingFetcher(100 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 100 * 4096, 1);
+        int[] chunksRead = {50, 3, 77, 12, 90, 40, 61};
+        for (int c : chunksRead) {
+            cache.read(k, c * 4096L + 10, 100);
+        }
+        Thread.sleep(200); // any read-ahead would have been started by now
+        assertThat(f.gets.get()).isEqualTo(chunksRead.length);
+        assertThat(cache.bytesFetched()).isEqualTo(chunksRead.length * 4096L);
+    }
+
+    @Test
+    void aReaderHandedOnToTheNextObjectFindsItsFirstChunksFetched() throws Exception {
+        CountingFetcher f = new CountingFetcher(8 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity next = new ObjectIdentity("next", 8 * 4096, 2);
+        cache.continueInto(next);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (cache.bytesFetched() < 4 * 4096 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(f.gets.get()).as("four chunks in one GET").isEqualTo(1);
+        assertThat(cache.read(next, 0, 4 * 4096)).isEqualTo(Arrays.copyOfRange(f.object, 0, 4 * 4096));
+        assertThat(cache.sequential(next)).isTrue();
+    }
+}

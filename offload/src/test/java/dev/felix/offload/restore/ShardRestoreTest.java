@@ -1,0 +1,175 @@
+package dev.felix.offload.restore;
+
+import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.pass.OffloadPass;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.PassReport;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.pass.StepHook;
+import dev.felix.offload.pass.TestRoots;
+
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.format.Record;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.fs.FilesystemStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Rebuilding a manifest from the store, on the filesystem store. */
+class ShardRestoreTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path root;
+    private FilesystemStore store;
+    private Path shard;
+    private Manifest original;
+    private Map<Path, List<Record>> written;
+    private final SegmentKeys keys = new SegmentKeys("", "node-a");
+
+    @BeforeEach
+    void setUp() throws Exception {
+        root = Files.createDirectories(tmp.resolve("root"));
+        store = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
+        written = TestRoots.write(root, 1, 1500, 3);
+        shard = written.keySet().iterator().next();
+        PassReport report = new OffloadPass(new DataRoot(root), store, OffloadSettings.defaults()
+                .withLocalRetention(new LocalRetention.KeepSegments(1)), StepHook.none(), Map.of(NodeId.ENV, "node-a"),
+                dir -> OptionalLong.empty()).run(ProgressListener.none());
+        assertThat(report.shards()).isNotEmpty();
+        original = ManifestStore.read(shard);
+        assertThat(original.size()).isGreaterThanOrEqualTo(4);
+    }
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+    }
+
+    private ShardRestore.Result restore(boolean merge) throws Exception {
+        return new ShardRestore(root, name(), keys, "", store, store, merge, ProgressListener.none()).run();
+    }
+
+    private String name() {
+        return shard.getFileName().toString();
+    }
+
+    private void removeShard() throws Exception {
+        try (var files = Files.list(shard)) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(shard);
+    }
+
+    @Test
+    void rebuildsEveryFieldOfEveryEntryFromTheObjects() throws Exception {
+        removeShard();
+
+        ShardRestore.Result r = restore(false);
+
+        assertThat(r.created()).isTrue();
+        assertThat(r.restored()).isEqualTo(original.entries());
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(original.entries());
+        assertThat(root.resolve(ShardRestore.WORK_DIR)).doesNotExist();
+    }
+
+    @Test
+    void neverReplacesAManifestAndAMergeOnlyAddsEntriesBelowTheExistingOnes() throws Exception {
+        List<ManifestEntry> all = original.entries();
+        assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
+                .hasMessageContaining("never replaces");
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
+
+        // A manifest from an old snapshot of a later state: only the newest two entries.
+        ManifestStore.open(shard).save(Manifest.of(all.subList(all.size() - 2, all.size())));
+        // And one object above what that manifest holds, which a merge must not add.
+        ShardRestore.Result r = restore(true);
+
+        assertThat(r.restored()).isEqualTo(all.subList(0, all.size() - 2));
+        assertThat(r.present()).isEqualTo(all.subList(all.size() - 2, all.size()));
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
+
+        ManifestStore.open(shard).save(Manifest.of(all.subList(1, 2)));
+        ShardRestore.Result middle = restore(true);
+        assertThat(middle.restored()).containsExactly(all.get(0));
+        assertThat(middle.above()).hasSize(all.size() - 2);
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all.subList(0, 2));
+    }
+
+    @Test
+    void anObjectWhoseHeaderDisagreesWithItsKeyIsRefused() throws Exception {
+        removeShard();
+        ManifestEntry first = original.entries().get(0);
+        byte[] bytes = store.readAll(first.objectKey(), Integer.MAX_VALUE, OptionalLong.empty());
+        store.put(keys.segmentKey(name(), 900_000, 50), UploadBody.ofBytes(bytes), PutOptions.defaults());
+
+        assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
+                .hasMessageContaining(keys.segmentKey(name(), 900_000, 50)).hasMessageContaining("base offset");
+        assertThat(shard).doesNotExist();
+    }
+
+    @Test
+    void aTruncatedOrDamagedObjectIsRefusedNamingItsKey() throws Exception {
+        removeShard();
+        ManifestEntry second = original.entries().get(1);
+        byte[] bytes = store.readAll(second.objectKey(), Integer.MAX_VALUE, OptionalLong.empty());
+        store.put(second.objectKey(), UploadBody.ofBytes(Arrays.copyOf(bytes, bytes.length - 3)), PutOptions.defaults());
+
+        assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
+                .hasMessageContaining(second.objectKey()).hasMessageContaining("Truncated");
+
+        bytes[bytes.length / 2] ^= 0x10;
+        store.put(second.objectKey(), UploadBody.ofBytes(bytes), PutOptions.defaults());
+        assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
+                .hasMessageContaining(second.objectKey());
+        assertThat(shard).doesNotExist();
+    }
+
+    @Test
+    void keysWithoutTheNodeIdAreFoundAndOverlapsAcrossBothFormsAreRefused() throws Exception {
+        removeShard();
+        ManifestEntry first = original.entries().get(0);
+        String legacy = first.objectKey().substring("node-a/".length());
+        byte[] bytes = store.readAll(first.objectKey(), Integer.MAX_VALUE, OptionalLong.empty());
+        store.put(legacy, UploadBody.ofBytes(bytes), PutOptions.defaults());
+
+        assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
+                .hasMessageContaining("overlap").hasMessageContaining(legacy).hasMessageContaining(first.objectKey());
+
+        store.delete(first.objectKey());
+        ShardRestore.Result r = restore(false);
+        assertThat(r.legacyKeys()).isEqualTo(1);
+        assertThat(r.restored().get(0).objectKey()).isEqualTo(legacy);
+        assertThat(r.restored().subList(1, r.restored().size())).isEqualTo(original.entries().subList(1, original.size()));
+    }
+
+    @Test
+    void nothingUnderThePrefixIsARefusalThatCreatesNothing() throws Exception {
+        ShardRestore restore = new ShardRestore(root, "acme_default_none_0-0123456789abcdef", keys, "", store, store,
+                false, ProgressListener.none());
+        assertThatThrownBy(restore::run).isInstanceOf(ShardRestore.RefusedException.class)
+                .hasMessageContaining("nothing to restore");
+        assertThat(root.resolve("acme_default_none_0-0123456789abcdef")).doesNotExist();
+    }
+}
