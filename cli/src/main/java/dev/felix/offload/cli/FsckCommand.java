@@ -172,9 +172,9 @@ final class FsckCommand implements Callable<Integer> {
     /** The data root's identity files and stream markers: any that does not decode is a problem. */
     private static List<Problem> rootProblems(Path root) throws IOException {
         List<Problem> problems = new ArrayList<>();
-        rootFile(problems, StorageIdFile.FILE_NAME, () -> StorageIdFile.load(root));
-        rootFile(problems, RunStateFile.FILE_NAME, () -> RunStateFile.load(root));
-        rootFile(problems, RegistrationFile.FILE_NAME, () -> RegistrationFile.load(root));
+        rootFile(problems, StorageIdFile.FILE_NAME, () -> StorageIdFile.FILE.load(root));
+        rootFile(problems, RunStateFile.FILE_NAME, () -> RunStateFile.FILE.load(root));
+        rootFile(problems, RegistrationFile.FILE_NAME, () -> RegistrationFile.FILE.load(root));
         rootFile(problems, DataRoot.STREAMS_DIR, () -> StreamMarkerFile.loadAll(root));
         return problems;
     }

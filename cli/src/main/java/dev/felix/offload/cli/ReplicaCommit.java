@@ -24,7 +24,7 @@ final class ReplicaCommit {
     }
 
     static OptionalLong of(Path shardDir) {
-        if (!Files.exists(ReplicaFile.fileIn(shardDir))) {
+        if (!Files.exists(ReplicaFile.FILE.fileIn(shardDir))) {
             return OptionalLong.empty();
         }
         try {

@@ -46,9 +46,9 @@ class FsckSideFilesTest {
     @Test
     void aDamagedReplicaMakesTheShardCorrupt() throws IOException {
         Path shard = shard();
-        ReplicaFile.save(shard, new ReplicaState(3, 10));
+        ReplicaFile.FILE.save(shard, new ReplicaState(3, 10));
         assertThat(fsck(0).get("shards").get(0).get("verdict").asText()).isEqualTo("ok");
-        flipLastByte(ReplicaFile.fileIn(shard));
+        flipLastByte(ReplicaFile.FILE.fileIn(shard));
         JsonNode s = fsck(1).get("shards").get(0);
         assertThat(s.get("verdict").asText()).isEqualTo("corrupt");
         JsonNode p = s.get("problems").get(0);
@@ -61,7 +61,7 @@ class FsckSideFilesTest {
     @Test
     void aDamagedEpochsFileIsRepairableAndLeavesTheVerdictOk() throws IOException {
         Path shard = shard();
-        Files.write(EpochsFile.fileIn(shard), new byte[] {'F', 'L', 'E', 'P', 0, 1});
+        Files.write(EpochsFile.FILE.fileIn(shard), new byte[] {'F', 'L', 'E', 'P', 0, 1});
         JsonNode s = fsck(0).get("shards").get(0);
         assertThat(s.get("verdict").asText()).isEqualTo("ok");
         assertThat(s.get("problems")).singleElement().satisfies(p -> {
@@ -83,7 +83,7 @@ class FsckSideFilesTest {
     @Test
     void aDamagedRootFileIsReportedAtTheRoot() throws IOException {
         shard();
-        Files.write(RunStateFile.fileIn(root), new byte[28]);
+        Files.write(RunStateFile.FILE.fileIn(root), new byte[28]);
         JsonNode report = fsck(1);
         assertThat(report.get("root").get("problems")).singleElement()
                 .satisfies(p -> assertThat(p.get("file").asText()).isEqualTo("run-state"));

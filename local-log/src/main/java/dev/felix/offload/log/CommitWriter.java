@@ -81,7 +81,7 @@ final class CommitWriter implements Closeable {
                         return;
                     }
                 }
-                ReplicaFile.save(dir, want);
+                ReplicaFile.FILE.save(dir, want);
                 synchronized (lock) {
                     written = want;
                 }
@@ -137,7 +137,7 @@ final class CommitWriter implements Closeable {
         synchronized (fileLock) {
             ReplicaState want = source.current();
             if (!want.equals(written())) {
-                ReplicaFile.save(dir, want);
+                ReplicaFile.FILE.save(dir, want);
                 wroteItself(want);
             }
         }

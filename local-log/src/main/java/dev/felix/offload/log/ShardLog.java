@@ -147,12 +147,12 @@ public final class ShardLog implements Closeable {
         }
         // Authoritative: a replica or ballot that does not decode fails the open, before anything is written.
         ReplicaState replica = ReplicaFile.load(dir);
-        Optional<Ballot> ballot = BallotFile.load(dir);
+        Optional<Ballot> ballot = BallotFile.FILE.load(dir);
         BallotOpening opening = BallotOpening.decide(ballot, replica.generation());
         if (opening.raisesReplica()) {
             // A raise that crashed between the ballot and the replica: finish it.
             replica = replica.withGeneration(opening.generation());
-            ReplicaFile.save(dir, replica);
+            ReplicaFile.FILE.save(dir, replica);
         }
         SegmentWriter active;
         if (plans.isEmpty()) {
@@ -284,7 +284,7 @@ public final class ShardLog implements Closeable {
         writeLock.lock();
         try {
             epochs = epochs.append(generation, offset);
-            saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
+            saveDerived(() -> EpochsFile.FILE.save(dir, epochs), "epochs");
         } finally {
             writeLock.unlock();
         }
@@ -389,7 +389,7 @@ public final class ShardLog implements Closeable {
         view = new LogView(List.copyOf(sealed), fresh);
         dirty = false;
         ProducerSnapshot snapshot = producers.snapshot(base);
-        saveDerived(() -> ProducersFile.save(dir, snapshot), "the producer snapshot");
+        saveDerived(() -> ProducersFile.FILE.save(dir, snapshot), "the producer snapshot");
         return fresh;
     }
 
@@ -530,9 +530,9 @@ public final class ShardLog implements Closeable {
                 return;
             }
             // The snapshot would describe records about to be replaced: gone, durably, before any change.
-            ProducersFile.remove(dir);
+            ProducersFile.FILE.remove(dir);
             epochs = epochs.truncatedAt(offset);
-            saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
+            saveDerived(() -> EpochsFile.FILE.save(dir, epochs), "epochs");
             int holder = v.locate(offset);
             List<LogView.Sealed> sealed = v.sealed();
             // Newest first: the active segment, then sealed ones above the holder.
@@ -616,10 +616,10 @@ public final class ShardLog implements Closeable {
         if (Long.compareUnsigned(first, next) < 0 && Long.compareUnsigned(first, replica.commit()) < 0) {
             throw new BelowCommitException(shard, "reset", first, replica.commit());
         }
-        ProducersFile.remove(dir);
+        ProducersFile.FILE.remove(dir);
         producers.replaceWith(new ProducerState());
         epochs = EpochHistory.empty();
-        saveDerived(() -> EpochsFile.save(dir, epochs), "epochs");
+        saveDerived(() -> EpochsFile.FILE.save(dir, epochs), "epochs");
         v.active().close();
         deleteFiles(v.active().file());
         for (int i = v.sealed().size() - 1; i >= 0; i--) {
@@ -682,9 +682,9 @@ public final class ShardLog implements Closeable {
                         + " is already accepted" + this.leader.map(l -> " from leader " + l).orElse(" with no leader"));
             }
             synchronized (commitWriter.fileLock) {
-                BallotFile.save(dir, new Ballot(generation, leader));
+                BallotFile.FILE.save(dir, new Ballot(generation, leader));
                 ReplicaState raised = current.withGeneration(generation);
-                ReplicaFile.save(dir, raised);
+                ReplicaFile.FILE.save(dir, raised);
                 replica = raised;
                 this.leader = Optional.of(leader);
                 commitWriter.wroteItself(raised);

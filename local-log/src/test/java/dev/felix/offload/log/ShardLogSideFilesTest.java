@@ -84,7 +84,7 @@ class ShardLogSideFilesTest {
             }
             assertThat(log.segments().size()).isGreaterThan(2);
         }
-        ProducerSnapshot snapshot = ProducersFile.load(dir).value().orElseThrow();
+        ProducerSnapshot snapshot = ProducersFile.FILE.loadDerived(dir).value().orElseThrow();
         assertThat(snapshot.producers()).hasSize(3);
         // Use the snapshot: duplicates found both before and after as_of.
         try (ShardLog log = ShardLog.open(dir, SMALL)) {
@@ -93,7 +93,7 @@ class ShardLogSideFilesTest {
             assertThat(log.appendBatch(100, 0, 0, batch("x", "y"))).isZero();
             assertThat(log.nextOffset()).isEqualTo(next);
         }
-        Files.write(ProducersFile.fileIn(dir), "garbage".getBytes(StandardCharsets.UTF_8));
+        Files.write(ProducersFile.FILE.fileIn(dir), "garbage".getBytes(StandardCharsets.UTF_8));
         try (ShardLog log = ShardLog.open(dir, SMALL)) {
             long next = log.nextOffset();
             assertThat(log.appendBatch(102, 59, 0, batch("x", "y"))).isLessThan(next);
@@ -112,9 +112,9 @@ class ShardLogSideFilesTest {
             for (int i = 0; i < 20; i++) {
                 log.append(i, new byte[60]);
             }
-            assertThat(Files.exists(ProducersFile.fileIn(dir))).isTrue();
+            assertThat(Files.exists(ProducersFile.FILE.fileIn(dir))).isTrue();
             log.truncate(batchAt);
-            assertThat(Files.exists(ProducersFile.fileIn(dir))).isFalse();
+            assertThat(Files.exists(ProducersFile.FILE.fileIn(dir))).isFalse();
             // The batch is gone, so the same sequence is written again.
             assertThat(log.appendBatch(9, 1, 0, batch("late"))).isEqualTo(batchAt);
             assertThat(log.nextOffset()).isEqualTo(batchAt + 1);
@@ -145,7 +145,7 @@ class ShardLogSideFilesTest {
         try (ShardLog log = ShardLog.open(dir, SMALL)) {
             log.acceptGeneration(4, "broker-a");
             assertThat(ReplicaFile.load(dir).generation()).isEqualTo(4);
-            assertThat(BallotFile.load(dir)).contains(new Ballot(4, "broker-a"));
+            assertThat(BallotFile.FILE.load(dir)).contains(new Ballot(4, "broker-a"));
             log.acceptGeneration(4, "broker-a");
             assertThatThrownBy(() -> log.acceptGeneration(4, "broker-b")).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> log.acceptGeneration(3, "broker-c")).isInstanceOf(IllegalArgumentException.class);
@@ -161,7 +161,7 @@ class ShardLogSideFilesTest {
         try (ShardLog log = ShardLog.open(dir, SMALL)) {
             log.acceptGeneration(2, "a");
         }
-        BallotFile.save(dir, new Ballot(3, "b")); // crashed between the ballot and the replica
+        BallotFile.FILE.save(dir, new Ballot(3, "b")); // crashed between the ballot and the replica
         try (ShardLog log = ShardLog.open(dir, SMALL)) {
             assertThat(log.replicaState().generation()).isEqualTo(3);
             assertThat(log.acceptedLeader()).contains("b");
@@ -175,10 +175,10 @@ class ShardLogSideFilesTest {
             log.append(1, new byte[1]);
         }
         byte[] garbage = "not a replica file at all, 28+".getBytes(StandardCharsets.UTF_8);
-        Files.write(ReplicaFile.fileIn(dir), garbage);
+        Files.write(ReplicaFile.FILE.fileIn(dir), garbage);
         assertThatThrownBy(() -> ShardLog.open(dir, SMALL)).isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("replica");
-        assertThat(Files.readAllBytes(ReplicaFile.fileIn(dir))).isEqualTo(garbage);
+        assertThat(Files.readAllBytes(ReplicaFile.FILE.fileIn(dir))).isEqualTo(garbage);
     }
 
     @Test
@@ -226,8 +226,8 @@ class ShardLogSideFilesTest {
 
     @Test
     void aGivenUpGenerationNamesNoLeader() throws Exception {
-        BallotFile.save(Files.createDirectories(dir), Ballot.givenUp(6));
-        ReplicaFile.save(dir, new ReplicaState(6, 0));
+        BallotFile.FILE.save(Files.createDirectories(dir), Ballot.givenUp(6));
+        ReplicaFile.FILE.save(dir, new ReplicaState(6, 0));
         try (ShardLog log = ShardLog.open(dir, SMALL)) {
             assertThat(log.acceptedLeader()).isEqualTo(Optional.empty());
             assertThatThrownBy(() -> log.acceptGeneration(6, "x")).isInstanceOf(IllegalArgumentException.class);

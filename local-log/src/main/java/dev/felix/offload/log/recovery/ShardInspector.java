@@ -148,14 +148,14 @@ public final class ShardInspector {
             fatal = true;
         }
         try {
-            BallotFile.load(dir);
+            BallotFile.FILE.load(dir);
         } catch (CorruptionException e) {
             problems.add(sideProblem(BallotFile.FILE_NAME, e, false, e.detail() + "; the ballot is authoritative"));
             fatal = true;
         }
-        derived(EpochsFile.FILE_NAME, EpochsFile.load(dir), problems);
+        derived(EpochsFile.FILE_NAME, EpochsFile.FILE.loadDerived(dir), problems);
         derived(ProducersFile.FILE_NAME, ProducersFile.load(dir, first, next), problems);
-        derived(KeyIndexFile.FILE_NAME, KeyIndexFile.load(dir), problems);
+        derived(KeyIndexFile.FILE_NAME, KeyIndexFile.FILE.loadDerived(dir), problems);
         return fatal;
     }
 

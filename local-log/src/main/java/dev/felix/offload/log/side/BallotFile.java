@@ -29,7 +29,7 @@ import java.util.Optional;
  * valid UTF-8 ({@code SideFileContent}, decoded with a reporting decoder, never replaced).
  *
  * <p><b>Load rule: authoritative</b>, as {@code replica}: a present file that does not decode fails
- * {@link #load}; absent is {@link Optional#empty()}, which names no leader. See {@link BallotOpening}
+ * {@link #FILE}; absent is {@link Optional#empty()}, which names no leader. See {@link BallotOpening}
  * for what a ballot means beside the replica's generation.
  *
  * <p><b>Writes</b> as {@code replica}: temporary, fsync, atomic rename, directory fsync
@@ -61,6 +61,10 @@ public final class BallotFile {
     public static final int MIN_LENGTH = LEADER_OFFSET + CRC_LENGTH;
     /** The longest file. */
     public static final int MAX_LENGTH = MIN_LENGTH + Ballot.MAX_LEADER_BYTES;
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<Ballot> FILE = new SideFileKind<>(FILE_NAME, SideFiles.SMALL_FILE_LIMIT,
+            DurableFiles.Sync.FULL, BallotFile::decode, BallotFile::encode);
 
     private BallotFile() {
     }
@@ -102,32 +106,5 @@ public final class BallotFile {
         }
         String leader = SideFiles.utf8Strict(buf.slice(LEADER_OFFSET, leaderLength), site, LEADER_OFFSET, "leader");
         return new Ballot(buf.getLong(GENERATION_OFFSET), leader);
-    }
-
-    /** The {@code ballot} file of a shard directory. */
-    public static Path fileIn(Path shardDir) {
-        return shardDir.resolve(FILE_NAME);
-    }
-
-    /**
-     * The ballot of {@code shardDir}, empty without a file.
-     *
-     * @throws CorruptionException when the file is present and does not decode; it is left as it is
-     * @throws IOException         when the directory is missing or the file cannot be read
-     */
-    public static Optional<Ballot> load(Path shardDir) throws IOException, CorruptionException {
-        SideFiles.requireDirectory(shardDir);
-        return Optional.ofNullable(SideFiles.loadAuthoritative(fileIn(shardDir), SideFiles.SMALL_FILE_LIMIT,
-                CorruptionSite.inFile(SideFiles.directoryName(shardDir), FILE_NAME, 0), BallotFile::decode));
-    }
-
-    /** Makes {@code ballot} the file's content, durably, before returning. */
-    public static void save(Path shardDir, Ballot ballot) throws IOException {
-        save(shardDir, ballot, step -> { });
-    }
-
-    /** As {@link #save(Path, Ballot)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path shardDir, Ballot ballot, DurableFiles.StepListener steps) throws IOException {
-        DurableFiles.replace(fileIn(shardDir), encode(ballot), DurableFiles.Sync.FULL, steps);
     }
 }

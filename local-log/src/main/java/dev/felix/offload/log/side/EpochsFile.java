@@ -32,7 +32,7 @@ import java.util.List;
  * are before anything is allocated.
  *
  * <p><b>Load rule: derived.</b> Absent, short, failing its checksum or any other check, the file
- * loads as the empty history ({@link #load} says which and why): every shard from before the file
+ * loads as the empty history ({@link #FILE} says which and why): every shard from before the file
  * existed has none, and what is lost is the automatic repair of a divergence, never a record.
  *
  * <p><b>Writes</b> go through a temporary and an atomic rename ({@link DurableFiles.Sync#NONE}, as the
@@ -68,6 +68,10 @@ public final class EpochsFile {
 
     /** The longest file: {@link EpochHistory#MAX_ENTRIES} entries. */
     public static final int MAX_LENGTH = HEADER_LENGTH + EpochHistory.MAX_ENTRIES * ENTRY_LENGTH;
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<EpochHistory> FILE = new SideFileKind<>(FILE_NAME, MAX_LENGTH,
+            DurableFiles.Sync.NONE, EpochsFile::decode, EpochsFile::encode);
 
     private EpochsFile() {
     }
@@ -126,36 +130,8 @@ public final class EpochsFile {
         return new EpochHistory(entries);
     }
 
-    /** The {@code epochs} file of a shard directory. */
-    public static Path fileIn(Path shardDir) {
-        return shardDir.resolve(FILE_NAME);
-    }
-
-    /**
-     * Loads the history of {@code shardDir} by the derived rule: {@link DerivedLoad.Status#ABSENT} without
-     * a file, {@link DerivedLoad.Status#IGNORED} (with the reason) when it does not decode. The history to
-     * use is {@code load(dir).orElse(EpochHistory.empty())}, or {@link #loadOrEmpty}.
-     *
-     * @throws IOException when the directory is missing or the file cannot be read
-     */
-    public static DerivedLoad<EpochHistory> load(Path shardDir) throws IOException {
-        SideFiles.requireDirectory(shardDir);
-        return SideFiles.loadDerived(fileIn(shardDir), MAX_LENGTH,
-                CorruptionSite.inFile(SideFiles.directoryName(shardDir), FILE_NAME, 0), EpochsFile::decode);
-    }
-
     /** The history of {@code shardDir}, empty when the file is absent or damaged. */
     public static EpochHistory loadOrEmpty(Path shardDir) throws IOException {
-        return load(shardDir).orElse(EpochHistory.empty());
-    }
-
-    /** Replaces the file with {@code history}: temporary, atomic rename, no flush. */
-    public static void save(Path shardDir, EpochHistory history) throws IOException {
-        save(shardDir, history, step -> { });
-    }
-
-    /** As {@link #save(Path, EpochHistory)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path shardDir, EpochHistory history, DurableFiles.StepListener steps) throws IOException {
-        DurableFiles.replace(fileIn(shardDir), encode(history), DurableFiles.Sync.NONE, steps);
+        return FILE.loadDerived(shardDir).orElse(EpochHistory.empty());
     }
 }

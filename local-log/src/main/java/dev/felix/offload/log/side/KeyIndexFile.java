@@ -46,7 +46,7 @@ import java.util.List;
  *
  * <p><b>Writes</b> go to {@code keys.idx.tmp}, which is fsynced, renamed over {@code keys.idx}, and
  * the directory fsynced ({@link DurableFiles.Sync#FULL}): losing it costs a replay of the whole log.
- * Flushing the log before the index is the caller's to do. {@link #remove} deletes it durably.
+ * Flushing the log before the index is the caller's to do. {@link #FILE} deletes it durably.
  */
 public final class KeyIndexFile {
 
@@ -105,6 +105,10 @@ public final class KeyIndexFile {
         /** The checksum field of the record at {@code offset}, which the log holds. */
         int checksumAt(long offset) throws IOException;
     }
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<KeyIndexSnapshot> FILE = new SideFileKind<>(FILE_NAME, SideFiles.MAX_LOADABLE,
+            DurableFiles.Sync.FULL, KeyIndexFile::decode, KeyIndexFile::encode);
 
     private KeyIndexFile() {
     }
@@ -268,22 +272,6 @@ public final class KeyIndexFile {
         }
     }
 
-    /** The {@code keys.idx} file of a cache shard directory. */
-    public static Path fileIn(Path shardDir) {
-        return shardDir.resolve(FILE_NAME);
-    }
-
-    /**
-     * Loads {@code keys.idx} by the derived rule, with the structural checks only: absent without a
-     * file, ignored (with the reason) when it fails one.
-     *
-     * @throws IOException when the directory is missing or the file cannot be read
-     */
-    public static DerivedLoad<KeyIndexSnapshot> load(Path shardDir) throws IOException {
-        SideFiles.requireDirectory(shardDir);
-        return SideFiles.loadDerived(fileIn(shardDir), SideFiles.MAX_LOADABLE, siteIn(shardDir), KeyIndexFile::decode);
-    }
-
     /**
      * Loads {@code keys.idx} as an open uses it: a snapshot failing the structural checks or
      * {@link #validateAgainstLog} is ignored (with the reason).
@@ -292,35 +280,15 @@ public final class KeyIndexFile {
      */
     public static DerivedLoad<KeyIndexSnapshot> load(Path shardDir, long oldestOffset, long tailOffset,
                                                      RecordChecksums checksums) throws IOException {
-        DerivedLoad<KeyIndexSnapshot> loaded = load(shardDir);
+        DerivedLoad<KeyIndexSnapshot> loaded = FILE.loadDerived(shardDir);
         if (loaded.value().isEmpty()) {
             return loaded;
         }
         try {
-            validateAgainstLog(loaded.value().get(), oldestOffset, tailOffset, checksums, siteIn(shardDir));
+            validateAgainstLog(loaded.value().get(), oldestOffset, tailOffset, checksums, FILE.siteIn(shardDir));
             return loaded;
         } catch (CorruptionException e) {
             return DerivedLoad.ignored(e);
         }
-    }
-
-    /** Replaces {@code keys.idx} with {@code snapshot}, durably: {@code keys.idx.tmp}, fsync, rename, directory fsync. */
-    public static void save(Path shardDir, KeyIndexSnapshot snapshot) throws IOException {
-        save(shardDir, snapshot, step -> { });
-    }
-
-    /** As {@link #save(Path, KeyIndexSnapshot)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path shardDir, KeyIndexSnapshot snapshot, DurableFiles.StepListener steps)
-            throws IOException {
-        DurableFiles.replace(fileIn(shardDir), encode(snapshot), DurableFiles.Sync.FULL, steps);
-    }
-
-    /** Removes {@code keys.idx} durably, as a truncation does. Returns whether there was one. */
-    public static boolean remove(Path shardDir) throws IOException {
-        return SideFiles.removeDurably(fileIn(shardDir));
-    }
-
-    private static CorruptionSite siteIn(Path shardDir) {
-        return CorruptionSite.inFile(SideFiles.directoryName(shardDir), FILE_NAME, 0);
     }
 }

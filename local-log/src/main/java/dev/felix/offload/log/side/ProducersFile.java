@@ -54,7 +54,7 @@ import java.util.Set;
  * past the tail ({@link #load(Path, long, long)}).
  *
  * <p><b>Writes</b> go through a temporary and an atomic rename without a flush
- * ({@link DurableFiles.Sync#NONE}): one lost to a crash costs a longer open. {@link #remove} deletes
+ * ({@link DurableFiles.Sync#NONE}): one lost to a crash costs a longer open. {@link #FILE} deletes
  * the file durably, which a truncation does before writing past the cut.
  */
 public final class ProducersFile {
@@ -66,9 +66,6 @@ public final class ProducersFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
-    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
-    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
     public static final int AS_OF_OFFSET = SideFileFrame.BODY_OFFSET;
     public static final int AS_OF_LENGTH = 8;
     public static final int PRODUCER_COUNT_OFFSET = AS_OF_OFFSET + AS_OF_LENGTH;
@@ -116,6 +113,10 @@ public final class ProducersFile {
     /** The longest file: an open batch and every producer with every batch. */
     public static final int MAX_LENGTH = MIN_LENGTH + OPEN_BATCH_LENGTH
             + ProducerSnapshot.MAX_PRODUCERS * (PRODUCER_FIXED_LENGTH + ProducerEntry.MAX_BATCHES * BATCH_LENGTH);
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<ProducerSnapshot> FILE = new SideFileKind<>(FILE_NAME, MAX_LENGTH,
+            DurableFiles.Sync.NONE, ProducersFile::decode, ProducersFile::encode);
 
     private ProducersFile() {
     }
@@ -168,9 +169,10 @@ public final class ProducersFile {
         int length = buf.limit();
         SideFileFrame.checkCrc(buf, site, SideFileFrame.Crc.CRC32, BODY_CRC_OFFSET, OPEN_FLAG_OFFSET,
                 length - OPEN_FLAG_OFFSET, "producers body of " + (length - OPEN_FLAG_OFFSET) + " bytes");
-        int reserved = Short.toUnsignedInt(buf.getShort(RESERVED_OFFSET));
+        int reserved = Short.toUnsignedInt(buf.getShort(SideFileFrame.RESERVED_OFFSET));
         if (reserved != 0) {
-            throw SideFiles.content(site, RESERVED_OFFSET, String.format("reserved 0x%04x, expected 0", reserved));
+            throw SideFiles.content(site, SideFileFrame.RESERVED_OFFSET,
+                    String.format("reserved 0x%04x, expected 0", reserved));
         }
         int flag = Byte.toUnsignedInt(buf.get(OPEN_FLAG_OFFSET));
         int p = OPEN_BATCH_OFFSET;
@@ -265,52 +267,13 @@ public final class ProducersFile {
         }
     }
 
-    /** The {@code producers} file of a shard directory. */
-    public static Path fileIn(Path shardDir) {
-        return shardDir.resolve(FILE_NAME);
-    }
-
     /**
-     * Loads the snapshot of {@code shardDir} by the derived rule: absent without a file, ignored (with
-     * the reason) when it does not decode.
-     *
-     * @throws IOException when the directory is missing or the file cannot be read
-     */
-    public static DerivedLoad<ProducerSnapshot> load(Path shardDir) throws IOException {
-        SideFiles.requireDirectory(shardDir);
-        return SideFiles.loadDerived(fileIn(shardDir), MAX_LENGTH, siteIn(shardDir), ProducersFile::decode);
-    }
-
-    /**
-     * As {@link #load(Path)}, and a snapshot that fails {@link #checkAgainstLog} is ignored too: what an
+     * As {@link #FILE.loadDerived(Path)}, and a snapshot that fails {@link #checkAgainstLog} is ignored too: what an
      * open uses.
      */
     public static DerivedLoad<ProducerSnapshot> load(Path shardDir, long oldestOffset, long tailOffset)
             throws IOException {
-        CorruptionSite site = siteIn(shardDir);
-        return load(shardDir).checked(s -> checkAgainstLog(s, oldestOffset, tailOffset, site));
-    }
-
-    /** Replaces the file with {@code snapshot}: temporary, atomic rename, no flush. */
-    public static void save(Path shardDir, ProducerSnapshot snapshot) throws IOException {
-        save(shardDir, snapshot, step -> { });
-    }
-
-    /** As {@link #save(Path, ProducerSnapshot)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path shardDir, ProducerSnapshot snapshot, DurableFiles.StepListener steps)
-            throws IOException {
-        DurableFiles.replace(fileIn(shardDir), encode(snapshot), DurableFiles.Sync.NONE, steps);
-    }
-
-    /**
-     * Removes the snapshot durably (the directory is fsynced), as a truncation must before anything is
-     * written past the cut. Returns whether there was one.
-     */
-    public static boolean remove(Path shardDir) throws IOException {
-        return SideFiles.removeDurably(fileIn(shardDir));
-    }
-
-    private static CorruptionSite siteIn(Path shardDir) {
-        return CorruptionSite.inFile(SideFiles.directoryName(shardDir), FILE_NAME, 0);
+        CorruptionSite site = FILE.siteIn(shardDir);
+        return FILE.loadDerived(shardDir).checked(s -> checkAgainstLog(s, oldestOffset, tailOffset, site));
     }
 }

@@ -29,7 +29,7 @@ import java.util.Optional;
  * the CRC ({@code SideFileChecksum}), reserved and no bytes after the CRC ({@code SideFileContent}).
  *
  * <p><b>Load rule: authoritative.</b> Absent is {@link Optional#empty()} (never registered);
- * present and undecodable fails {@link #load}. <b>Writes</b>: temporary, fsync, atomic rename,
+ * present and undecodable fails {@link #FILE}. <b>Writes</b>: temporary, fsync, atomic rename,
  * directory fsync.
  */
 public final class RegistrationFile {
@@ -41,18 +41,17 @@ public final class RegistrationFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
-    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
-    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
-    public static final int RESERVED_LENGTH = SideFileFrame.RESERVED_LENGTH;
-    public static final int INCARNATION_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
+    public static final int INCARNATION_OFFSET = SideFileFrame.BODY_OFFSET;
     public static final int INCARNATION_LENGTH = 8;
     public static final int CRC_OFFSET = INCARNATION_OFFSET + INCARNATION_LENGTH;
-    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
-    public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+    public static final int LENGTH = CRC_OFFSET + SideFileFrame.CRC_LENGTH;
 
     private static final SideFileFrame FRAME = SideFileFrame.fixed("registration", MAGIC, VERSION, LENGTH);
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<Registration> FILE = new SideFileKind<>(FILE_NAME, SideFiles.SMALL_FILE_LIMIT,
+            DurableFiles.Sync.FULL, RegistrationFile::decode, RegistrationFile::encode);
 
     private RegistrationFile() {
     }
@@ -69,32 +68,5 @@ public final class RegistrationFile {
         ByteBuffer buf = FRAME.open(bytes, site);
         FRAME.requireNothingAfter(buf, site);
         return new Registration(buf.getLong(INCARNATION_OFFSET));
-    }
-
-    /** The {@code registration} file of a data root. */
-    public static Path fileIn(Path root) {
-        return root.resolve(FILE_NAME);
-    }
-
-    /**
-     * The root's registration, empty without a file.
-     *
-     * @throws CorruptionException when the file is present and does not decode; it is left as it is
-     * @throws IOException         when the root is missing or the file cannot be read
-     */
-    public static Optional<Registration> load(Path root) throws IOException, CorruptionException {
-        SideFiles.requireDirectory(root);
-        return Optional.ofNullable(SideFiles.loadAuthoritative(fileIn(root), SideFiles.SMALL_FILE_LIMIT,
-                CorruptionSite.inFile(SideFiles.directoryName(root), FILE_NAME, 0), RegistrationFile::decode));
-    }
-
-    /** Makes {@code registration} the file's content, durably, before returning. */
-    public static void save(Path root, Registration registration) throws IOException {
-        save(root, registration, step -> { });
-    }
-
-    /** As {@link #save(Path, Registration)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path root, Registration registration, DurableFiles.StepListener steps) throws IOException {
-        DurableFiles.replace(fileIn(root), encode(registration), DurableFiles.Sync.FULL, steps);
     }
 }

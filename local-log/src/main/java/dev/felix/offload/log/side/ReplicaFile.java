@@ -27,7 +27,7 @@ import java.nio.file.Path;
  * ({@code SideFileContent}).
  *
  * <p><b>Load rule: authoritative.</b> Nothing in the log can rebuild it, and a damaged file read as
- * zero would accept any leader, so a present file that does not decode fails {@link #load} with its
+ * zero would accept any leader, so a present file that does not decode fails {@link #FILE} with its
  * {@link CorruptionException} (and is left as it is). An absent file reads as {@link ReplicaState#NONE}.
  *
  * <p><b>Writes</b> go through a temporary, an fsync, an atomic rename and a directory fsync
@@ -43,20 +43,19 @@ public final class ReplicaFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
-    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
-    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
-    public static final int RESERVED_LENGTH = SideFileFrame.RESERVED_LENGTH;
-    public static final int GENERATION_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
+    public static final int GENERATION_OFFSET = SideFileFrame.BODY_OFFSET;
     public static final int GENERATION_LENGTH = 8;
     public static final int COMMIT_OFFSET = GENERATION_OFFSET + GENERATION_LENGTH;
     public static final int COMMIT_LENGTH = 8;
     public static final int CRC_OFFSET = COMMIT_OFFSET + COMMIT_LENGTH;
-    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
-    public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+    public static final int LENGTH = CRC_OFFSET + SideFileFrame.CRC_LENGTH;
 
     private static final SideFileFrame FRAME = SideFileFrame.fixed("replica", MAGIC, VERSION, LENGTH);
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<ReplicaState> FILE = new SideFileKind<>(FILE_NAME, SideFiles.SMALL_FILE_LIMIT,
+            DurableFiles.Sync.FULL, ReplicaFile::decode, ReplicaFile::encode);
 
     private ReplicaFile() {
     }
@@ -79,11 +78,6 @@ public final class ReplicaFile {
         return new ReplicaState(buf.getLong(GENERATION_OFFSET), buf.getLong(COMMIT_OFFSET));
     }
 
-    /** The {@code replica} file of a shard directory. */
-    public static Path fileIn(Path shardDir) {
-        return shardDir.resolve(FILE_NAME);
-    }
-
     /**
      * The state of {@code shardDir}: {@link ReplicaState#NONE} without a file.
      *
@@ -91,19 +85,6 @@ public final class ReplicaFile {
      * @throws IOException         when the directory is missing or the file cannot be read
      */
     public static ReplicaState load(Path shardDir) throws IOException, CorruptionException {
-        SideFiles.requireDirectory(shardDir);
-        ReplicaState state = SideFiles.loadAuthoritative(fileIn(shardDir), SideFiles.SMALL_FILE_LIMIT,
-                CorruptionSite.inFile(SideFiles.directoryName(shardDir), FILE_NAME, 0), ReplicaFile::decode);
-        return state == null ? ReplicaState.NONE : state;
-    }
-
-    /** Makes {@code state} the file's content, durably, before returning. */
-    public static void save(Path shardDir, ReplicaState state) throws IOException {
-        save(shardDir, state, step -> { });
-    }
-
-    /** As {@link #save(Path, ReplicaState)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path shardDir, ReplicaState state, DurableFiles.StepListener steps) throws IOException {
-        DurableFiles.replace(fileIn(shardDir), encode(state), DurableFiles.Sync.FULL, steps);
+        return FILE.load(shardDir).orElse(ReplicaState.NONE);
     }
 }

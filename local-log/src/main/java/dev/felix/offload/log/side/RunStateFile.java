@@ -31,7 +31,7 @@ import java.util.Optional;
  * no bytes after the CRC.
  *
  * <p><b>Load rule: authoritative.</b> Absent is {@link Optional#empty()}; present and undecodable
- * fails {@link #load}. <b>Writes</b>: temporary, fsync, atomic rename, directory fsync. The start-up
+ * fails {@link #FILE}. <b>Writes</b>: temporary, fsync, atomic rename, directory fsync. The start-up
  * rule built on it is {@link StartupIdentity}.
  */
 public final class RunStateFile {
@@ -45,8 +45,6 @@ public final class RunStateFile {
     /** Flags bit 0: the run acknowledges before syncing. */
     public static final int FLAG_ACKNOWLEDGES_BEFORE_SYNC = 0x01;
 
-    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
-    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
     /** The frame's reserved bytes hold this file's state and flags. */
     public static final int STATE_OFFSET = SideFileFrame.RESERVED_OFFSET;
     public static final int STATE_LENGTH = 1;
@@ -55,11 +53,14 @@ public final class RunStateFile {
     public static final int ID_OFFSET = FLAGS_OFFSET + FLAGS_LENGTH;
     public static final int ID_LENGTH = StorageId.LENGTH;
     public static final int CRC_OFFSET = ID_OFFSET + ID_LENGTH;
-    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
-    public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+    public static final int LENGTH = CRC_OFFSET + SideFileFrame.CRC_LENGTH;
 
     private static final SideFileFrame FRAME = SideFileFrame.fixedWithOwnBytes6To8("run-state", MAGIC, VERSION, LENGTH);
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<RunState> FILE = new SideFileKind<>(FILE_NAME, SideFiles.SMALL_FILE_LIMIT,
+            DurableFiles.Sync.FULL, RunStateFile::decode, RunStateFile::encode);
 
     private RunStateFile() {
     }
@@ -88,32 +89,5 @@ public final class RunStateFile {
         FRAME.requireNothingAfter(buf, site);
         return new RunState(state, flags == FLAG_ACKNOWLEDGES_BEFORE_SYNC,
                 new StorageId(buf.getLong(ID_OFFSET), buf.getLong(ID_OFFSET + 8)));
-    }
-
-    /** The {@code run-state} file of a data root. */
-    public static Path fileIn(Path root) {
-        return root.resolve(FILE_NAME);
-    }
-
-    /**
-     * The root's run state, empty without a file.
-     *
-     * @throws CorruptionException when the file is present and does not decode; it is left as it is
-     * @throws IOException         when the root is missing or the file cannot be read
-     */
-    public static Optional<RunState> load(Path root) throws IOException, CorruptionException {
-        SideFiles.requireDirectory(root);
-        return Optional.ofNullable(SideFiles.loadAuthoritative(fileIn(root), SideFiles.SMALL_FILE_LIMIT,
-                CorruptionSite.inFile(SideFiles.directoryName(root), FILE_NAME, 0), RunStateFile::decode));
-    }
-
-    /** Makes {@code runState} the file's content, durably, before returning. */
-    public static void save(Path root, RunState runState) throws IOException {
-        save(root, runState, step -> { });
-    }
-
-    /** As {@link #save(Path, RunState)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path root, RunState runState, DurableFiles.StepListener steps) throws IOException {
-        DurableFiles.replace(fileIn(root), encode(runState), DurableFiles.Sync.FULL, steps);
     }
 }

@@ -107,7 +107,7 @@ public final class StartupIdentity {
      */
     public static StorageId begin(Path root, boolean acknowledgesBeforeSync, SecureRandom random)
             throws IOException, CorruptionException {
-        Decision decision = decide(StorageIdFile.load(root), RunStateFile.load(root));
+        Decision decision = decide(StorageIdFile.FILE.load(root), RunStateFile.FILE.load(root));
         return begin(root, decision, acknowledgesBeforeSync, random);
     }
 
@@ -129,17 +129,17 @@ public final class StartupIdentity {
         StorageId id;
         if (decision.writesNewStorageId()) {
             id = StorageId.random(random);
-            StorageIdFile.save(root, id, step -> steps.completed(StorageIdFile.FILE_NAME, step));
+            StorageIdFile.FILE.save(root, id, step -> steps.completed(StorageIdFile.FILE_NAME, step));
         } else {
             id = decision.existing().orElseThrow();
         }
-        RunStateFile.save(root, RunState.running(id, acknowledgesBeforeSync),
+        RunStateFile.FILE.save(root, RunState.running(id, acknowledgesBeforeSync),
                 step -> steps.completed(RunStateFile.FILE_NAME, step));
         return id;
     }
 
     /** Records a clean stop of the run that started under {@code storageId}, durably. */
     public static void end(Path root, StorageId storageId, boolean acknowledgesBeforeSync) throws IOException {
-        RunStateFile.save(root, RunState.running(storageId, acknowledgesBeforeSync).stoppedCleanly());
+        RunStateFile.FILE.save(root, RunState.running(storageId, acknowledgesBeforeSync).stoppedCleanly());
     }
 }

@@ -29,7 +29,7 @@ import java.util.Optional;
  * the CRC ({@code SideFileChecksum}), reserved and no bytes after the CRC ({@code SideFileContent}).
  *
  * <p><b>Load rule: authoritative.</b> Absent is {@link Optional#empty()} (a directory opened for the
- * first time); present and undecodable fails {@link #load}, since a made-up identity could hide that
+ * first time); present and undecodable fails {@link #FILE}, since a made-up identity could hide that
  * acknowledged records were lost. <b>Writes</b>: temporary, fsync, atomic rename, directory fsync.
  */
 public final class StorageIdFile {
@@ -41,18 +41,17 @@ public final class StorageIdFile {
     /** The version this build writes, and the only one it reads. */
     public static final int VERSION = 1;
 
-    public static final int MAGIC_OFFSET = SideFileFrame.MAGIC_OFFSET;
-    public static final int VERSION_OFFSET = SideFileFrame.VERSION_OFFSET;
-    public static final int RESERVED_OFFSET = SideFileFrame.RESERVED_OFFSET;
-    public static final int RESERVED_LENGTH = SideFileFrame.RESERVED_LENGTH;
-    public static final int ID_OFFSET = RESERVED_OFFSET + RESERVED_LENGTH;
+    public static final int ID_OFFSET = SideFileFrame.BODY_OFFSET;
     public static final int ID_LENGTH = StorageId.LENGTH;
     public static final int CRC_OFFSET = ID_OFFSET + ID_LENGTH;
-    public static final int CRC_LENGTH = SideFileFrame.CRC_LENGTH;
     /** The file's length. */
-    public static final int LENGTH = CRC_OFFSET + CRC_LENGTH;
+    public static final int LENGTH = CRC_OFFSET + SideFileFrame.CRC_LENGTH;
 
     private static final SideFileFrame FRAME = SideFileFrame.fixed("storage-id", MAGIC, VERSION, LENGTH);
+
+    /** The file, where it lives and how it is loaded, saved and removed. */
+    public static final SideFileKind<StorageId> FILE = new SideFileKind<>(FILE_NAME, SideFiles.SMALL_FILE_LIMIT,
+            DurableFiles.Sync.FULL, StorageIdFile::decode, StorageIdFile::encode);
 
     private StorageIdFile() {
     }
@@ -69,32 +68,5 @@ public final class StorageIdFile {
         ByteBuffer buf = FRAME.open(bytes, site);
         FRAME.requireNothingAfter(buf, site);
         return new StorageId(buf.getLong(ID_OFFSET), buf.getLong(ID_OFFSET + 8));
-    }
-
-    /** The {@code storage-id} file of a data root. */
-    public static Path fileIn(Path root) {
-        return root.resolve(FILE_NAME);
-    }
-
-    /**
-     * The root's storage id, empty without a file.
-     *
-     * @throws CorruptionException when the file is present and does not decode; it is left as it is
-     * @throws IOException         when the root is missing or the file cannot be read
-     */
-    public static Optional<StorageId> load(Path root) throws IOException, CorruptionException {
-        SideFiles.requireDirectory(root);
-        return Optional.ofNullable(SideFiles.loadAuthoritative(fileIn(root), SideFiles.SMALL_FILE_LIMIT,
-                CorruptionSite.inFile(SideFiles.directoryName(root), FILE_NAME, 0), StorageIdFile::decode));
-    }
-
-    /** Makes {@code id} the root's storage id, durably, before returning. */
-    public static void save(Path root, StorageId id) throws IOException {
-        save(root, id, step -> { });
-    }
-
-    /** As {@link #save(Path, StorageId)}, reporting each step of the replace; for crash tests. */
-    public static void save(Path root, StorageId id, DurableFiles.StepListener steps) throws IOException {
-        DurableFiles.replace(fileIn(root), encode(id), DurableFiles.Sync.FULL, steps);
     }
 }

@@ -138,16 +138,16 @@ class BallotFileTest {
     @Test
     void absentIsNoBallotAndSavedLoads() throws Exception {
         Path dir = shard();
-        assertThat(BallotFile.load(dir)).isEmpty();
-        BallotFile.save(dir, GOLDEN_BALLOT);
-        assertThat(BallotFile.load(dir)).contains(GOLDEN_BALLOT);
-        assertThat(Files.readAllBytes(BallotFile.fileIn(dir))).containsExactly(GOLDEN);
+        assertThat(BallotFile.FILE.load(dir)).isEmpty();
+        BallotFile.FILE.save(dir, GOLDEN_BALLOT);
+        assertThat(BallotFile.FILE.load(dir)).contains(GOLDEN_BALLOT);
+        assertThat(Files.readAllBytes(BallotFile.FILE.fileIn(dir))).containsExactly(GOLDEN);
     }
 
     @Test
     void saveIsFullySynced() throws IOException {
         List<DurableFiles.Step> steps = new ArrayList<>();
-        BallotFile.save(shard(), GOLDEN_BALLOT, steps::add);
+        BallotFile.FILE.save(shard(), GOLDEN_BALLOT, steps::add);
         assertThat(steps).containsExactly(DurableFiles.Step.TEMP_WRITTEN, DurableFiles.Step.TEMP_SYNCED,
                 DurableFiles.Step.MOVED, DurableFiles.Step.DIRECTORY_SYNCED);
     }
@@ -155,10 +155,10 @@ class BallotFileTest {
     private CorruptionException failsOpen(byte[] bytes) throws IOException {
         Path dir = shard();
         SideFileBytes.write(dir, BallotFile.FILE_NAME, bytes);
-        CorruptionException e = catchThrowableOfType(CorruptionException.class, () -> BallotFile.load(dir));
+        CorruptionException e = catchThrowableOfType(CorruptionException.class, () -> BallotFile.FILE.load(dir));
         assertThat(e).as("load of a damaged ballot").isNotNull();
         assertThat(e.site().file()).isEqualTo(BallotFile.FILE_NAME);
-        assertThat(Files.readAllBytes(BallotFile.fileIn(dir))).containsExactly(bytes);
+        assertThat(Files.readAllBytes(BallotFile.FILE.fileIn(dir))).containsExactly(bytes);
         return e;
     }
 

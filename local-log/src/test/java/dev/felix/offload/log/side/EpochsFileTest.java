@@ -122,7 +122,7 @@ class EpochsFileTest {
     @Test
     void anAbsentFileLoadsAsAbsentAndTheEmptyHistory() throws IOException {
         Path dir = shard();
-        DerivedLoad<EpochHistory> load = EpochsFile.load(dir);
+        DerivedLoad<EpochHistory> load = EpochsFile.FILE.loadDerived(dir);
         assertThat(load.status()).isEqualTo(DerivedLoad.Status.ABSENT);
         assertThat(load.problem()).isEmpty();
         assertThat(EpochsFile.loadOrEmpty(dir)).isEqualTo(EpochHistory.empty());
@@ -130,23 +130,23 @@ class EpochsFileTest {
 
     @Test
     void aMissingShardDirectoryIsAnIoErrorNotAnAbsentFile() {
-        assertThatThrownBy(() -> EpochsFile.load(tmp.resolve("nope"))).isInstanceOf(NoSuchFileException.class);
+        assertThatThrownBy(() -> EpochsFile.FILE.loadDerived(tmp.resolve("nope"))).isInstanceOf(NoSuchFileException.class);
     }
 
     @Test
     void savedHistoryLoads() throws IOException {
         Path dir = shard();
-        EpochsFile.save(dir, GOLDEN_HISTORY);
-        DerivedLoad<EpochHistory> load = EpochsFile.load(dir);
+        EpochsFile.FILE.save(dir, GOLDEN_HISTORY);
+        DerivedLoad<EpochHistory> load = EpochsFile.FILE.loadDerived(dir);
         assertThat(load.status()).isEqualTo(DerivedLoad.Status.LOADED);
         assertThat(load.value()).contains(GOLDEN_HISTORY);
-        assertThat(Files.readAllBytes(EpochsFile.fileIn(dir))).containsExactly(GOLDEN);
+        assertThat(Files.readAllBytes(EpochsFile.FILE.fileIn(dir))).containsExactly(GOLDEN);
     }
 
     private CorruptionException ignoredBecause(byte[] bytes) throws IOException {
         Path dir = shard();
         SideFileBytes.write(dir, EpochsFile.FILE_NAME, bytes);
-        DerivedLoad<EpochHistory> load = EpochsFile.load(dir);
+        DerivedLoad<EpochHistory> load = EpochsFile.FILE.loadDerived(dir);
         assertThat(load.status()).isEqualTo(DerivedLoad.Status.IGNORED);
         assertThat(load.value()).isEmpty();
         assertThat(EpochsFile.loadOrEmpty(dir)).isEqualTo(EpochHistory.empty());
@@ -222,7 +222,7 @@ class EpochsFileTest {
                     SideFileBytes.decodeGuarded(EpochsFile::decode, flipped, SITE, 16 * 1024, at);
             assertThat(outcome.error()).as(at).isNotNull();
             SideFileBytes.write(dir, EpochsFile.FILE_NAME, flipped);
-            DerivedLoad<EpochHistory> load = EpochsFile.load(dir);
+            DerivedLoad<EpochHistory> load = EpochsFile.FILE.loadDerived(dir);
             assertThat(load.status()).as(at).isEqualTo(DerivedLoad.Status.IGNORED);
             assertThat(load.orElse(EpochHistory.empty())).as(at).isEqualTo(EpochHistory.empty());
         }
@@ -237,7 +237,7 @@ class EpochsFileTest {
                     SideFileBytes.decodeGuarded(EpochsFile::decode, cut, SITE, 16 * 1024, "cut " + length);
             assertThat(outcome.kind()).as("cut at %d", length).isEqualTo(CorruptionKind.TRUNCATED);
             SideFileBytes.write(dir, EpochsFile.FILE_NAME, cut);
-            assertThat(EpochsFile.load(dir).status()).as("cut at %d", length).isEqualTo(DerivedLoad.Status.IGNORED);
+            assertThat(EpochsFile.FILE.loadDerived(dir).status()).as("cut at %d", length).isEqualTo(DerivedLoad.Status.IGNORED);
         }
     }
 
@@ -246,7 +246,7 @@ class EpochsFileTest {
     @Test
     void saveIsATemporaryAndARenameWithoutFlush() throws IOException {
         List<DurableFiles.Step> steps = new ArrayList<>();
-        EpochsFile.save(shard(), GOLDEN_HISTORY, steps::add);
+        EpochsFile.FILE.save(shard(), GOLDEN_HISTORY, steps::add);
         assertThat(steps).containsExactly(DurableFiles.Step.TEMP_WRITTEN, DurableFiles.Step.MOVED);
     }
 
@@ -254,13 +254,13 @@ class EpochsFileTest {
     void aSaveStoppedBeforeTheRenameLeavesTheOldHistoryAndTheTemporaryIsNeverRead() throws IOException {
         Path dir = shard();
         EpochHistory old = EpochHistory.empty().append(1, 0);
-        EpochsFile.save(dir, old);
-        assertThatThrownBy(() -> EpochsFile.save(dir, old.append(2, 50), step -> {
+        EpochsFile.FILE.save(dir, old);
+        assertThatThrownBy(() -> EpochsFile.FILE.save(dir, old.append(2, 50), step -> {
             if (step == DurableFiles.Step.TEMP_WRITTEN) {
                 throw new IOException("crash");
             }
         })).hasMessage("crash");
-        assertThat(DurableFiles.tempFor(EpochsFile.fileIn(dir))).exists();
+        assertThat(DurableFiles.tempFor(EpochsFile.FILE.fileIn(dir))).exists();
         assertThat(EpochsFile.loadOrEmpty(dir)).isEqualTo(old);
     }
 

@@ -334,17 +334,17 @@ class KeyIndexFileTest {
     @Test
     void absentLoadsAsNoneAndSavedLoads() throws IOException {
         Path dir = shard();
-        assertThat(KeyIndexFile.load(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
-        KeyIndexFile.save(dir, GOLDEN_SNAPSHOT);
-        assertThat(KeyIndexFile.load(dir).value()).contains(GOLDEN_SNAPSHOT);
+        assertThat(KeyIndexFile.FILE.loadDerived(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
+        KeyIndexFile.FILE.save(dir, GOLDEN_SNAPSHOT);
+        assertThat(KeyIndexFile.FILE.loadDerived(dir).value()).contains(GOLDEN_SNAPSHOT);
         assertThat(KeyIndexFile.load(dir, 0, 10, LOG).value()).contains(GOLDEN_SNAPSHOT);
-        assertThat(Files.readAllBytes(KeyIndexFile.fileIn(dir))).containsExactly(GOLDEN);
+        assertThat(Files.readAllBytes(KeyIndexFile.FILE.fileIn(dir))).containsExactly(GOLDEN);
     }
 
     @Test
     void anIndexFailingAnyCheckIsIgnoredWithTheReason() throws IOException {
         Path dir = shard();
-        KeyIndexFile.save(dir, GOLDEN_SNAPSHOT);
+        KeyIndexFile.FILE.save(dir, GOLDEN_SNAPSHOT);
         DerivedLoad<KeyIndexSnapshot> againstLog = KeyIndexFile.load(dir, 0, 10, offset -> 1);
         assertThat(againstLog.status()).isEqualTo(DerivedLoad.Status.IGNORED);
         assertThat(againstLog.problem().orElseThrow().kind()).isEqualTo(CorruptionKind.SIDE_FILE_CHECKSUM);
@@ -353,7 +353,7 @@ class KeyIndexFileTest {
         for (byte[] damaged : List.of(SideFileBytes.cut(GOLDEN, 38), SideFileBytes.cut(GOLDEN, 100),
                 SideFileBytes.flipBit(GOLDEN, 600), sealed(SideFileBytes.withByte(GOLDEN_BODY, 39, 2)))) {
             SideFileBytes.write(dir, KeyIndexFile.FILE_NAME, damaged);
-            DerivedLoad<KeyIndexSnapshot> load = KeyIndexFile.load(dir);
+            DerivedLoad<KeyIndexSnapshot> load = KeyIndexFile.FILE.loadDerived(dir);
             assertThat(load.status()).isEqualTo(DerivedLoad.Status.IGNORED);
             assertThat(load.value()).isEmpty();
             assertThat(load.problem().orElseThrow().site().file()).isEqualTo(KeyIndexFile.FILE_NAME);
@@ -365,7 +365,7 @@ class KeyIndexFileTest {
     void saveWritesKeysIdxTmpThenFlushesRenamesAndFlushesTheDirectory() throws IOException {
         Path dir = shard();
         List<DurableFiles.Step> steps = new ArrayList<>();
-        KeyIndexFile.save(dir, GOLDEN_SNAPSHOT, step -> {
+        KeyIndexFile.FILE.save(dir, GOLDEN_SNAPSHOT, step -> {
             steps.add(step);
             if (step == DurableFiles.Step.TEMP_SYNCED) {
                 assertThat(dir.resolve("keys.idx.tmp")).exists();
@@ -379,15 +379,15 @@ class KeyIndexFileTest {
     @Test
     void aTemporaryLeftByACrashIsNeverRead() throws IOException {
         Path dir = shard();
-        assertThatThrownBy(() -> KeyIndexFile.save(dir, GOLDEN_SNAPSHOT, step -> {
+        assertThatThrownBy(() -> KeyIndexFile.FILE.save(dir, GOLDEN_SNAPSHOT, step -> {
             if (step == DurableFiles.Step.TEMP_SYNCED) {
                 throw new IOException("crash");
             }
         })).hasMessage("crash");
         assertThat(dir.resolve("keys.idx.tmp")).exists();
-        assertThat(KeyIndexFile.load(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
-        KeyIndexFile.save(dir, GOLDEN_SNAPSHOT);
-        assertThat(KeyIndexFile.remove(dir)).isTrue();
-        assertThat(KeyIndexFile.load(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
+        assertThat(KeyIndexFile.FILE.loadDerived(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
+        KeyIndexFile.FILE.save(dir, GOLDEN_SNAPSHOT);
+        assertThat(KeyIndexFile.FILE.remove(dir)).isTrue();
+        assertThat(KeyIndexFile.FILE.loadDerived(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
     }
 }

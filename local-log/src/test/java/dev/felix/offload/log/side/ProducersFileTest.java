@@ -242,7 +242,7 @@ class ProducersFileTest {
 
     @Test
     void absentLoadsAsNone() throws IOException {
-        DerivedLoad<ProducerSnapshot> load = ProducersFile.load(shard());
+        DerivedLoad<ProducerSnapshot> load = ProducersFile.FILE.loadDerived(shard());
         assertThat(load.status()).isEqualTo(DerivedLoad.Status.ABSENT);
         assertThat(load.value()).isEmpty();
         assertThat(load.problem()).isEmpty();
@@ -252,16 +252,16 @@ class ProducersFileTest {
     void savedSnapshotLoadsAndIsWrittenWithoutFlush() throws IOException {
         Path dir = shard();
         List<DurableFiles.Step> steps = new ArrayList<>();
-        ProducersFile.save(dir, GOLDEN_SNAPSHOT, steps::add);
+        ProducersFile.FILE.save(dir, GOLDEN_SNAPSHOT, steps::add);
         assertThat(steps).containsExactly(DurableFiles.Step.TEMP_WRITTEN, DurableFiles.Step.MOVED);
-        assertThat(ProducersFile.load(dir).value()).contains(GOLDEN_SNAPSHOT);
-        assertThat(Files.readAllBytes(ProducersFile.fileIn(dir))).containsExactly(GOLDEN);
+        assertThat(ProducersFile.FILE.loadDerived(dir).value()).contains(GOLDEN_SNAPSHOT);
+        assertThat(Files.readAllBytes(ProducersFile.FILE.fileIn(dir))).containsExactly(GOLDEN);
     }
 
     private CorruptionException ignoredBecause(byte[] bytes) throws IOException {
         Path dir = shard();
         SideFileBytes.write(dir, ProducersFile.FILE_NAME, bytes);
-        DerivedLoad<ProducerSnapshot> load = ProducersFile.load(dir);
+        DerivedLoad<ProducerSnapshot> load = ProducersFile.FILE.loadDerived(dir);
         assertThat(load.status()).isEqualTo(DerivedLoad.Status.IGNORED);
         assertThat(load.value()).isEmpty();
         assertThat(load.problem().orElseThrow().site().file()).isEqualTo(ProducersFile.FILE_NAME);
@@ -283,7 +283,7 @@ class ProducersFileTest {
     @Test
     void aSnapshotBelowTheOldestRecordOrPastTheTailIsIgnored() throws IOException {
         Path dir = shard();
-        ProducersFile.save(dir, GOLDEN_SNAPSHOT); // as_of 500
+        ProducersFile.FILE.save(dir, GOLDEN_SNAPSHOT); // as_of 500
         assertThat(ProducersFile.load(dir, 0, 500).status()).isEqualTo(DerivedLoad.Status.LOADED);
         assertThat(ProducersFile.load(dir, 500, 800).status()).isEqualTo(DerivedLoad.Status.LOADED);
         DerivedLoad<ProducerSnapshot> below = ProducersFile.load(dir, 501, 800);
@@ -299,10 +299,10 @@ class ProducersFileTest {
     @Test
     void removeDeletesTheSnapshot() throws IOException {
         Path dir = shard();
-        ProducersFile.save(dir, GOLDEN_SNAPSHOT);
-        assertThat(ProducersFile.remove(dir)).isTrue();
-        assertThat(ProducersFile.load(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
-        assertThat(ProducersFile.remove(dir)).isFalse();
+        ProducersFile.FILE.save(dir, GOLDEN_SNAPSHOT);
+        assertThat(ProducersFile.FILE.remove(dir)).isTrue();
+        assertThat(ProducersFile.FILE.loadDerived(dir).status()).isEqualTo(DerivedLoad.Status.ABSENT);
+        assertThat(ProducersFile.FILE.remove(dir)).isFalse();
     }
 
     /**
@@ -329,7 +329,7 @@ class ProducersFileTest {
             }
             assertThat(o.error()).as(at).isNotNull();
             SideFileBytes.write(dir, ProducersFile.FILE_NAME, flipped);
-            assertThat(ProducersFile.load(dir).status()).as(at).isEqualTo(DerivedLoad.Status.IGNORED);
+            assertThat(ProducersFile.FILE.loadDerived(dir).status()).as(at).isEqualTo(DerivedLoad.Status.IGNORED);
         }
     }
 
@@ -347,7 +347,7 @@ class ProducersFileTest {
                 assertThat(o.kind()).as("cut at %d", length).isEqualTo(CorruptionKind.TRUNCATED);
             }
             SideFileBytes.write(dir, ProducersFile.FILE_NAME, cut);
-            assertThat(ProducersFile.load(dir).status()).as("cut at %d", length).isEqualTo(DerivedLoad.Status.IGNORED);
+            assertThat(ProducersFile.FILE.loadDerived(dir).status()).as("cut at %d", length).isEqualTo(DerivedLoad.Status.IGNORED);
         }
     }
 }

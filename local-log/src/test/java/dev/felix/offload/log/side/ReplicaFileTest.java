@@ -81,17 +81,17 @@ class ReplicaFileTest {
     @Test
     void savedStateLoads() throws Exception {
         Path dir = shard();
-        ReplicaFile.save(dir, GOLDEN_STATE);
+        ReplicaFile.FILE.save(dir, GOLDEN_STATE);
         assertThat(ReplicaFile.load(dir)).isEqualTo(GOLDEN_STATE);
-        assertThat(Files.readAllBytes(ReplicaFile.fileIn(dir))).containsExactly(GOLDEN);
-        ReplicaFile.save(dir, GOLDEN_STATE.withCommit(2000).withGeneration(8));
+        assertThat(Files.readAllBytes(ReplicaFile.FILE.fileIn(dir))).containsExactly(GOLDEN);
+        ReplicaFile.FILE.save(dir, GOLDEN_STATE.withCommit(2000).withGeneration(8));
         assertThat(ReplicaFile.load(dir)).isEqualTo(new ReplicaState(8, 2000));
     }
 
     @Test
     void saveIsFullySynced() throws IOException {
         List<DurableFiles.Step> steps = new ArrayList<>();
-        ReplicaFile.save(shard(), GOLDEN_STATE, steps::add);
+        ReplicaFile.FILE.save(shard(), GOLDEN_STATE, steps::add);
         assertThat(steps).containsExactly(DurableFiles.Step.TEMP_WRITTEN, DurableFiles.Step.TEMP_SYNCED,
                 DurableFiles.Step.MOVED, DurableFiles.Step.DIRECTORY_SYNCED);
     }
@@ -104,7 +104,7 @@ class ReplicaFileTest {
         assertThat(e).as("load of a damaged replica file").isNotNull();
         assertThat(e.site().file()).isEqualTo(ReplicaFile.FILE_NAME);
         assertThat(e.site().shard()).isEqualTo(SHARD);
-        assertThat(Files.readAllBytes(ReplicaFile.fileIn(dir))).as("left as it is").containsExactly(bytes);
+        assertThat(Files.readAllBytes(ReplicaFile.FILE.fileIn(dir))).as("left as it is").containsExactly(bytes);
         return e;
     }
 

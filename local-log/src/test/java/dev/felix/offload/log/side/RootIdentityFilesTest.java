@@ -164,9 +164,9 @@ class RootIdentityFilesTest {
 
     private Object load(String file) throws IOException, CorruptionException {
         return switch (file) {
-            case "storage-id" -> StorageIdFile.load(root);
-            case "run-state" -> RunStateFile.load(root);
-            case "registration" -> RegistrationFile.load(root);
+            case "storage-id" -> StorageIdFile.FILE.load(root);
+            case "run-state" -> RunStateFile.FILE.load(root);
+            case "registration" -> RegistrationFile.FILE.load(root);
             default -> throw new IllegalArgumentException(file);
         };
     }
@@ -196,26 +196,26 @@ class RootIdentityFilesTest {
 
     @Test
     void absentFilesLoadAsEmpty() throws Exception {
-        assertThat(StorageIdFile.load(root)).isEmpty();
-        assertThat(RunStateFile.load(root)).isEmpty();
-        assertThat(RegistrationFile.load(root)).isEmpty();
+        assertThat(StorageIdFile.FILE.load(root)).isEmpty();
+        assertThat(RunStateFile.FILE.load(root)).isEmpty();
+        assertThat(RegistrationFile.FILE.load(root)).isEmpty();
     }
 
     @Test
     void savedFilesLoadAndAreFullySynced() throws Exception {
         List<DurableFiles.Step> steps = new ArrayList<>();
-        StorageIdFile.save(root, ID, steps::add);
-        RunStateFile.save(root, RunState.running(ID, true), steps::add);
-        RegistrationFile.save(root, new Registration(0x6411a0ccf2e40L), steps::add);
+        StorageIdFile.FILE.save(root, ID, steps::add);
+        RunStateFile.FILE.save(root, RunState.running(ID, true), steps::add);
+        RegistrationFile.FILE.save(root, new Registration(0x6411a0ccf2e40L), steps::add);
         List<DurableFiles.Step> full = List.of(DurableFiles.Step.TEMP_WRITTEN, DurableFiles.Step.TEMP_SYNCED,
                 DurableFiles.Step.MOVED, DurableFiles.Step.DIRECTORY_SYNCED);
         assertThat(steps).containsExactlyElementsOf(concatLists(full, full, full));
-        assertThat(StorageIdFile.load(root)).contains(ID);
-        assertThat(RunStateFile.load(root)).contains(RunState.running(ID, true));
-        assertThat(RegistrationFile.load(root)).contains(new Registration(0x6411a0ccf2e40L));
-        assertThat(Files.readAllBytes(StorageIdFile.fileIn(root))).containsExactly(STORAGE_ID);
-        assertThat(Files.readAllBytes(RunStateFile.fileIn(root))).containsExactly(RUNNING);
-        assertThat(Files.readAllBytes(RegistrationFile.fileIn(root))).containsExactly(REGISTRATION);
+        assertThat(StorageIdFile.FILE.load(root)).contains(ID);
+        assertThat(RunStateFile.FILE.load(root)).contains(RunState.running(ID, true));
+        assertThat(RegistrationFile.FILE.load(root)).contains(new Registration(0x6411a0ccf2e40L));
+        assertThat(Files.readAllBytes(StorageIdFile.FILE.fileIn(root))).containsExactly(STORAGE_ID);
+        assertThat(Files.readAllBytes(RunStateFile.FILE.fileIn(root))).containsExactly(RUNNING);
+        assertThat(Files.readAllBytes(RegistrationFile.FILE.fileIn(root))).containsExactly(REGISTRATION);
     }
 
     @SafeVarargs
@@ -257,11 +257,11 @@ class RootIdentityFilesTest {
         // Reserved bytes under a valid CRC (run-state has none).
         byte[] reserved = SideFileBytes.resealCrc32(SideFileBytes.withShort(STORAGE_ID, 6, 1), 24, 0, 24);
         SideFileBytes.write(root, "storage-id", reserved);
-        assertThat(catchThrowableOfType(CorruptionException.class, () -> StorageIdFile.load(root)).kind())
+        assertThat(catchThrowableOfType(CorruptionException.class, () -> StorageIdFile.FILE.load(root)).kind())
                 .isEqualTo(CorruptionKind.SIDE_FILE_CONTENT);
         byte[] regReserved = SideFileBytes.resealCrc32(SideFileBytes.withShort(REGISTRATION, 6, 1), 16, 0, 16);
         SideFileBytes.write(root, "registration", regReserved);
-        assertThat(catchThrowableOfType(CorruptionException.class, () -> RegistrationFile.load(root)).kind())
+        assertThat(catchThrowableOfType(CorruptionException.class, () -> RegistrationFile.FILE.load(root)).kind())
                 .isEqualTo(CorruptionKind.SIDE_FILE_CONTENT);
     }
 

@@ -73,37 +73,37 @@ class StartupIdentityTest {
     @Test
     void aFirstStartWritesAnIdThenRunningUnderIt() throws Exception {
         StorageId id = StartupIdentity.begin(root, true, RANDOM);
-        assertThat(StorageIdFile.load(root)).contains(id);
-        assertThat(RunStateFile.load(root)).contains(RunState.running(id, true));
+        assertThat(StorageIdFile.FILE.load(root)).contains(id);
+        assertThat(RunStateFile.FILE.load(root)).contains(RunState.running(id, true));
     }
 
     @Test
     void aStartAfterACrashOfAnAcknowledgingRunWritesANewIdBeforeTheRunState() throws Exception {
-        StorageIdFile.save(root, OLD);
-        RunStateFile.save(root, RunState.running(OLD, true));
+        StorageIdFile.FILE.save(root, OLD);
+        RunStateFile.FILE.save(root, RunState.running(OLD, true));
         List<String> writes = new ArrayList<>();
-        StartupIdentity.Decision d = StartupIdentity.decide(StorageIdFile.load(root), RunStateFile.load(root));
+        StartupIdentity.Decision d = StartupIdentity.decide(StorageIdFile.FILE.load(root), RunStateFile.FILE.load(root));
         StorageId fresh = StartupIdentity.begin(root, d, false, RANDOM,
                 (file, step) -> writes.add(file + " " + step));
         assertThat(fresh).isNotEqualTo(OLD);
         assertThat(writes).containsExactly(
                 "storage-id TEMP_WRITTEN", "storage-id TEMP_SYNCED", "storage-id MOVED", "storage-id DIRECTORY_SYNCED",
                 "run-state TEMP_WRITTEN", "run-state TEMP_SYNCED", "run-state MOVED", "run-state DIRECTORY_SYNCED");
-        assertThat(StorageIdFile.load(root)).contains(fresh);
-        assertThat(RunStateFile.load(root)).contains(RunState.running(fresh, false));
+        assertThat(StorageIdFile.FILE.load(root)).contains(fresh);
+        assertThat(RunStateFile.FILE.load(root)).contains(RunState.running(fresh, false));
     }
 
     @Test
     void aCrashBetweenTheTwoWritesStillRenewsOnTheNextStart() throws Exception {
-        StorageIdFile.save(root, OLD);
-        RunStateFile.save(root, RunState.running(OLD, true));
-        StartupIdentity.Decision d = StartupIdentity.decide(StorageIdFile.load(root), RunStateFile.load(root));
+        StorageIdFile.FILE.save(root, OLD);
+        RunStateFile.FILE.save(root, RunState.running(OLD, true));
+        StartupIdentity.Decision d = StartupIdentity.decide(StorageIdFile.FILE.load(root), RunStateFile.FILE.load(root));
         assertThatThrownBy(() -> StartupIdentity.begin(root, d, true, RANDOM, (file, step) -> {
             if (file.equals(RunStateFile.FILE_NAME)) {
                 throw new IOException("crash before run-state");
             }
         })).hasMessage("crash before run-state");
-        StorageId written = StorageIdFile.load(root).orElseThrow();
+        StorageId written = StorageIdFile.FILE.load(root).orElseThrow();
         assertThat(written).isNotEqualTo(OLD);
         // run-state still says the acknowledging run died: the next start renews again, never keeps OLD.
         StorageId next = StartupIdentity.begin(root, true, RANDOM);
@@ -114,7 +114,7 @@ class StartupIdentityTest {
     void aCleanStopKeepsTheIdAcrossStarts() throws Exception {
         StorageId id = StartupIdentity.begin(root, true, RANDOM);
         StartupIdentity.end(root, id, true);
-        assertThat(RunStateFile.load(root)).contains(new RunState(RunState.State.STOPPED_CLEANLY, true, id));
+        assertThat(RunStateFile.FILE.load(root)).contains(new RunState(RunState.State.STOPPED_CLEANLY, true, id));
         assertThat(StartupIdentity.begin(root, true, RANDOM)).isEqualTo(id);
         // Not stopped: the acknowledging run "crashed", so the next start renews.
         assertThat(StartupIdentity.begin(root, false, RANDOM)).isNotEqualTo(id);
@@ -122,11 +122,11 @@ class StartupIdentityTest {
 
     @Test
     void aDamagedIdentityFileFailsTheStartAndWritesNothing() throws Exception {
-        StorageIdFile.save(root, OLD);
-        Files.write(RunStateFile.fileIn(root), new byte[] {1, 2, 3});
+        StorageIdFile.FILE.save(root, OLD);
+        Files.write(RunStateFile.FILE.fileIn(root), new byte[] {1, 2, 3});
         assertThatThrownBy(() -> StartupIdentity.begin(root, true, RANDOM)).isInstanceOf(CorruptionException.class);
-        assertThat(StorageIdFile.load(root)).contains(OLD);
-        assertThat(Files.readAllBytes(RunStateFile.fileIn(root))).containsExactly(1, 2, 3);
-        assertThat(DurableFiles.tempFor(StorageIdFile.fileIn(root))).doesNotExist();
+        assertThat(StorageIdFile.FILE.load(root)).contains(OLD);
+        assertThat(Files.readAllBytes(RunStateFile.FILE.fileIn(root))).containsExactly(1, 2, 3);
+        assertThat(DurableFiles.tempFor(StorageIdFile.FILE.fileIn(root))).doesNotExist();
     }
 }
