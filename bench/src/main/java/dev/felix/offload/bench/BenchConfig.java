@@ -18,7 +18,7 @@ final class BenchConfig {
     static final long GiB = 1024L * MiB;
 
     final boolean quick = Boolean.getBoolean("bench.quick");
-    final List<String> sections = list("bench.sections", "offload,reads,log,manifest");
+    final List<String> sections = list("bench.sections", "offload,reads,http,log,manifest");
     /** Replace only the sections run in the existing output file, keeping the others (a re-run of one section). */
     final boolean merge = Boolean.getBoolean("bench.merge");
     final int runs = integer("bench.runs", 5);

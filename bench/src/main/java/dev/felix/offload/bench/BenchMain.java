@@ -57,8 +57,8 @@ public final class BenchMain {
         doc.append('\n');
         System.out.print(doc);
 
-        if (config.runs("offload") || config.runs("reads")) {
-            section("1-2. Offload and reads", this::remote);
+        if (config.runs("offload") || config.runs("reads") || config.runs("http")) {
+            section("1-2, 5. Offload, reads, HTTP clients", this::remote);
         }
         JmhRounds jmh = new JmhRounds(config, List.of("-Xms1g", "-Xmx1g", "-Dbench.work=" + config.work.resolve("jmh"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
@@ -113,6 +113,7 @@ public final class BenchMain {
         OffloadSection.Rclone rclone = new OffloadSection.Rclone(config.rclone, config.work);
         List<OffloadSection.Result> offload = new ArrayList<>();
         List<ReadsSection.Result> reads = new ArrayList<>();
+        List<HttpClientSection.Result> http = new ArrayList<>();
         for (String name : config.servers) {
             Path dir = config.work.resolve("servers").resolve(name);
             BenchFiles.deleteTree(dir);
@@ -139,6 +140,9 @@ public final class BenchMain {
                         reads.add(failed);
                     }
                 }
+                if (config.runs("http")) {
+                    http.add(new HttpClientSection(config, root).run(server));
+                }
             }
         }
         if (config.runs("offload")) {
@@ -146,6 +150,9 @@ public final class BenchMain {
         }
         if (config.runs("reads")) {
             emit(Report.reads(config, reads));
+        }
+        if (config.runs("http")) {
+            emit(Report.http(config, root, http));
         }
     }
 

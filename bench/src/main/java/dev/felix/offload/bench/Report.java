@@ -180,4 +180,41 @@ final class Report {
         sb.append(s.markdown()).append('\n');
         return sb.toString();
     }
+
+    static String http(BenchConfig config, RootGenerator.Root root, List<HttpClientSection.Result> results) {
+        StringBuilder sb = new StringBuilder("## 5. HTTP client and payload signing\n\n");
+        sb.append(Table.f("The same %s of sealed segment files put (one PUT each) and then fetched whole, %d at a "
+                + "time, by one SDK client per side, each configured as the store configures its own (path style, no "
+                + "aws-chunked bodies, no SDK checksums) and differing in one thing. Over plain HTTP the SDK signs "
+                + "each body's SHA-256 (reading it twice); unsigned, it sends `UNSIGNED-PAYLOAD`, as it does over "
+                + "HTTPS. The baseline is what the store does today: **%s**. MiB/s: median (slowest–fastest); "
+                + "ratios of MiB/s to the baseline within a run, median over runs.\n\n",
+                Table.bytes(root.sealedBytes()), config.offloadParallelism, HttpClientSection.BASELINE));
+        Table t = new Table("server", "client", "PUT MiB/s", "PUT / baseline", "GET MiB/s", "GET / baseline");
+        for (HttpClientSection.Result r : results) {
+            boolean first = true;
+            for (String side : HttpClientSection.SIDES) {
+                String failure = r.failures.get(side);
+                List<Double> put = r.putMibps.get(side);
+                if (put.isEmpty()) {
+                    t.row(first ? r.server : "", side, failure == null ? "n/a" : failure.replace('|', '/'), "", "", "");
+                } else {
+                    t.row(first ? r.server : "", side, spread(put), median(r.putRatio.get(side)),
+                            spread(r.getMibps.get(side)), median(r.getRatio.get(side)));
+                }
+                first = false;
+            }
+        }
+        sb.append(t.markdown()).append('\n');
+        return sb.toString();
+    }
+
+    private static String spread(List<Double> v) {
+        double[] a = Stats.toArray(v);
+        return Table.num(Stats.median(a)) + " (" + Table.num(Stats.min(a)) + "–" + Table.num(Stats.max(a)) + ")";
+    }
+
+    private static String median(List<Double> v) {
+        return v == null || v.isEmpty() ? "n/a" : Table.ratio(Stats.median(v));
+    }
 }
