@@ -12,6 +12,7 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.s3.AwsSdkWire;
@@ -65,6 +66,9 @@ final class ReadsSection {
         final List<Double> tieredGetsPerRead = new ArrayList<>();
         final List<Double> baselineGetsPerRead = new ArrayList<>();
         final List<Double> latencyRatio = new ArrayList<>();
+        /** One ranged GET of a chunk holding each offset: the latency floor a tiered read is held to. */
+        final List<Double> chunkGetLatencyMs = new ArrayList<>();
+        final List<Double> chunkGetRatio = new ArrayList<>();
         final List<Double> scanTieredSeconds = new ArrayList<>();
         final List<Double> scanBaselineSeconds = new ArrayList<>();
         final List<Double> scanTieredGets = new ArrayList<>();
@@ -120,8 +124,10 @@ final class ReadsSection {
                         baseline = randomBaseline(manifest, fetcher, offsets, round >= 0 ? result : null);
                     }
                 }
+                double[] chunkGets = randomChunkGets(manifest, fetcher, offsets, round >= 0 ? result : null);
                 if (round >= 0) {
                     result.latencyRatio.add(Stats.median(tiered) / Stats.median(baseline));
+                    result.chunkGetRatio.add(Stats.median(tiered) / Stats.median(chunkGets));
                 }
                 System.out.printf("  [reads %s] %s random: tiered p50 %.2f ms, whole-object p50 %.1f ms%n", server.name,
                         round < 0 ? "warm-up" : "run " + (round + 1) + "/" + config.runs, Stats.median(tiered),
@@ -231,6 +237,39 @@ final class ReadsSection {
             }
             r.baselineBytesPerRead.add(fetcher.bytes() / (double) offsets.length);
             r.baselineGetsPerRead.add(fetcher.gets() / (double) offsets.length);
+        }
+        return ms;
+    }
+
+    /**
+     * One ranged GET per offset of the chunk that holds it, as a cache with these chunks would fetch
+     * it, guessed from the offset's place among the entry's offsets (no index read): only the latency
+     * of moving one chunk, the least a cold tiered read can cost.
+     */
+    private double[] randomChunkGets(Manifest manifest, CountingFetcher fetcher, long[] offsets, Result r)
+            throws StoreException {
+        double[] ms = new double[offsets.length];
+        for (int i = 0; i < offsets.length; i++) {
+            ManifestLookup lookup = manifest.find(offsets[i]);
+            if (lookup.kind() != ManifestLookup.Kind.ENTRY) {
+                throw new IllegalStateException("no entry holds " + offsets[i]);
+            }
+            ManifestEntry entry = lookup.entry();
+            double share = (offsets[i] - entry.baseOffset()) / (double) (entry.lastOffset() - entry.baseOffset() + 1);
+            long chunks = Math.max(1, (entry.sizeBytes() + config.chunkBytes - 1) / config.chunkBytes);
+            long first = Math.min(chunks - 1, (long) (share * chunks)) * config.chunkBytes;
+            int length = (int) (Math.min(entry.sizeBytes(), first + config.chunkBytes) - first);
+            long start = System.nanoTime();
+            byte[] chunk = fetcher.readRange(entry.objectKey(), ByteRange.of(first, length));
+            ms[i] = (System.nanoTime() - start) / 1e6;
+            if (chunk.length != length) {
+                throw new IllegalStateException("a ranged GET of " + length + " bytes answered " + chunk.length);
+            }
+        }
+        if (r != null) {
+            for (double m : ms) {
+                r.chunkGetLatencyMs.add(m);
+            }
         }
         return ms;
     }
