@@ -35,6 +35,8 @@ final class BenchConfig {
     final boolean offloadNoVerifySide = !"false".equals(System.getProperty("bench.offload.no-verify-side"));
     final boolean offloadSinglePutSide = !"false".equals(System.getProperty("bench.offload.single-put-side"));
     final String rclone = System.getProperty("bench.rclone", "rclone");
+    /** The command's jar, for side b2 (the pass as its own process with a 256 MiB heap). */
+    final Path cliJar = Path.of(System.getProperty("bench.cli.jar", "cli/target/felix-offload.jar")).toAbsolutePath();
 
     final int randomReads = integer("bench.reads.random", 20);
     final int chunkBytes = integer("bench.reads.chunk.bytes", 4 * 1024 * 1024);

@@ -1,6 +1,7 @@
 package dev.felix.offload.bench;
 
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.s3.AwsSdkWire;
@@ -48,6 +49,7 @@ final class OffloadSection {
     static final String PASS_NO_VERIFY = "b0: offload, verify none";
     static final String PASS_SINGLE_PUT = "b1: offload, single PUT";
     static final String RCLONE = "c: rclone copy";
+    static final String PASS_JAR = "b2: the jar, -Xmx256m";
     private static final String NODE = "bench-node";
 
     private final BenchConfig config;
@@ -90,6 +92,10 @@ final class OffloadSection {
         } else {
             result.failures.put(RCLONE, rclone.why());
         }
+        sides.add(PASS_JAR);
+        if (!Files.isRegularFile(config.cliJar)) {
+            result.failures.put(PASS_JAR, "no " + config.cliJar + " (mvn -B -ntp -DskipTests package builds it)");
+        }
         for (String s : sides) {
             result.mibps.put(s, new ArrayList<>());
         }
@@ -116,6 +122,7 @@ final class OffloadSection {
                             case PASS_SINGLE_PUT -> pass(singlePut, prefix, VerifyMode.AUTO,
                                     round >= 0 ? result.verifiedBySinglePut : null);
                             case RCLONE -> rclone.copy(server, bucket, prefix, root, config.offloadParallelism);
+                            case PASS_JAR -> jar(server, bucket, prefix);
                             default -> throw new IllegalStateException(side);
                         };
                         if (side.equals(SDK) || side.equals(RCLONE)) {
@@ -146,6 +153,8 @@ final class OffloadSection {
                     ratio(result, thisRound, "b/b0", PASS, PASS_NO_VERIFY);
                     ratio(result, thisRound, "b1/b", PASS_SINGLE_PUT, PASS);
                     ratio(result, thisRound, "b1/a", PASS_SINGLE_PUT, SDK);
+                    ratio(result, thisRound, "b2/a", PASS_JAR, SDK);
+                    ratio(result, thisRound, "b2/c", PASS_JAR, RCLONE);
                 }
             }
         } finally {
@@ -219,6 +228,54 @@ final class OffloadSection {
             }
         }
         return seconds;
+    }
+
+    /**
+     * (b2): {@code felix-offload offload} as an operator runs it, the jar in its own JVM with a heap of
+     * 256 MiB, its defaults but the parallelism, under {@code prefix}; seconds from process start to
+     * exit, as for rclone. A heap too small for the pass shows as its failure.
+     */
+    private double jar(S3ServerProcess server, String bucket, String prefix) throws IOException {
+        resetManifests(root);
+        Path log = config.work.resolve("offload-jar-" + server.name + ".log");
+        String uri = "s3://" + bucket + "/" + prefix + "?endpoint=" + server.endpoint + "&region=" + server.region
+                + "&path-style=true";
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-jar", config.cliJar.toString(), "offload", "--data-dir", root.path().toString(),
+                "--store", uri, "--parallelism", Integer.toString(config.offloadParallelism))
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("AWS_ACCESS_KEY_ID", server.accessKey);
+        pb.environment().put("AWS_SECRET_ACCESS_KEY", server.secretKey);
+        pb.environment().put(NodeId.ENV, NODE);
+        long start = System.nanoTime();
+        Process p = pb.start();
+        try {
+            if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IOException("the offload jar did not finish in 30 minutes");
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (p.exitValue() != 0) {
+                throw new IOException("the offload jar exited with " + p.exitValue() + ": "
+                        + Files.readString(log).lines().limit(5).reduce("", (a, b) -> a + " " + b));
+            }
+            long recorded = 0;
+            for (Path shard : root.shards()) {
+                recorded += ManifestStore.read(shard).entries().stream().mapToLong(e -> e.sizeBytes()).sum();
+            }
+            if (recorded != root.sealedBytes()) {
+                throw new IOException("the offload jar recorded " + recorded + " bytes, expected " + root.sealedBytes());
+            }
+            return seconds;
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        } catch (CorruptionException e) {
+            throw new IOException(e);
+        } finally {
+            resetManifests(root);
+        }
     }
 
     /** Removes every shard's manifest, so the next pass offloads every sealed segment again. */

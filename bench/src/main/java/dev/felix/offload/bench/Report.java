@@ -89,16 +89,19 @@ final class Report {
                     .append("**b1** is the pass (verify auto) with the store's multipart threshold set above the ")
                     .append("segment size (`multipart-threshold` in the store URI), so each segment is one PUT, as in (a), but ")
                     .append("with its CRC32 in a header.\n\n");
-            Table a = new Table("server", "b0: verify none MiB/s", "b1: single PUT MiB/s", "b/b0", "b0/a", "b1/b",
-                    "b1/a", "b1 verified by");
+            sb.append("**b2** is `felix-offload offload` as an operator runs it: the jar in its own JVM with ")
+                    .append("`-Xmx256m` (the heap target), its defaults but `--parallelism`, timed from process start ")
+                    .append("to exit like rclone, so b2/c compares two commands.\n\n");
+            Table a = new Table("server", "b0: verify none MiB/s", "b1: single PUT MiB/s", "b2: the jar, -Xmx256m MiB/s",
+                    "b/b0", "b0/a", "b1/b", "b1/a", "b2/a", "b2/c", "b1 verified by");
             for (OffloadSection.Result r : results) {
                 if (r.failures.containsKey("all")) {
                     continue;
                 }
                 a.row(r.server, config.offloadNoVerifySide ? cell(r, OffloadSection.PASS_NO_VERIFY) : "not run",
                         config.offloadSinglePutSide ? cell(r, OffloadSection.PASS_SINGLE_PUT) : "not run",
-                        ratio(r, "b/b0"), ratio(r, "b0/a"), ratio(r, "b1/b"), ratio(r, "b1/a"),
-                        verified(r.verifiedBySinglePut));
+                        cell(r, OffloadSection.PASS_JAR), ratio(r, "b/b0"), ratio(r, "b0/a"), ratio(r, "b1/b"),
+                        ratio(r, "b1/a"), ratio(r, "b2/a"), ratio(r, "b2/c"), verified(r.verifiedBySinglePut));
             }
             sb.append(a.markdown()).append('\n');
         }
