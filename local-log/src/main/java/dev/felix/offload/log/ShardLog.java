@@ -179,15 +179,14 @@ public final class ShardLog implements Closeable {
 
     /** Runs {@code job} as the writer with readers excluded: it removes or shortens files. */
     private <T> T asWriterAlone(Locked<T> job) throws IOException {
-        writeLock.lock();
-        structure.excludeReaders();
-        try {
-            ensureOpen();
-            return job.run();
-        } finally {
-            structure.admitReaders();
-            writeLock.unlock();
-        }
+        return asWriter(() -> {
+            structure.excludeReaders();
+            try {
+                return job.run();
+            } finally {
+                structure.admitReaders();
+            }
+        });
     }
 
     // ---------------------------------------------------------------- appends

@@ -90,7 +90,7 @@ public final class IndexedScan {
                     resumeAt = -1;
                     continue;
                 }
-                if (at != refetchedAt && at >= SegmentHeader.LENGTH && scanner.source().refetch(at)) {
+                if (at != refetchedAt && at >= SegmentHeader.LENGTH && scanner.source().refetch(e)) {
                     refetchedAt = at;
                     resumeAt = scanner.position();
                     resumeOffset = scanner.nextOffset();

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Walks a segment file record by record, checking everything the format promises.
+ * Walks a segment record by record, checking everything the format promises.
  *
  * <p>{@link #open} reads and checks the 32-byte header. Then either:
  * <ul>
@@ -145,7 +145,7 @@ public final class SegmentScanner implements Closeable {
         return header;
     }
 
-    /** The file size when the scanner opened. */
+    /** The segment's size as this scan sees it: the file's at open or the end given, else the source's. */
     public long fileSize() {
         return fileSize;
     }

@@ -25,11 +25,11 @@ public interface SegmentSource extends Closeable {
     ByteBuffer read(long position, int length) throws IOException, CorruptionException;
 
     /**
-     * Forgets what was read from {@code position} on, so the next read fetches it anew, for a
-     * holder whose bytes may have been damaged on their way (in transit, in a cache). Answers false
-     * when a second read could not give other bytes, as for a local file.
+     * Forgets what was read from the record {@code failure} names on, so the next read fetches it
+     * anew, for a holder whose bytes may have been damaged on their way (in transit, in a cache).
+     * Answers false when a second read could not give other bytes, as for a local file.
      */
-    default boolean refetch(long position) {
+    default boolean refetch(CorruptionException failure) {
         return false;
     }
 
