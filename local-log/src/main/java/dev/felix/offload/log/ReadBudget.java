@@ -1,6 +1,8 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.IndexedScan;
 import dev.felix.offload.log.format.Record;
+import dev.felix.offload.log.format.RecordHeader;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,9 +10,9 @@ import java.util.List;
 /**
  * What one read may still take: at most a number of records, and no more than a number of encoded
  * bytes unless the first record alone is larger (it is taken anyway, so a reader always makes
- * progress). A reader that must start a segment over can roll back to a mark.
+ * progress).
  */
-final class ReadBudget {
+final class ReadBudget implements IndexedScan.Sink {
 
     private final int maxRecords;
     private final long maxBytes;
@@ -24,40 +26,28 @@ final class ReadBudget {
     }
 
     /**
-     * True when {@code r} may be taken without breaking the byte limit. When it may not, the read is
-     * over: records come back in order, so nothing after it may be taken either.
+     * True when the record {@code h} opens may be taken without breaking the byte limit. When it may
+     * not, the read is over: records come back in order, so nothing after it may be taken either.
      */
-    boolean fits(Record r) {
-        if (records.isEmpty() || bytes + r.encodedLength() <= maxBytes) {
+    @Override
+    public boolean fits(RecordHeader h) {
+        if (records.isEmpty() || bytes + h.totalLength() <= maxBytes) {
             return true;
         }
         stopped = true;
         return false;
     }
 
-    void take(Record r) {
+    @Override
+    public void take(Record r, long end) {
         records.add(r);
         bytes += r.encodedLength();
     }
 
     /** True when no more records may be taken. */
-    boolean full() {
+    @Override
+    public boolean full() {
         return stopped || records.size() >= maxRecords || bytes >= maxBytes;
-    }
-
-    /** A point to roll back to. */
-    int mark() {
-        return records.size();
-    }
-
-    /** Drops the records taken since {@code mark}. */
-    void rollBack(int mark) {
-        List<Record> dropped = records.subList(mark, records.size());
-        for (Record r : dropped) {
-            bytes -= r.encodedLength();
-        }
-        dropped.clear();
-        stopped = false;
     }
 
     List<Record> records() {

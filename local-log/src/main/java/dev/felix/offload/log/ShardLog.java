@@ -1,44 +1,29 @@
 package dev.felix.offload.log;
 
-import dev.felix.offload.log.format.BatchTag;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.Record;
-import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentIndex;
-import dev.felix.offload.log.format.SegmentScanner;
 import dev.felix.offload.log.recovery.Problem;
-import dev.felix.offload.log.side.Ballot;
-import dev.felix.offload.log.side.BallotFile;
-import dev.felix.offload.log.side.BallotOpening;
-import dev.felix.offload.log.side.DerivedLoad;
-import dev.felix.offload.log.side.EpochHistory;
-import dev.felix.offload.log.side.EpochsFile;
-import dev.felix.offload.log.side.ProducerSnapshot;
-import dev.felix.offload.log.side.ProducersFile;
-import dev.felix.offload.log.side.ReplicaFile;
-import dev.felix.offload.log.side.ReplicaState;
 import dev.felix.offload.log.recovery.ShardInspection;
 import dev.felix.offload.log.recovery.ShardInspection.SegmentPlan;
 import dev.felix.offload.log.recovery.ShardInspector;
+import dev.felix.offload.log.side.EpochHistory;
+import dev.felix.offload.log.side.EpochsFile;
+import dev.felix.offload.log.side.ReplicaState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A shard directory as a log: segments in id order, each beginning where the one before ends, the
@@ -62,10 +47,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * An idempotent producer's batch the log already holds is not written again.
  *
  * <h2>Parts</h2>
- * This class holds the writer's state and its locks: appends with producer dedup, rolls, truncation,
- * reset and the replica's generation and commit. What readers see is a {@link LogView}, published
- * whole; the reads over it are {@link LogReads}; what opening does to each judged segment is
- * {@link SegmentRecovery}.
+ * This class is the façade: it holds the write lock, the flush policy and the log's life, and hands
+ * each job to its part. {@link LogAppends}: appends with producer dedup, and the producer state and
+ * generation history they derive. {@link LogStructure}: the segments and every change to which there
+ * are (roll, cut, reset, deletion), each publishing a new {@link LogView}; the reads over one are
+ * {@link LogReads}. {@link LogReplica}: the accepted generation, its leader and the commit offset.
+ * What opening does to each judged segment is {@link SegmentRecovery}.
  *
  * <h2>Concurrency</h2>
  * One writer appends; any number of readers may read at the same time and see only whole records
@@ -78,33 +65,19 @@ public final class ShardLog implements Closeable {
 
     private final Path dir;
     private final String shard;
-    private final ShardLogConfig config;
     private final ReentrantLock writeLock = new ReentrantLock();
-    private final ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
     private final ScheduledExecutorService flusher;
-    private volatile LogView view;
-    private long nextSegmentId;
-    private final ProducerState producers;
-    private EpochHistory epochs;
-    private volatile ReplicaState replica;
-    private volatile Optional<String> leader;
-    private final CommitWriter commitWriter;
-    private boolean dirty;
+    private final LogStructure structure;
+    private final LogAppends appends;
+    private final LogReplica replica;
     private boolean closed;
 
-    private ShardLog(Path dir, ShardLogConfig config, List<LogView.Sealed> sealed, SegmentWriter active, ReplicaState replica,
-                     Optional<String> leader, EpochHistory epochs) {
+    private ShardLog(Path dir, ShardLogConfig config, LogStructure structure, LogAppends appends, LogReplica replica) {
         this.dir = dir;
         this.shard = dir.getFileName().toString();
-        this.config = config;
-        this.view = new LogView(List.copyOf(sealed), active);
-        this.nextSegmentId = active.file().id() + 1;
+        this.structure = structure;
+        this.appends = appends;
         this.replica = replica;
-        this.leader = leader;
-        this.epochs = epochs;
-        this.producers = new ProducerState();
-        this.commitWriter = new CommitWriter(dir, replica, () -> this.replica,
-                config.fsyncPolicy() instanceof FsyncPolicy.OnCommit);
         if (config.fsyncPolicy() instanceof FsyncPolicy.Periodic periodic) {
             this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "shard-log-flush-" + shard);
@@ -145,68 +118,31 @@ public final class ShardLog implements Closeable {
             SegmentIndex index = SegmentRecovery.loadOrRebuildIndex(file, shard, header, plan.scan().validEnd(), config);
             sealed.add(new LogView.Sealed(file, header, plan.scan().nextOffset(), plan.scan().validEnd(), index));
         }
-        // Authoritative: a replica or ballot that does not decode fails the open, before anything is written.
-        ReplicaState replica = ReplicaFile.load(dir);
-        Optional<Ballot> ballot = BallotFile.FILE.load(dir);
-        BallotOpening opening = BallotOpening.decide(ballot, replica.generation());
-        if (opening.raisesReplica()) {
-            // A raise that crashed between the ballot and the replica: finish it.
-            replica = replica.withGeneration(opening.generation());
-            ReplicaFile.FILE.save(dir, replica);
-        }
+        // Before anything is written: a replica or ballot that does not decode fails the open.
+        LogReplica replica = LogReplica.open(dir, config.fsyncPolicy() instanceof FsyncPolicy.OnCommit);
         SegmentWriter active;
-        if (plans.isEmpty()) {
-            active = SegmentWriter.create(SegmentFile.in(dir, 0), SegmentHeader.v3(0, SegmentRecovery.nowMicros()),
-                    config.indexSpacingBytes());
-        } else {
-            SegmentPlan newest = plans.get(plans.size() - 1);
-            active = SegmentRecovery.reopenNewest(newest, shard, config);
+        try {
+            if (plans.isEmpty()) {
+                active = SegmentWriter.create(SegmentFile.in(dir, 0), SegmentHeader.v3(0, SegmentRecovery.nowMicros()),
+                        config.indexSpacingBytes());
+            } else {
+                active = SegmentRecovery.reopenNewest(plans.get(plans.size() - 1), shard, config);
+            }
+        } catch (IOException | RuntimeException e) {
+            replica.close(); // stops its commit writer; nothing is behind yet
+            throw e;
         }
         EpochHistory epochs = EpochsFile.loadOrEmpty(dir).truncatedAt(active.nextOffset());
-        ShardLog log = new ShardLog(dir, config, sealed, active, replica, opening.leader(), epochs);
+        LogStructure structure = new LogStructure(dir, config, sealed, active);
+        LogAppends appends = new LogAppends(dir, config, structure, epochs);
+        ShardLog log = new ShardLog(dir, config, structure, appends, replica);
         try {
-            log.loadProducers();
+            appends.loadProducers();
         } catch (IOException | CorruptionException | RuntimeException e) {
             log.closeQuietly();
             throw e;
         }
         return log;
-    }
-
-    /** Producer state: the snapshot when it describes this log, then the marks after it; else the whole log. */
-    private void loadProducers() throws IOException, CorruptionException {
-        long first = firstOffset();
-        long next = nextOffset();
-        DerivedLoad<ProducerSnapshot> snapshot = ProducersFile.load(dir, first, next);
-        long replayFrom = first;
-        if (snapshot.value().isPresent()) {
-            ProducerState loaded = ProducerState.of(snapshot.value().get());
-            producers.replaceWith(loaded);
-            replayFrom = snapshot.value().get().asOf();
-        } else if (snapshot.problem().isPresent()) {
-            LOG.info("{}: producer snapshot ignored ({}); rebuilding from the log", shard,
-                    snapshot.problem().get().getMessage());
-        }
-        replayMarks(replayFrom);
-    }
-
-    /** Feeds the record headers from {@code from} to the end of the log to the producer state. */
-    private void replayMarks(long from) throws IOException, CorruptionException {
-        LogView v = view;
-        int segments = v.sealed().size() + 1;
-        for (int i = v.locate(from); i < segments; i++) {
-            boolean isActive = i == v.sealed().size();
-            SegmentFile file = isActive ? v.active().file() : v.sealed().get(i).file();
-            long end = isActive ? v.active().size() : v.sealed().get(i).size();
-            try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, end)) {
-                RecordHeader h;
-                while ((h = scanner.nextHeader()) != null) {
-                    if (Long.compareUnsigned(h.offset(), from) >= 0) {
-                        producers.observe(h.kind(), h.offset(), h.tag());
-                    }
-                }
-            }
-        }
     }
 
     private void closeQuietly() {
@@ -226,48 +162,49 @@ public final class ShardLog implements Closeable {
         return SegmentRecovery.rebuildIndexOf(file, shard, size, spacingBytes);
     }
 
+    private interface Locked<T> {
+        T run() throws IOException;
+    }
+
+    /** Runs {@code job} as the writer, on an open log. */
+    private <T> T asWriter(Locked<T> job) throws IOException {
+        writeLock.lock();
+        try {
+            ensureOpen();
+            return job.run();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Runs {@code job} as the writer with readers excluded: it removes or shortens files. */
+    private <T> T asWriterAlone(Locked<T> job) throws IOException {
+        return asWriter(() -> {
+            structure.excludeReaders();
+            try {
+                return job.run();
+            } finally {
+                structure.admitReaders();
+            }
+        });
+    }
+
     // ---------------------------------------------------------------- appends
 
     /** Appends a plain record; answers its offset. */
     public long append(long timestampMicros, byte[] payload) throws IOException {
-        return appendRecords(SegmentHeader.VERSION_2, first -> List.of(Record.plain(first, timestampMicros, payload)));
+        return asWriter(() -> appends.append(timestampMicros, payload));
     }
 
     /**
      * Appends an idempotent producer's batch: a batch-open record tagged with the producer, the
      * sequence and the batch's record count, then batch-continue records. The batch is kept in one
-     * segment. Answers the first record's offset.
+     * segment. A batch the log already holds is not written again: its first offset is the answer.
+     * Answers the first record's offset.
      */
     public long appendBatch(long producerId, long sequence, long timestampMicros, List<byte[]> payloads)
             throws IOException {
-        if (payloads.isEmpty()) {
-            throw new IllegalArgumentException("a batch holds at least one record");
-        }
-        BatchTag tag = new BatchTag(producerId, sequence, payloads.size());
-        writeLock.lock();
-        try {
-            ensureOpen();
-            OptionalLong held = producers.heldBatch(producerId, sequence, this::sequenceAt);
-            if (held.isPresent()) {
-                long heldLength = producers.batchLength(producerId, held.getAsLong());
-                if (heldLength != payloads.size()) {
-                    throw new IllegalArgumentException("producer " + Long.toUnsignedString(producerId) + " sequence "
-                            + Long.toUnsignedString(sequence) + " is held as a batch of " + heldLength
-                            + " records; this one has " + payloads.size());
-                }
-                return held.getAsLong(); // already held: the original offsets, nothing written
-            }
-        } finally {
-            writeLock.unlock();
-        }
-        return appendRecords(SegmentHeader.VERSION_3, first -> {
-            List<Record> records = new ArrayList<>(payloads.size());
-            records.add(Record.batchOpen(first, timestampMicros, tag, payloads.get(0)));
-            for (int i = 1; i < payloads.size(); i++) {
-                records.add(Record.batchContinue(first + i, timestampMicros, payloads.get(i)));
-            }
-            return records;
-        });
+        return asWriter(() -> appends.appendBatch(producerId, sequence, timestampMicros, payloads));
     }
 
     /**
@@ -275,142 +212,25 @@ public final class ShardLog implements Closeable {
      * log first rolls onto a v4 segment unless the active one already is v4.
      */
     public long appendGenerationStart(long generation, long timestampMicros) throws IOException {
-        if (!config.generationStartFinalized()) {
-            throw new IllegalStateException("generation-start records are not finalized for this fleet; "
-                    + "writing one would make the shard unreadable to builds before segment v4");
-        }
-        long offset = appendRecords(SegmentHeader.VERSION_4, first -> List.of(Record.generationStart(first,
-                timestampMicros, generation)));
-        writeLock.lock();
-        try {
-            epochs = epochs.append(generation, offset);
-            saveDerived(() -> EpochsFile.FILE.save(dir, epochs), "epochs");
-        } finally {
-            writeLock.unlock();
-        }
-        return offset;
-    }
-
-    /** The sequence in the batch-open record at {@code offset}, for the producer state's look-ups. */
-    private long sequenceAt(long offset) throws IOException {
-        try {
-            ReadResult r = read(offset, 1, 1);
-            if (r instanceof ReadResult.Records records && !records.records().isEmpty()
-                    && records.records().get(0).tag() != null) {
-                return records.records().get(0).tag().sequence();
-            }
-            return -1;
-        } catch (CorruptionException e) {
-            throw new IOException("reading the batch at offset " + Long.toUnsignedString(offset) + ": " + e.getMessage(), e);
-        }
-    }
-
-    private interface DerivedWrite {
-        void run() throws IOException;
-    }
-
-    /** A derived file's write: a failure costs a longer open later, never a record, so it is only logged. */
-    private void saveDerived(DerivedWrite write, String what) {
-        try {
-            write.run();
-        } catch (IOException e) {
-            LOG.warn("{}: could not save {} ({}); it is rebuilt from the log when needed", shard, what, e.toString());
-        }
-    }
-
-    private interface RecordsAt {
-        List<Record> at(long firstOffset);
-    }
-
-    private long appendRecords(int requiredVersion, RecordsAt build) throws IOException {
-        writeLock.lock();
-        try {
-            ensureOpen();
-            // Built (and so size-checked) before anything is written: an oversized payload throws here.
-            List<Record> records = build.at(view.active().nextOffset());
-            long bytes = 0;
-            for (Record r : records) {
-                bytes += r.encodedLength();
-            }
-            SegmentWriter active = view.active();
-            if (active.header().version() < requiredVersion) {
-                active = roll(requiredVersion);
-            } else if (!active.isEmpty() && active.size() + bytes > config.segmentSizeBytes()) {
-                active = roll(requiredVersion);
-            }
-            if (active.nextOffset() != records.get(0).offset()) {
-                records = build.at(active.nextOffset());
-            }
-            active.appendAll(records);
-            for (Record r : records) {
-                producers.observe(r.kind(), r.offset(), r.tag());
-            }
-            if (config.fsyncPolicy() instanceof FsyncPolicy.OnCommit) {
-                active.sync();
-            } else {
-                dirty = true;
-            }
-            return records.get(0).offset();
-        } finally {
-            writeLock.unlock();
-        }
-    }
-
-    /**
-     * Seals the active segment and starts the next at its next offset. Segments stay at v4 once the
-     * log has one; otherwise new segments are v3. An empty active segment of too old a version is
-     * replaced in place instead of being left behind empty.
-     */
-    private SegmentWriter roll(int requiredVersion) throws IOException {
-        LogView v = view;
-        SegmentWriter old = v.active();
-        int version = Math.max(SegmentHeader.VERSION_3,
-                Math.max(requiredVersion, old.header().version() >= SegmentHeader.VERSION_4 ? SegmentHeader.VERSION_4 : 0));
-        long base = old.nextOffset();
-        if (old.isEmpty()) {
-            structure.writeLock().lock();
-            try {
-                old.close();
-                Files.deleteIfExists(old.file().index());
-                Files.delete(old.file().log());
-                SegmentWriter fresh = SegmentWriter.create(old.file(), new SegmentHeader(version, base, SegmentRecovery.nowMicros()),
-                        config.indexSpacingBytes());
-                view = new LogView(v.sealed(), fresh);
-                return fresh;
-            } finally {
-                structure.writeLock().unlock();
-            }
-        }
-        old.seal();
-        List<LogView.Sealed> sealed = new ArrayList<>(v.sealed());
-        sealed.add(new LogView.Sealed(old.file(), old.header(), old.nextOffset(), old.size(), old.index()));
-        SegmentWriter fresh = SegmentWriter.create(SegmentFile.in(dir, nextSegmentId++),
-                new SegmentHeader(version, base, SegmentRecovery.nowMicros()), config.indexSpacingBytes());
-        view = new LogView(List.copyOf(sealed), fresh);
-        dirty = false;
-        ProducerSnapshot snapshot = producers.snapshot(base);
-        saveDerived(() -> ProducersFile.FILE.save(dir, snapshot), "the producer snapshot");
-        return fresh;
+        appends.requireGenerationStart();
+        return asWriter(() -> appends.appendGenerationStart(generation, timestampMicros));
     }
 
     /** Forces appended records to the device now, whatever the policy. */
     public void flush() throws IOException {
-        writeLock.lock();
-        try {
-            ensureOpen();
-            view.active().sync();
-            dirty = false;
-        } finally {
-            writeLock.unlock();
-        }
+        asWriter(() -> {
+            structure.view().active().sync();
+            appends.synced();
+            return null;
+        });
     }
 
     private void flushIfDirty() {
         writeLock.lock();
         try {
-            if (!closed && dirty) {
-                view.active().sync();
-                dirty = false;
+            if (!closed && appends.unsynced()) {
+                structure.view().active().sync();
+                appends.synced();
             }
         } catch (IOException e) {
             LOG.error("{}: periodic flush failed; retrying at the next interval", shard, e);
@@ -433,35 +253,25 @@ public final class ShardLog implements Closeable {
         if (maxRecords <= 0) {
             throw new IllegalArgumentException("maxRecords must be positive, got " + maxRecords);
         }
-        structure.readLock().lock();
-        try {
-            ensureOpen();
-            LogView v = view;
-            long first = v.firstOffset();
-            if (Long.compareUnsigned(offset, first) < 0) {
-                return new ReadResult.Trimmed(first);
-            }
-            return LogReads.read(v, shard, offset, maxRecords, maxBytes);
-        } finally {
-            structure.readLock().unlock();
-        }
+        ensureOpen();
+        return structure.read(offset, maxRecords, maxBytes);
     }
 
     // ---------------------------------------------------------------- structure
 
     /** The offset of the oldest record held (the next offset when the log is empty). */
     public long firstOffset() {
-        return view.firstOffset();
+        return structure.view().firstOffset();
     }
 
     /** One past the newest record. */
     public long nextOffset() {
-        return view.active().nextOffset();
+        return structure.view().active().nextOffset();
     }
 
     /** The segments, oldest first; the last is active. */
     public List<SegmentInfo> segments() {
-        LogView v = view;
+        LogView v = structure.view();
         List<SegmentInfo> out = new ArrayList<>(v.sealed().size() + 1);
         for (LogView.Sealed s : v.sealed()) {
             out.add(new SegmentInfo(s.file(), s.header().version(), s.header().baseOffset(), s.nextOffset(), s.size(),
@@ -481,30 +291,13 @@ public final class ShardLog implements Closeable {
      * then index). The active segment is never deleted. Answers the segments removed.
      */
     public List<SegmentFile> deleteSegmentsBelow(long offset) throws IOException {
-        writeLock.lock();
-        structure.writeLock().lock();
-        try {
-            ensureOpen();
-            LogView v = view;
-            List<LogView.Sealed> keep = new ArrayList<>(v.sealed());
-            List<SegmentFile> removed = new ArrayList<>();
-            while (!keep.isEmpty() && Long.compareUnsigned(keep.get(0).nextOffset(), offset) <= 0) {
-                LogView.Sealed s = keep.get(0);
-                Files.delete(s.file().log());
-                Files.deleteIfExists(s.file().index());
-                keep.remove(0);
-                view = new LogView(List.copyOf(keep), v.active());
-                removed.add(s.file());
-            }
+        return asWriterAlone(() -> {
+            List<SegmentFile> removed = structure.deleteBelow(offset);
             if (!removed.isEmpty()) {
-                DurableFiles.fsyncDirectory(dir);
-                producers.forgetBelow(view.firstOffset());
+                appends.forgetBelow(structure.view().firstOffset());
             }
             return removed;
-        } finally {
-            structure.writeLock().unlock();
-            writeLock.unlock();
-        }
+        });
     }
 
     /**
@@ -512,148 +305,67 @@ public final class ShardLog implements Closeable {
      * crash leaves a contiguous prefix) and the segment holding the offset is cut there and becomes
      * the active segment. At or past the end it does nothing; at or below the first offset it is
      * {@link #reset(long)} to {@code offset}.
+     *
+     * @throws BelowCommitException when {@code offset} lies below the commit offset
      */
     public void truncate(long offset) throws IOException {
-        writeLock.lock();
-        structure.writeLock().lock();
-        try {
-            ensureOpen();
-            LogView v = view;
+        asWriterAlone(() -> {
+            LogView v = structure.view();
             if (Long.compareUnsigned(offset, v.active().nextOffset()) >= 0) {
-                return;
+                return null;
             }
-            if (Long.compareUnsigned(offset, replica.commit()) < 0) {
-                throw new BelowCommitException(shard, "truncation", offset, replica.commit());
-            }
+            replica.refuseBelowCommit("truncation", offset);
             if (Long.compareUnsigned(offset, v.firstOffset()) <= 0) {
-                resetLocked(offset);
-                return;
+                resetAlone(offset);
+                return null;
             }
-            // The snapshot would describe records about to be replaced: gone, durably, before any change.
-            ProducersFile.FILE.remove(dir);
-            epochs = epochs.truncatedAt(offset);
-            saveDerived(() -> EpochsFile.FILE.save(dir, epochs), "epochs");
-            int holder = v.locate(offset);
-            List<LogView.Sealed> sealed = v.sealed();
-            // Newest first: the active segment, then sealed ones above the holder.
-            SegmentWriter active = v.active();
-            active.close();
-            if (holder < sealed.size()) {
-                deleteFiles(active.file());
-                for (int i = sealed.size() - 1; i > holder; i--) {
-                    deleteFiles(sealed.get(i).file());
-                }
-                DurableFiles.fsyncDirectory(dir);
-            }
-            SegmentFile file;
-            SegmentHeader header;
-            long end;
-            if (holder < sealed.size()) {
-                LogView.Sealed s = sealed.get(holder);
-                file = s.file();
-                header = s.header();
-                end = s.size();
-            } else {
-                file = active.file();
-                header = active.header();
-                end = active.size();
-            }
-            long cut = positionOf(file, end, offset);
-            try (FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE)) {
-                ch.truncate(cut);
-                ch.force(true);
-            }
-            SegmentIndex index = SegmentRecovery.rebuildIndex(file, shard, cut, config.indexSpacingBytes());
-            SegmentWriter reopened = SegmentWriter.reopen(file, header, cut, offset, index, config.indexSpacingBytes());
-            view = new LogView(List.copyOf(sealed.subList(0, Math.min(holder, sealed.size()))), reopened);
-            producers.replaceWith(new ProducerState());
-            try {
-                replayMarks(view.firstOffset());
-            } catch (CorruptionException e) {
-                throw new IOException("rebuilding producer state after truncation: " + e.getMessage(), e);
-            }
-        } finally {
-            structure.writeLock().unlock();
-            writeLock.unlock();
-        }
-    }
-
-    /** Byte position of the record holding {@code offset}, by record headers. */
-    private long positionOf(SegmentFile file, long end, long offset) throws IOException {
-        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, end)) {
-            RecordHeader h;
-            while ((h = scanner.nextHeader()) != null) {
-                if (h.offset() == offset) {
-                    return h.position();
-                }
-            }
-            throw new IllegalStateException("offset " + offset + " not found in " + file.logName());
-        } catch (CorruptionException e) {
-            throw new IOException("cannot truncate: " + e.getMessage(), e);
-        }
+            appends.forgetFrom(offset);
+            structure.cutAt(offset);
+            appends.rebuildProducers();
+            return null;
+        });
     }
 
     /**
      * Removes every segment (newest first) and starts an empty log whose first offset is
      * {@code baseOffset}, in a segment with a new id (ids are never reused).
+     *
+     * @throws BelowCommitException when the log holds a record below the commit offset
      */
     public void reset(long baseOffset) throws IOException {
-        writeLock.lock();
-        structure.writeLock().lock();
-        try {
-            ensureOpen();
-            resetLocked(baseOffset);
-        } finally {
-            structure.writeLock().unlock();
-            writeLock.unlock();
-        }
+        asWriterAlone(() -> {
+            resetAlone(baseOffset);
+            return null;
+        });
     }
 
-    private void resetLocked(long baseOffset) throws IOException {
-        LogView v = view;
-        long first = v.firstOffset();
-        long next = v.active().nextOffset();
-        if (Long.compareUnsigned(first, next) < 0 && Long.compareUnsigned(first, replica.commit()) < 0) {
-            throw new BelowCommitException(shard, "reset", first, replica.commit());
+    private void resetAlone(long baseOffset) throws IOException {
+        LogView v = structure.view();
+        if (Long.compareUnsigned(v.firstOffset(), v.active().nextOffset()) < 0) {
+            replica.refuseBelowCommit("reset", v.firstOffset());
         }
-        ProducersFile.FILE.remove(dir);
-        producers.replaceWith(new ProducerState());
-        epochs = EpochHistory.empty();
-        saveDerived(() -> EpochsFile.FILE.save(dir, epochs), "epochs");
-        v.active().close();
-        deleteFiles(v.active().file());
-        for (int i = v.sealed().size() - 1; i >= 0; i--) {
-            deleteFiles(v.sealed().get(i).file());
-        }
-        DurableFiles.fsyncDirectory(dir);
-        int version = v.active().header().version() >= SegmentHeader.VERSION_4 ? SegmentHeader.VERSION_4
-                : SegmentHeader.VERSION_3;
-        SegmentWriter fresh = SegmentWriter.create(SegmentFile.in(dir, nextSegmentId++),
-                new SegmentHeader(version, baseOffset, SegmentRecovery.nowMicros()), config.indexSpacingBytes());
-        view = new LogView(List.of(), fresh);
-        dirty = false;
+        appends.forgetAll();
+        structure.resetTo(baseOffset);
+        appends.synced();
     }
 
-    private static void deleteFiles(SegmentFile file) throws IOException {
-        Files.deleteIfExists(file.log());
-        Files.deleteIfExists(file.index());
-    }
+    // ---------------------------------------------------------------- replication
 
     /** The accepted generation and the commit offset as this log knows them (the file may lag). */
     public ReplicaState replicaState() {
-        return replica;
+        return replica.state();
     }
 
     /** The leader accepted at the current generation, when the ballot names one. */
     public Optional<String> acceptedLeader() {
-        return leader;
+        return replica.leader();
     }
 
     /** The generation history. */
     public EpochHistory epochs() {
         writeLock.lock();
         try {
-            return epochs;
+            return appends.epochs();
         } finally {
             writeLock.unlock();
         }
@@ -665,33 +377,10 @@ public final class ShardLog implements Closeable {
      * A lower generation is refused; at the current one only the leader already accepted is.
      */
     public void acceptGeneration(long generation, String leader) throws IOException {
-        writeLock.lock();
-        try {
-            ensureOpen();
-            ReplicaState current = replica;
-            int cmp = Long.compareUnsigned(generation, current.generation());
-            if (cmp < 0) {
-                throw new IllegalArgumentException("generation " + Long.toUnsignedString(generation) + " is below the "
-                        + "accepted generation " + Long.toUnsignedString(current.generation()));
-            }
-            if (cmp == 0) {
-                if (this.leader.isPresent() && this.leader.get().equals(leader)) {
-                    return;
-                }
-                throw new IllegalArgumentException("generation " + Long.toUnsignedString(generation)
-                        + " is already accepted" + this.leader.map(l -> " from leader " + l).orElse(" with no leader"));
-            }
-            synchronized (commitWriter.fileLock) {
-                BallotFile.FILE.save(dir, new Ballot(generation, leader));
-                ReplicaState raised = current.withGeneration(generation);
-                ReplicaFile.FILE.save(dir, raised);
-                replica = raised;
-                this.leader = Optional.of(leader);
-                commitWriter.wroteItself(raised);
-            }
-        } finally {
-            writeLock.unlock();
-        }
+        asWriter(() -> {
+            replica.accept(generation, leader);
+            return null;
+        });
     }
 
     /**
@@ -699,17 +388,17 @@ public final class ShardLog implements Closeable {
      * policy says.
      */
     public void advanceCommit(long commit) {
+        boolean raised;
         writeLock.lock();
         try {
             ensureOpen();
-            if (Long.compareUnsigned(commit, replica.commit()) <= 0) {
-                return;
-            }
-            replica = replica.withCommit(commit);
+            raised = replica.raiseCommit(commit);
         } finally {
             writeLock.unlock();
         }
-        commitWriter.advanced();
+        if (raised) {
+            replica.commitAdvanced();
+        }
     }
 
     private void ensureOpen() {
@@ -730,13 +419,13 @@ public final class ShardLog implements Closeable {
             if (flusher != null) {
                 flusher.shutdownNow();
             }
-            SegmentWriter active = view.active();
+            SegmentWriter active = structure.view().active();
             try {
                 active.sync();
                 active.writeIndex();
             } finally {
                 active.close();
-                commitWriter.close(); // the commit offset is always written at shutdown
+                replica.close(); // the commit offset is always written at shutdown
             }
         } finally {
             writeLock.unlock();

@@ -3,7 +3,7 @@ package dev.felix.offload.log;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
-import dev.felix.offload.log.format.Record;
+import dev.felix.offload.log.format.IndexedScan;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentIndex;
 import dev.felix.offload.log.format.SegmentScanner;
@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -73,17 +74,19 @@ public final class ShardReader {
     private SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
         try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
             ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
-            while (head.hasRemaining() && ch.read(head) >= 0) {
-                // keep reading
+            while (head.hasRemaining()) {
+                if (ch.read(head) < 0) {
+                    break; // a file shorter than a header: the decode names it truncated
+                }
             }
             return SegmentHeader.decode(head.flip(), new CorruptionSite(shard, f.id(), 0));
         }
     }
 
     /** The oldest offset held locally, or empty when the directory holds no segment. */
-    public java.util.OptionalLong firstOffset() throws IOException, CorruptionException {
+    public OptionalLong firstOffset() throws IOException, CorruptionException {
         List<Seg> segs = segments();
-        return segs.isEmpty() ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(segs.get(0).header().baseOffset());
+        return segs.isEmpty() ? OptionalLong.empty() : OptionalLong.of(segs.get(0).header().baseOffset());
     }
 
     /** Where {@link #endOffset} last got to in the newest segment, so the next call resumes there. */
@@ -97,10 +100,10 @@ public final class ShardReader {
      * count), or empty when the directory holds no segment. Walks only record headers of the newest
      * segment, from where the last call ended.
      */
-    public java.util.OptionalLong endOffset() throws IOException, CorruptionException {
+    public OptionalLong endOffset() throws IOException, CorruptionException {
         List<Seg> segs = segments();
         if (segs.isEmpty()) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
         Seg newest = segs.get(segs.size() - 1);
         End known = end;
@@ -119,7 +122,7 @@ public final class ShardReader {
                 }
             }
             end = new End(newest.file().id(), scanner.position(), scanner.nextOffset());
-            return java.util.OptionalLong.of(scanner.nextOffset());
+            return OptionalLong.of(scanner.nextOffset());
         } catch (NoSuchFileException gone) {
             end = null;
             return endOffset(); // the newest segment went away while we read (a reset): list again
@@ -154,7 +157,7 @@ public final class ShardReader {
         for (int i = start; i < segs.size() && !budget.full(); i++) {
             Seg seg = segs.get(i);
             try {
-                want = readSegment(seg, want, true, budget);
+                want = readSegment(seg, want, budget);
             } catch (NoSuchFileException gone) {
                 continue; // removed by retention or offload while we read: the next segment goes on
             } catch (CorruptionException e) {
@@ -169,64 +172,34 @@ public final class ShardReader {
     }
 
     /** Reads one segment's records from {@code want} into the budget; answers the next offset wanted. */
-    private long readSegment(Seg seg, long want, boolean useIndex, ReadBudget budget) throws IOException, CorruptionException {
-        int mark = budget.mark();
-        long seekedTo = -1;
-        try (SegmentScanner scanner = SegmentScanner.open(seg.file().log(), shard, seg.file().id(), true)) {
-            if (useIndex) {
-                seekedTo = seekNear(scanner, seg, want);
-            }
-            long next = want;
-            while (Long.compareUnsigned(scanner.nextOffset(), next) < 0) {
-                if (scanner.nextHeader() == null) {
-                    return next;
-                }
-            }
-            Record r;
-            while (!budget.full() && (r = scanner.nextRecord()) != null) {
-                if (!budget.fits(r)) {
-                    return next;
-                }
-                budget.take(r);
-                next = r.offset() + 1;
-            }
-            return next;
-        } catch (CorruptionException e) {
-            if (seekedTo >= 0 && e.site().position() == seekedTo) {
-                // An index is never trusted: its entry led nowhere valid. Forget it and scan from the start.
-                indexes.put(seg.file().id(), SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]));
-                budget.rollBack(mark);
-                return readSegment(seg, want, false, budget);
-            }
-            throw e;
-        }
+    private long readSegment(Seg seg, long want, ReadBudget budget) throws IOException, CorruptionException {
+        IndexedScan.read(() -> SegmentScanner.open(seg.file().log(), shard, seg.file().id(), true), entryFor(seg, want),
+                want, budget, (bad, why) -> indexes.put(seg.file().id(), noIndex(seg)));
+        return budget.nextOffset(want);
     }
 
-    /**
-     * Starts the scan at the sealed segment's index entry for {@code want}, when its index loads;
-     * answers the position sought, or -1.
-     */
-    private long seekNear(SegmentScanner scanner, Seg seg, long want) throws IOException {
+    /** The sealed segment's index entry for {@code want}, when its index loads. */
+    private IndexedScan.Entry entryFor(Seg seg, long want) throws IOException {
         if (seg.newest()) {
-            return -1; // its index is still growing: scan from the start
+            return IndexedScan.Entry.NONE; // its index is still growing: scan from the start
         }
         SegmentIndex index = indexes.get(seg.file().id());
         if (index == null) {
             try {
                 index = SegmentIndex.read(seg.file().index(), shard, seg.file().id());
             } catch (NoSuchFileException | CorruptionException e) {
-                index = SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]);
+                index = noIndex(seg);
             }
             if (index.baseOffset() != seg.header().baseOffset()) {
-                index = SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]);
+                index = noIndex(seg);
             }
             indexes.put(seg.file().id(), index);
         }
         int e = index.entryAtOrBelow(want);
-        if (e >= 0 && index.positionAt(e) > SegmentHeader.LENGTH && index.positionAt(e) <= scanner.fileSize()) {
-            scanner.seek(index.positionAt(e), index.offsetAt(e));
-            return index.positionAt(e);
-        }
-        return -1;
+        return e < 0 ? IndexedScan.Entry.NONE : new IndexedScan.Entry(index.offsetAt(e), index.positionAt(e));
+    }
+
+    private static SegmentIndex noIndex(Seg seg) {
+        return SegmentIndex.of(seg.header().baseOffset(), new long[0], new long[0]);
     }
 }

@@ -9,17 +9,17 @@ import dev.felix.offload.log.ShardReader;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
+import dev.felix.offload.log.format.IndexedScan;
 import dev.felix.offload.log.format.Record;
-import dev.felix.offload.log.format.RecordCodec;
 import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentIndex;
+import dev.felix.offload.log.format.SegmentScanner;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
-import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
@@ -273,11 +273,10 @@ public final class TieredReader {
      * (one past the entry's last offset when the whole rest of it was taken).
      */
     private long readRemote(ManifestEntry entry, long want, Budget budget)
-            throws StoreException, CorruptionException {
+            throws IOException, StoreException, CorruptionException {
         remoteReads++;
         ObjectIdentity object = ObjectIdentity.of(entry);
         String key = entry.objectKey();
-        long size = entry.sizeBytes();
         CorruptionSite site = CorruptionSite.inFile(shard, key, 0);
         SegmentHeader header = headerOf(object, site);
         if (header.baseOffset() != entry.baseOffset()) {
@@ -287,72 +286,58 @@ public final class TieredReader {
         }
         SegmentIndex index = indexFor(object, entry);
         int e = index.entryAtOrBelow(want);
-        long pos = SegmentHeader.LENGTH;
-        long expected = header.baseOffset();
-        if (e >= 0 && index.positionAt(e) > SegmentHeader.LENGTH && index.positionAt(e) < size) {
-            pos = index.positionAt(e);
-            expected = index.offsetAt(e);
+        IndexedScan.Entry start = e < 0 ? IndexedScan.Entry.NONE
+                : new IndexedScan.Entry(index.offsetAt(e), index.positionAt(e));
+        try {
+            IndexedScan.Outcome outcome = IndexedScan.read(
+                    () -> SegmentScanner.over(new ObjectSegmentSource(shard, object, store, chunks, site), site, header),
+                    start, want, new ObjectSink(entry, object, budget), (bad, why) -> {
+                        LOG.warn("{}: index of {} points at no valid record at byte {}; scanning from the start", shard,
+                                key, bad.position());
+                        indexes.put(object, empty(entry));
+                    });
+            return outcome.stopped() ? outcome.nextOffset() : entry.lastOffset() + 1;
+        } catch (ObjectSegmentSource.StoreFailure failure) {
+            throw failure.storeCause();
         }
-        boolean fromIndex = pos > SegmentHeader.LENGTH;
-        boolean retried = false;
-        long lastChunkStart = size == 0 ? 0 : (size - 1) / chunks.chunkBytes() * chunks.chunkBytes();
-        boolean handedOn = false;
-        while (pos < size) {
-            if (budget.full()) {
-                return expected;
-            }
-            Record record;
-            RecordHeader h;
-            try {
-                h = header(object, pos, header.version(), site);
-                if (h.offset() != expected) {
-                    throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(pos), "record offset "
-                            + Long.toUnsignedString(h.offset()) + ", expected " + Long.toUnsignedString(expected));
-                }
-                if (pos + h.totalLength() > size) {
-                    throw CorruptionException.truncated(site.at(pos), "record " + Long.toUnsignedString(h.offset()),
-                            h.totalLength(), size - pos);
-                }
-                if (Long.compareUnsigned(h.offset(), want) < 0) {
-                    pos += h.totalLength();
-                    expected++;
-                    continue;
-                }
-                if (!budget.fits(h.totalLength())) {
-                    return expected;
-                }
-                byte[] bytes = chunk(object, pos, h.totalLength(), site);
-                record = RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes), site);
-            } catch (CorruptionException c) {
-                if (fromIndex && c.site().position() == pos && expected == index.offsetAt(e)) {
-                    // The index entry led nowhere valid: an index is never trusted. Scan from the start.
-                    LOG.warn("{}: index of {} points at no valid record at byte {}; scanning from the start", shard, key, pos);
-                    indexes.put(object, empty(entry));
-                    fromIndex = false;
-                    pos = SegmentHeader.LENGTH;
-                    expected = header.baseOffset();
-                    continue;
-                }
-                if (!retried) {
-                    // Perhaps damaged in transit or in memory: fetch the bytes once more.
-                    LOG.warn("{}: {}; fetching the bytes again", shard, c.getMessage());
-                    chunks.invalidate(object, pos, RecordCodec.MAX_HEADER_LENGTH + RecordCodec.MAX_PAYLOAD_BYTES);
-                    retried = true;
-                    continue;
-                }
-                throw c;
-            }
-            retried = false;
+    }
+
+    /** Takes one object's records into the read's budget, and hands a sequential reader on. */
+    private final class ObjectSink implements IndexedScan.Sink {
+        private final ManifestEntry entry;
+        private final ObjectIdentity object;
+        private final Budget budget;
+        private final long lastChunkStart;
+        private boolean handedOn;
+
+        ObjectSink(ManifestEntry entry, ObjectIdentity object, Budget budget) {
+            this.entry = entry;
+            this.object = object;
+            this.budget = budget;
+            long size = object.size();
+            this.lastChunkStart = size == 0 ? 0 : (size - 1) / chunks.chunkBytes() * chunks.chunkBytes();
+        }
+
+        @Override
+        public boolean full() {
+            return budget.full();
+        }
+
+        @Override
+        public boolean fits(RecordHeader h) {
+            return budget.fits(h.totalLength());
+        }
+
+        @Override
+        public void take(Record record, long end) {
             budget.take(record, true);
             remoteRecordBytes += record.encodedLength();
-            pos += h.totalLength();
-            expected++;
-            if (!handedOn && pos >= lastChunkStart && chunks.sequential(object)) {
+            if (!handedOn && end >= lastChunkStart && chunks.sequential(object)) {
                 handedOn = true;
-                nextObject(entry).ifPresent(chunks::continueInto); // a sequential reader goes on into the next copy
+                // The next copy's first chunks are in flight before the reader gets there.
+                nextObject(entry).ifPresent(chunks::continueInto);
             }
         }
-        return entry.lastOffset() + 1;
     }
 
     /** The copy that holds the offsets right after {@code entry}'s, when the manifest has one. */
@@ -364,39 +349,6 @@ public final class TieredReader {
         ManifestLookup next = m.find(entry.lastOffset() + 1);
         return next.kind() == ManifestLookup.Kind.ENTRY ? java.util.Optional.of(ObjectIdentity.of(next.entry()))
                 : java.util.Optional.empty();
-    }
-
-    /**
-     * Bytes of an object through the cache. The store refusing a range inside the size the manifest
-     * records means the object is shorter than the copy that was verified: damage to report as such
-     * (naming the key and byte), not a store failure.
-     */
-    private byte[] chunk(ObjectIdentity object, long pos, int length, CorruptionSite site)
-            throws StoreException, CorruptionException {
-        try {
-            return chunks.read(object, pos, length);
-        } catch (InvalidRangeException e) {
-            long actual = store.head(object.key()).size();
-            throw CorruptionException.truncated(site.at(pos), "object (" + actual + " bytes stored, " + object.size()
-                    + " recorded by its manifest entry)", object.size() - pos, Math.max(0, actual - pos));
-        }
-    }
-
-    private RecordHeader header(ObjectIdentity object, long pos, int version, CorruptionSite site)
-            throws StoreException, CorruptionException {
-        int avail = (int) Math.min(RecordCodec.MAX_HEADER_LENGTH, object.size() - pos);
-        ByteBuffer bytes = ByteBuffer.wrap(chunk(object, pos, avail, site));
-        if (avail < RecordCodec.HEADER_LENGTH) {
-            throw CorruptionException.truncated(site.at(pos), "record header", RecordCodec.HEADER_LENGTH, avail);
-        }
-        RecordHeader h = RecordCodec.decodePrefix(bytes, pos, version, site);
-        if (h.kind().hasTag()) {
-            if (avail < RecordCodec.MAX_HEADER_LENGTH) {
-                throw CorruptionException.truncated(site.at(pos), "batch-open record", h.totalLength(), avail);
-            }
-            h = RecordCodec.withTag(h, bytes);
-        }
-        return h;
     }
 
     /**

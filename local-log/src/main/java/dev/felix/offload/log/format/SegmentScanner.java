@@ -1,7 +1,6 @@
 package dev.felix.offload.log.format;
 
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,7 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Walks a segment file record by record, checking everything the format promises.
+ * Walks a segment record by record, checking everything the format promises.
  *
  * <p>{@link #open} reads and checks the 32-byte header. Then either:
  * <ul>
@@ -30,6 +29,9 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>The file size is taken once at open (or given as an end position); bytes appended later are not
  * seen.
+ *
+ * <p>The bytes come from a {@link SegmentSource}: a local file for {@link #open}, any other holder
+ * for {@link #over}. The checks are the same whatever the source.
  */
 public final class SegmentScanner implements Closeable {
 
@@ -38,13 +40,10 @@ public final class SegmentScanner implements Closeable {
     /** Read-ahead when whole records are read. */
     static final int RECORD_WINDOW = 256 * 1024;
 
-    private final FileChannel channel;
+    private final SegmentSource source;
     private final CorruptionSite site;
     private final long fileSize;
     private final SegmentHeader header;
-    private final ByteBuffer window;
-    private long windowStart;
-    private int windowLength;
 
     private final java.util.zip.CRC32 validBytesCrc = new java.util.zip.CRC32();
     private long position = SegmentHeader.LENGTH;
@@ -53,18 +52,26 @@ public final class SegmentScanner implements Closeable {
     private boolean failed;
     /** False once bytes were skipped, so the running CRC no longer covers everything before position. */
     private boolean crcValid = true;
+    /** The header {@link #peekHeader()} checked, until its record is stepped over or read. */
+    private RecordHeader peeked;
 
-    private SegmentScanner(FileChannel channel, CorruptionSite site, int windowSize, long endPosition)
-            throws IOException, CorruptionException {
-        this.channel = channel;
+    private SegmentScanner(SegmentSource source, CorruptionSite site) throws IOException, CorruptionException {
+        this.source = source;
         this.site = site;
-        this.fileSize = endPosition < 0 ? channel.size() : Math.min(endPosition, channel.size());
-        this.window = ByteBuffer.allocate(windowSize);
-        ByteBuffer head = ByteBuffer.allocate((int) Math.min(SegmentHeader.LENGTH, fileSize));
-        readFully(0, head);
-        this.header = SegmentHeader.decode(head.flip(), site);
-        validBytesCrc.update(head.rewind());
+        this.fileSize = source.size();
+        ByteBuffer head = source.read(0, (int) Math.min(SegmentHeader.LENGTH, fileSize));
+        this.header = SegmentHeader.decode(head.duplicate(), site);
+        validBytesCrc.update(head.duplicate());
         this.nextOffset = header.baseOffset();
+    }
+
+    private SegmentScanner(SegmentSource source, CorruptionSite site, SegmentHeader header) {
+        this.source = source;
+        this.site = site;
+        this.fileSize = source.size();
+        this.header = header;
+        this.nextOffset = header.baseOffset();
+        this.crcValid = false;
     }
 
     /**
@@ -89,12 +96,30 @@ public final class SegmentScanner implements Closeable {
             throws IOException, CorruptionException {
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
-            return new SegmentScanner(channel, new CorruptionSite(shard, segmentId, 0),
-                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW, endPosition);
+            CorruptionSite site = new CorruptionSite(shard, segmentId, 0);
+            return new SegmentScanner(new FileSegmentSource(channel, site,
+                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW, endPosition), site);
         } catch (IOException | CorruptionException | RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * A scanner of the segment {@code source} holds, which reads and checks its header first;
+     * {@code site} names the segment in errors. Closing the scanner closes the source.
+     */
+    public static SegmentScanner over(SegmentSource source, CorruptionSite site) throws IOException, CorruptionException {
+        return new SegmentScanner(source, site);
+    }
+
+    /**
+     * A scanner of the segment {@code source} holds whose header the caller has already read and
+     * checked (it keeps headers of segments it reads often). {@link #validBytesCrc32()} is not
+     * available: the header's bytes were not read here.
+     */
+    public static SegmentScanner over(SegmentSource source, CorruptionSite site, SegmentHeader header) {
+        return new SegmentScanner(source, site, header);
     }
 
     /**
@@ -104,7 +129,7 @@ public final class SegmentScanner implements Closeable {
      * scans from the start instead.
      */
     public void seek(long position, long offset) {
-        if (recordCount != 0 || failed) {
+        if (recordCount != 0 || failed || peeked != null) {
             throw new IllegalStateException("seek only before the first record");
         }
         if (position < SegmentHeader.LENGTH || position > fileSize) {
@@ -120,7 +145,7 @@ public final class SegmentScanner implements Closeable {
         return header;
     }
 
-    /** The file size when the scanner opened. */
+    /** The segment's size as this scan sees it: the file's at open or the end given, else the source's. */
     public long fileSize() {
         return fileSize;
     }
@@ -145,6 +170,10 @@ public final class SegmentScanner implements Closeable {
         return site;
     }
 
+    SegmentSource source() {
+        return source;
+    }
+
     /**
      * The next record's header, checked as the class comment says, without reading its payload; null
      * at a clean end of file.
@@ -156,6 +185,18 @@ public final class SegmentScanner implements Closeable {
             advance(h);
         }
         return h;
+    }
+
+    /**
+     * The next record's header, checked as {@link #nextHeader()} checks it, without moving past it:
+     * the next {@link #nextHeader()} or {@link #nextRecord()} is about that record. Lets a reader
+     * decide on a record's length before its payload is read. Null at a clean end of file.
+     */
+    public RecordHeader peekHeader() throws IOException, CorruptionException {
+        if (peeked == null) {
+            peeked = checkedHeader();
+        }
+        return peeked;
     }
 
     /**
@@ -177,7 +218,8 @@ public final class SegmentScanner implements Closeable {
         if (h == null) {
             return null;
         }
-        ByteBuffer bytes = read(h.position(), h.totalLength());
+        // Bounded: totalLength <= MAX_HEADER_LENGTH + MAX_PAYLOAD_BYTES, checked in decodePrefix.
+        ByteBuffer bytes = source.read(h.position(), h.totalLength());
         Record record;
         try {
             record = RecordCodec.decodeBody(h, bytes.duplicate(), site);
@@ -193,12 +235,13 @@ public final class SegmentScanner implements Closeable {
     }
 
     private void advance(RecordHeader h) {
+        peeked = null;
         position = h.end();
         nextOffset = h.offset() + 1;
         recordCount++;
     }
 
-    private RecordHeader peekHeader() throws IOException, CorruptionException {
+    private RecordHeader checkedHeader() throws IOException, CorruptionException {
         if (failed) {
             throw new IllegalStateException("scanner stopped at corruption; position " + position);
         }
@@ -212,7 +255,7 @@ public final class SegmentScanner implements Closeable {
                 throw CorruptionException.truncated(at, "record header", RecordCodec.HEADER_LENGTH, available);
             }
             int headerBytes = (int) Math.min(available, RecordCodec.MAX_HEADER_LENGTH);
-            ByteBuffer bytes = read(position, headerBytes);
+            ByteBuffer bytes = source.read(position, headerBytes);
             RecordHeader h = RecordCodec.decodePrefix(bytes, position, header.version(), site);
             // Offset before length: a wrong offset is damage, not a torn write, wherever the file ends.
             if (h.offset() != nextOffset) {
@@ -231,41 +274,8 @@ public final class SegmentScanner implements Closeable {
         }
     }
 
-    /**
-     * {@code length} bytes from {@code from}, which the caller has checked lie within the file. The
-     * result is a view valid until the next read.
-     */
-    private ByteBuffer read(long from, int length) throws IOException {
-        if (from >= windowStart && from + length <= windowStart + windowLength) {
-            int rel = (int) (from - windowStart);
-            return window.slice(rel, length);
-        }
-        if (length > window.capacity()) {
-            // Bounded by the caller: length <= MAX_HEADER_LENGTH + MAX_PAYLOAD_BYTES.
-            ByteBuffer big = ByteBuffer.allocate(length);
-            readFully(from, big);
-            return big.flip();
-        }
-        window.clear().limit((int) Math.min(window.capacity(), fileSize - from));
-        readFully(from, window);
-        windowStart = from;
-        windowLength = window.position();
-        return window.slice(0, length);
-    }
-
-    private void readFully(long from, ByteBuffer dst) throws IOException {
-        long at = from;
-        while (dst.hasRemaining()) {
-            int n = channel.read(dst, at);
-            if (n < 0) {
-                throw new EOFException("segment shrank while being read at byte " + at + " (" + site + ")");
-            }
-            at += n;
-        }
-    }
-
     @Override
     public void close() throws IOException {
-        channel.close();
+        source.close();
     }
 }
