@@ -90,8 +90,8 @@ public class ManifestLoadSaveBenchmark {
     public byte[] rawLoad() throws IOException {
         try (FileChannel ch = FileChannel.open(rawDir.resolve("raw.manifest"), StandardOpenOption.READ)) {
             ByteBuffer buf = ByteBuffer.allocate((int) ch.size());
-            while (buf.hasRemaining() && ch.read(buf) >= 0) {
-                // keep reading
+            for (int n = 0; n >= 0 && buf.hasRemaining(); ) {
+                n = ch.read(buf);
             }
             return buf.array();
         }

@@ -228,8 +228,8 @@ public final class SegmentIndex {
                         + " bytes is over the limit of " + MAX_FILE_BYTES + "; not an index");
             }
             ByteBuffer buf = ByteBuffer.allocate((int) size);
-            while (buf.hasRemaining() && ch.read(buf) >= 0) {
-                // keep reading
+            for (int n = 0; n >= 0 && buf.hasRemaining(); ) {
+                n = ch.read(buf); // a file that shrank meanwhile decodes as truncated
             }
             return decode(buf.flip(), site);
         }
