@@ -21,6 +21,7 @@ import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.PutResult;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
@@ -402,14 +403,13 @@ public final class ShardOffload {
     }
 
     /**
-     * A create-only put. Answers true when the key already held exactly these bytes (adopted, to be
-     * verified as usual); throws when it held anything else.
+     * A create-only put. Answers what the put left, or null when the key already held exactly these
+     * bytes (adopted, to be verified as usual); throws when it held anything else.
      */
-    private boolean putNoReplace(long segmentId, String key, UploadBody body, long crc)
+    private PutResult putNoReplace(long segmentId, String key, UploadBody body, long crc)
             throws IOException, StoreException, CollisionException {
         try {
-            store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
-            return false;
+            return store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
         } catch (PreconditionFailedException taken) {
             Stored found = stored(key);
             if (found.size() != body.length() || found.crc32() != crc) {
@@ -417,7 +417,7 @@ public final class ShardOffload {
             }
             LOG.info("{}: {} already holds this upload's {} bytes (crc32 {}), a copy from an earlier attempt; "
                     + "adopting it", shard, key, found.size(), String.format("%08x", crc));
-            return true;
+            return null;
         }
     }
 
@@ -453,12 +453,13 @@ public final class ShardOffload {
             // Paced as the bytes go out, each attempt anew, so the limit holds from the first byte of the
             // pass (taking a whole segment's permits up front let the first segment go at full speed).
             UploadBody body = bandwidth == null ? file : file.paced(this::throttle);
-            boolean adopted = putNoReplace(seg.file().id(), key, body, crc);
+            PutResult put = putNoReplace(seg.file().id(), key, body, crc);
+            boolean adopted = put == null;
             hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
             String mismatch = null;
             CopyProofKind verifiedBy;
             try {
-                verifiedBy = verify(key, size, crc);
+                verifiedBy = verify(key, size, crc, put);
             } catch (VerificationFailedException e) {
                 verifiedBy = null;
                 mismatch = e.getMessage();
@@ -504,8 +505,11 @@ public final class ShardOffload {
         }
     }
 
-    /** Proves the object holds {@code size} bytes with {@code crc}; answers how. */
-    private CopyProofKind verify(String key, long size, long crc)
+    /**
+     * Proves the object holds {@code size} bytes with {@code crc}; answers how. {@code put} is what
+     * this attempt's upload answered, null for an adopted object.
+     */
+    private CopyProofKind verify(String key, long size, long crc, PutResult put)
             throws StoreException, VerificationFailedException {
         VerifyMode mode = settings.verify();
         if (mode == VerifyMode.NONE) {
@@ -525,6 +529,11 @@ public final class ShardOffload {
                     check(key, by.label().replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
                     return by;
                 }
+            }
+            // The server checked the MD5s taken in the same read as crc (the store checked crc against
+            // that read) and answered the ETag they predict: nothing to read back.
+            if (mode == VerifyMode.AUTO && put != null && put.contentMd5Proven() && put.size() == size) {
+                return CopyProofKind.CONTENT_MD5;
             }
             if (mode == VerifyMode.SERVER_CHECKSUM) {
                 throw new IllegalStateException("verify=server-checksum, but " + store.describe()
@@ -628,7 +637,7 @@ public final class ShardOffload {
                             entry.sizeBytes(), String.format("%08x", recordedCrc));
                     break;
                 }
-                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest())) {
+                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest(), seg.file().log())) {
                     break;
                 }
                 // The entry is the only proof the local file may go: still the broker's manifest, just now?
@@ -650,7 +659,7 @@ public final class ShardOffload {
      * the pass verifies (not {@code --verify none}), by proving it now. An entry recorded under
      * {@code --verify none} is left for retention to prove, so such a pass unlinks nothing on it.
      */
-    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest) {
+    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest, Path local) {
         if (proofs.proven(entry)) {
             return true;
         }
@@ -660,7 +669,7 @@ public final class ShardOffload {
             return false;
         }
         try {
-            CopyProver.Outcome outcome = new CopyProver(store).prove(entry);
+            CopyProver.Outcome outcome = new CopyProver(store).prove(entry, local);
             if (!outcome.proven()) {
                 LOG.warn("{}: {}", shard, outcome.mismatch());
                 return false;
