@@ -195,8 +195,13 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
 
             @Override
             public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
-                return unquote(once("complete multipart upload", key,
+                String etag = unquote(once("complete multipart upload", key,
                         () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
+                if (etag.isEmpty()) {
+                    // The MinIO client reads no ETag from RGW's completion answer: ask the server for it
+                    etag = unquote(once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
+                }
+                return etag;
             }
 
             @Override
