@@ -6,7 +6,6 @@ import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.IncompleteUploads;
-import dev.felix.offload.store.IntegrityRejectedException;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.KeyRules;
 import dev.felix.offload.store.ListPage;
@@ -156,17 +155,17 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
                     options.createOnly());
             return call("put", key, () -> new PutResult(key, body.length(), unquote(wire.putObject(fullKey, body, upload)), 1));
         }
-        // The MD5 the server checks and the CRC32 the caller gave are taken in one read, so a body that
-        // changed since its caller's CRC32 is refused here, and one changing after is refused by the server.
+        // The MD5 the server checks is taken in the same read as a CRC32 compared with the caller's, so
+        // the answer proves the caller's bytes only where the two agree; a body changing after that read
+        // is refused by the server. A caller's CRC32 that disagrees still travels as before (a server that
+        // checks it refuses the put; one that does not stores the bytes), but proves nothing.
         BodyDigests digests = PartedUpload.digests(key, body, Math.max(1, body.length()));
-        if (options.crc32().isPresent() && options.crc32().getAsLong() != digests.crc32()) {
-            throw new IntegrityRejectedException(String.format("put of key '%s' refused: its bytes have CRC32 %08x, "
-                    + "the caller gave %08x", key, digests.crc32(), options.crc32().getAsLong()), key, null, null);
-        }
-        OptionalLong sent = server.sendsCrc32() ? OptionalLong.of(digests.crc32()) : OptionalLong.empty();
+        boolean callersBytes = options.crc32().isEmpty() || options.crc32().getAsLong() == digests.crc32();
+        OptionalLong sent = server.sendsCrc32() ? OptionalLong.of(options.crc32().orElse(digests.crc32()))
+                : OptionalLong.empty();
         S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent,
                 Optional.of(digests.contentMd5(0)), options.createOnly());
-        boolean md5Etags = server.provesByContentMd5();
+        boolean md5Etags = callersBytes && server.provesByContentMd5();
         return call("put", key, () -> {
             String etag = unquote(wire.putObject(fullKey, body, upload));
             return new PutResult(key, body.length(), etag, 1,
