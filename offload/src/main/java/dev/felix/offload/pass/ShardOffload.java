@@ -264,7 +264,8 @@ public final class ShardOffload {
             }
             hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
 
-            SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+            SegmentPreparation.Prepared prepared = prepare(seg);
+            SegmentScan scan = prepared.scan();
             if (!scan.isClean()) {
                 problem = "not uploaded, corrupt: " + scan.failure().getMessage();
                 pending = countPending(locals, i);
@@ -287,7 +288,7 @@ public final class ShardOffload {
             hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
 
             try {
-                SegmentUpload up = upload(seg, scan, last);
+                SegmentUpload up = upload(seg, prepared, last);
                 hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
                 ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
                         scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
@@ -438,16 +439,35 @@ public final class ShardOffload {
         return new Stored(head.size(), read.getValue());
     }
 
+    /**
+     * The one read of a segment before its upload: the record checks, the index and the digests the
+     * store takes in the slices it asks for (none if it cannot say now: it then takes its own).
+     */
+    private SegmentPreparation.Prepared prepare(Local seg) throws IOException {
+        OptionalLong partSize;
+        try {
+            partSize = store.digestPartSize(seg.size());
+        } catch (StoreException e) {
+            partSize = OptionalLong.empty(); // the put meets the failure itself
+        }
+        return SegmentPreparation.read(seg.file().log(), shard, seg.file().id(), SegmentWriter.DEFAULT_INDEX_SPACING_BYTES,
+                partSize);
+    }
+
     /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
-    private SegmentUpload upload(Local seg, SegmentScan scan, long last)
+    private SegmentUpload upload(Local seg, SegmentPreparation.Prepared prepared, long last)
             throws IOException, StoreException, VerificationFailedException, CollisionException {
+        SegmentScan scan = prepared.scan();
         String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
-        uploadIndex(seg, scan, key);
+        uploadIndex(seg, prepared, key);
         hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
 
         long size = scan.validEnd();
         long crc = scan.validBytesCrc32();
         UploadBody file = UploadBody.ofFileRange(seg.file().log(), 0, size);
+        if (prepared.digests() != null && prepared.digests().length() == size) {
+            file = file.withDigests(prepared.digests()); // taken in the read that checked the records
+        }
         String lastMismatch = null;
         for (int attempt = 1; attempt <= settings.uploadAttempts(); attempt++) {
             // Paced as the bytes go out, each attempt anew, so the limit holds from the first byte of the
@@ -489,11 +509,13 @@ public final class ShardOffload {
      * Uploads the sparse index. Its failures are not worth failing the segment for, but for a
      * collision: an index of other bytes beside the segment would steer readers wrongly.
      */
-    private void uploadIndex(Local seg, SegmentScan scan, String segmentKey) throws CollisionException {
+    private void uploadIndex(Local seg, SegmentPreparation.Prepared prepared, String segmentKey)
+            throws CollisionException {
         String indexKey = SegmentKeys.indexKeyFor(segmentKey);
         try {
-            SegmentIndex index = ShardLog.rebuildIndexOf(seg.file(), shard, scan.validEnd(),
-                    SegmentWriter.DEFAULT_INDEX_SPACING_BYTES);
+            // built in the read that checked the records; walked again only if that one had none
+            SegmentIndex index = prepared.index() != null ? prepared.index() : ShardLog.rebuildIndexOf(seg.file(), shard,
+                    prepared.scan().validEnd(), SegmentWriter.DEFAULT_INDEX_SPACING_BYTES);
             byte[] bytes = index.encode();
             CRC32 crc = new CRC32();
             crc.update(bytes);

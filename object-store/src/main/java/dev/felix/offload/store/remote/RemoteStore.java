@@ -173,6 +173,18 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         });
     }
 
+    /**
+     * Multipart bodies in the configured part size (their part CRC32s check the caller's), a single
+     * request's as one slice where it carries a Content-MD5 or CRC32; none where it carries neither.
+     */
+    @Override
+    public OptionalLong digestPartSize(long length) throws StoreException {
+        if (length > settings.multipartThreshold()) {
+            return OptionalLong.of(settings.partSize());
+        }
+        return server.sendsContentMd5() || server.sendsCrc32() ? OptionalLong.of(Math.max(1, length)) : OptionalLong.empty();
+    }
+
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
         String fullKey = settings.fullKey(key);
         return PartedUpload.run(key, body, options, sendCrc, server.sendsContentMd5(), server.provesByContentMd5(),
