@@ -111,6 +111,9 @@ final class DaemonMetrics {
                 storeErrorCounter(op, kindOf(failure));
             }
         }
+        for (dev.felix.offload.pass.CopyProofKind proof : dev.felix.offload.pass.CopyProofKind.values()) {
+            proofCounters(proof.label());
+        }
         retentionCounts(0, 0, 0, 0, 0, 0, 0, 0, 0);
         for (RetentionProblem.Kind kind : RetentionProblem.Kind.values()) {
             retentionProblems(kind);
@@ -124,6 +127,18 @@ final class DaemonMetrics {
                 passRuns(pass, status);
             }
         }
+    }
+
+    /**
+     * Segments and bytes recorded, by how their copies were proven ({@code content-md5},
+     * {@code read-back}, ...): the {@code read-back} bytes are those the pass read back from the store.
+     */
+    private Counter[] proofCounters(String proof) {
+        return new Counter[] {
+            count("felix.offload.proven.segments", "Segments recorded, by how their copy was proven", "proof", proof),
+            count("felix.offload.proven.bytes", "Segment bytes recorded, by how their copy was proven (read-back: "
+                    + "read back from the store once more)", "proof", proof)
+        };
     }
 
     private Counter passRuns(String pass, PassOutcome.Status status) {
@@ -241,6 +256,9 @@ final class DaemonMetrics {
                 bytesOffloaded.increment(u.bytes());
                 segmentsOffloaded.increment();
                 verificationFailures.increment(u.attempts() - 1);
+                Counter[] byProof = proofCounters(u.verifiedBy().label());
+                byProof[0].increment();
+                byProof[1].increment(u.bytes());
             }
             if (s.collision() != null) {
                 collisions.increment();

@@ -279,6 +279,8 @@ final class DemoCommand implements Callable<Integer> {
             case SERVER_CHECKSUM -> "the CRC32 the server computed and keeps, equal to the local segment's";
             case STORE_CHECKSUM -> "the CRC32 the filesystem store computed over the bytes as it wrote and fsynced each"
                     + " file, equal to the local segment's (no server checked anything; the file was not read back)";
+            case CONTENT_MD5 -> "the server checking each upload's Content-MD5 (taken in the same read as the local"
+                    + " segment's CRC32) and answering the ETag those MD5s predict; nothing was read back";
             case READ_BACK -> "reading every object back: its bytes' CRC32 equals the local segment's";
             case NONE -> "nothing: verification was off";
         };

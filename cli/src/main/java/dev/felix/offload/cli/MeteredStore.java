@@ -67,6 +67,11 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
     }
 
     @Override
+    public java.util.OptionalLong digestPartSize(long length) throws StoreException {
+        return store.digestPartSize(length);
+    }
+
+    @Override
     public ObjectHead head(String key) throws StoreException {
         return observed("head", () -> store.head(key));
     }

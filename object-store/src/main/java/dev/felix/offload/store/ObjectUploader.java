@@ -31,6 +31,16 @@ package dev.felix.offload.store;
 public interface ObjectUploader {
     PutResult put(String key, UploadBody body, PutOptions options) throws StoreException;
 
+    /**
+     * The slice size a body of {@code length} bytes would be digested in for a put
+     * ({@link UploadBody#digests(long)}), so a caller reading the bytes anyway can take the digests
+     * on the way ({@link UploadBody#withDigests}) and spare the store a read; empty where the store
+     * takes no digests.
+     */
+    default java.util.OptionalLong digestPartSize(long length) throws StoreException {
+        return java.util.OptionalLong.empty();
+    }
+
     default PutResult put(String key, UploadBody body) throws StoreException {
         return put(key, body, PutOptions.defaults());
     }

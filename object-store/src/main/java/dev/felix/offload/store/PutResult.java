@@ -7,5 +7,17 @@ package dev.felix.offload.store;
  * @param size bytes written
  * @param etag the new object's entity tag, without quotes
  * @param parts 1 for a single-request put, the part count of a multipart upload
+ * @param contentMd5Proven the server proved, in its answer, that it holds the bytes the store
+ *     digested: every request carried the {@code Content-MD5} of its bytes to a server seen by the
+ *     probe to refuse a wrong one, and the ETag it answered is the one those MD5s predict (see
+ *     {@link StoreCapability#CONTENT_MD5_VERIFIED_ON_PUT}). The MD5s were taken in the same read
+ *     as the CRC32 checked against the caller's ({@link PutOptions#crc32()}), so with one given the
+ *     object holds the bytes of that CRC32. False wherever any of that does not hold, and on stores
+ *     that prove nothing this way
  */
-public record PutResult(String key, long size, String etag, int parts) {}
+public record PutResult(String key, long size, String etag, int parts, boolean contentMd5Proven) {
+    /** A put whose answer proves nothing of the stored bytes. */
+    public PutResult(String key, long size, String etag, int parts) {
+        this(key, size, etag, parts, false);
+    }
+}

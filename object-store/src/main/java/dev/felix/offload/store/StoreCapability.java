@@ -20,6 +20,21 @@ public enum StoreCapability {
      * says nothing of rot since, so scrub reads such objects in full.
      */
     CRC32_KEPT_BY_SERVER,
+    /**
+     * The server checks the {@code Content-MD5} an upload's requests carry and refuses a body that
+     * does not match it ({@link IntegrityRejectedException}); the remote stores send one with every
+     * upload request where the probe saw a wrong one refused.
+     */
+    CONTENT_MD5_VERIFIED_ON_PUT,
+    /**
+     * The server's ETag is the MD5 of what it stored: for an object put in one request, the hex MD5
+     * of its bytes; for a multipart one, the MD5 of its part MD5s with the part count. Not declared
+     * under encryption that makes ETags something else (SSE-KMS). With
+     * {@link #CONTENT_MD5_VERIFIED_ON_PUT}, a put's answer can prove the copy
+     * ({@link PutResult#contentMd5Proven()}), and a later head can prove a single-request object
+     * against the MD5 of the bytes it should hold.
+     */
+    MD5_ETAG,
     /** User metadata given at put time comes back from head. */
     USER_METADATA
 }

@@ -37,18 +37,21 @@ public final class UploadBody {
     private final LongConsumer pacer;
     /** For a paced body: how far into the body the streams starting at each position have been paid for. */
     private final java.util.concurrent.ConcurrentHashMap<Long, Long> paidTo;
+    /** Digests the caller took of these bytes, or null: the store then takes its own. */
+    private final BodyDigests digests;
 
-    private UploadBody(Path file, long offset, long length, byte[] bytes, LongConsumer pacer) {
+    private UploadBody(Path file, long offset, long length, byte[] bytes, LongConsumer pacer, BodyDigests digests) {
         this.file = file;
         this.offset = offset;
         this.length = length;
         this.bytes = bytes;
         this.pacer = pacer;
         this.paidTo = pacer == null ? null : new java.util.concurrent.ConcurrentHashMap<>();
+        this.digests = digests;
     }
 
     private UploadBody(Path file, long offset, long length, byte[] bytes) {
-        this(file, offset, length, bytes, null);
+        this(file, offset, length, bytes, null, null);
     }
 
     /**
@@ -57,7 +60,59 @@ public final class UploadBody {
      * itself goes through the paced streams instead.
      */
     public UploadBody paced(LongConsumer pacer) {
-        return new UploadBody(file, offset, length, bytes, Objects.requireNonNull(pacer, "pacer"));
+        return new UploadBody(file, offset, length, bytes, Objects.requireNonNull(pacer, "pacer"), digests);
+    }
+
+    /**
+     * This body with digests its caller took of the bytes (in the same read as its own checks, say),
+     * so that a store needing digests of slices of that size does not read the body for them again.
+     * The store sends them as they are: if the bytes changed since, a server that checks them
+     * refuses the upload.
+     */
+    public UploadBody withDigests(BodyDigests precomputed) {
+        if (precomputed.length() != length) {
+            throw new IllegalArgumentException("digests of " + precomputed.length() + " bytes for a body of " + length);
+        }
+        return new UploadBody(file, offset, length, bytes, pacer, precomputed);
+    }
+
+    /**
+     * The digests of this body in slices of {@code partSize}: the ones it was given where they fit
+     * that size, else taken now in one sequential read (not paced: nothing is sent).
+     */
+    public BodyDigests digests(long partSize) throws IOException {
+        if (digests != null && digests.fits(partSize)) {
+            return digests;
+        }
+        if (partSize <= 0) {
+            throw new IllegalArgumentException("part size must be positive: " + partSize);
+        }
+        int partCount = BodyDigests.partCount(length, partSize);
+        long[] crcs = new long[partCount];
+        byte[][] md5s = new byte[partCount][];
+        byte[] buffer = new byte[256 * 1024];
+        CRC32 whole = new CRC32();
+        CRC32 crc = new CRC32();
+        java.security.MessageDigest md5 = BodyDigests.md5();
+        try (InputStream in = openRaw(0, length)) {
+            for (int i = 0; i < partCount; i++) {
+                crc.reset();
+                long left = Math.min(partSize, length - i * partSize);
+                while (left > 0) {
+                    int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+                    if (n < 0) {
+                        throw new IOException("body ended " + left + " bytes before the end of part " + (i + 1));
+                    }
+                    crc.update(buffer, 0, n);
+                    whole.update(buffer, 0, n);
+                    md5.update(buffer, 0, n);
+                    left -= n;
+                }
+                crcs[i] = crc.getValue();
+                md5s[i] = md5.digest();
+            }
+        }
+        return new BodyDigests(length, partSize, whole.getValue(), crcs, md5s);
     }
 
     /** The whole file, its length taken now. */

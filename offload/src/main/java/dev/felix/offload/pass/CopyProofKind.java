@@ -7,6 +7,13 @@ package dev.felix.offload.pass;
 public enum CopyProofKind {
     /** A CRC32 the server computed and keeps, from a server seen to refuse a wrong one. */
     SERVER_CHECKSUM("server-checksum"),
+    /**
+     * The server refused nothing of the {@code Content-MD5} the upload carried (it was seen to refuse a
+     * wrong one) and answered the ETag those MD5s predict; the MD5s were taken in the same read as
+     * the CRC32 the entry records. Or, proven later: the ETag of an object put in one request equals
+     * the MD5 of the local bytes whose CRC32 the entry records.
+     */
+    CONTENT_MD5("content-md5"),
     /** The filesystem store's CRC32, computed over the bytes as it wrote and fsynced the file. */
     STORE_CHECKSUM("store-checksum"),
     /** Every byte read back. */

@@ -1,12 +1,17 @@
 package dev.felix.offload.pass;
 
 import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.UploadBody;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.zip.CRC32;
 
@@ -17,8 +22,11 @@ import java.util.zip.CRC32;
  *
  * <p>Cheaply where the server's word counts: a stored CRC32 from a server seen to refuse a wrong
  * one at upload and that keeps it apart from this process ({@link StoreCapability#CRC32_VERIFIED_ON_PUT},
- * {@link StoreCapability#CRC32_KEPT_BY_SERVER}), with one head. Otherwise the object is read back in
- * full: a filesystem store's attribute was written by this process and says nothing of rot since.
+ * {@link StoreCapability#CRC32_KEPT_BY_SERVER}), with one head. Or, given the local segment, where
+ * the server checks Content-MD5 and its ETags are MD5s: an object put in one request (an ETag
+ * without {@code -}) whose ETag is the MD5 of the local bytes, read once here together with their
+ * CRC32, which must be the entry's. Otherwise the object is read back in full: a filesystem store's
+ * attribute was written by this process and says nothing of rot since.
  */
 public final class CopyProver {
 
@@ -37,6 +45,14 @@ public final class CopyProver {
 
     /** Proves {@code entry}'s copy; store failures are thrown, a copy that differs is an outcome. */
     public Outcome prove(ManifestEntry entry) throws StoreException {
+        return prove(entry, null);
+    }
+
+    /**
+     * As {@link #prove(ManifestEntry)}, with the local segment file (null where there is none) for a
+     * proof by the object's ETag.
+     */
+    public Outcome prove(ManifestEntry entry, Path local) throws StoreException {
         long size = entry.sizeBytes();
         long crc = Integer.toUnsignedLong(entry.objectCrc32());
         ObjectHead head = store.head(entry.objectKey());
@@ -48,6 +64,10 @@ public final class CopyProver {
         if (head.size() != size) {
             return compare(entry, "head", head.size(), -1, size, crc);
         }
+        if (local != null && caps.contains(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT)
+                && caps.contains(StoreCapability.MD5_ETAG) && !head.etag().contains("-") && etagMatches(local, head, crc)) {
+            return new Outcome(CopyProofKind.CONTENT_MD5.label(), null);
+        }
         CRC32 read = new CRC32();
         long at = 0;
         while (at < head.size()) {
@@ -56,6 +76,23 @@ public final class CopyProver {
             at += n;
         }
         return compare(entry, "read-back", head.size(), read.getValue(), size, crc);
+    }
+
+    /**
+     * Whether the object's ETag is the MD5 of the local segment's first {@code head.size()} bytes,
+     * and those bytes have the entry's CRC32 (both from one read). Anything else, an unreadable file
+     * included, leaves the proof to a read-back.
+     */
+    private static boolean etagMatches(Path local, ObjectHead head, long crc) {
+        try {
+            if (Files.size(local) < head.size()) {
+                return false;
+            }
+            BodyDigests digests = UploadBody.ofFileRange(local, 0, head.size()).digests(Math.max(1, head.size()));
+            return digests.crc32() == crc && digests.md5Etag(false).equalsIgnoreCase(head.etag());
+        } catch (IOException | IllegalArgumentException e) {
+            return false; // changed or gone meanwhile
+        }
     }
 
     private static Outcome compare(ManifestEntry e, String how, long storedSize, long storedCrc, long size, long crc) {

@@ -21,6 +21,7 @@ import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.PutResult;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
@@ -263,7 +264,8 @@ public final class ShardOffload {
             }
             hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
 
-            SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
+            SegmentPreparation.Prepared prepared = prepare(seg);
+            SegmentScan scan = prepared.scan();
             if (!scan.isClean()) {
                 problem = "not uploaded, corrupt: " + scan.failure().getMessage();
                 pending = countPending(locals, i);
@@ -286,7 +288,7 @@ public final class ShardOffload {
             hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
 
             try {
-                SegmentUpload up = upload(seg, scan, last);
+                SegmentUpload up = upload(seg, prepared, last);
                 hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
                 ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
                         scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
@@ -402,14 +404,13 @@ public final class ShardOffload {
     }
 
     /**
-     * A create-only put. Answers true when the key already held exactly these bytes (adopted, to be
-     * verified as usual); throws when it held anything else.
+     * A create-only put. Answers what the put left, or null when the key already held exactly these
+     * bytes (adopted, to be verified as usual); throws when it held anything else.
      */
-    private boolean putNoReplace(long segmentId, String key, UploadBody body, long crc)
+    private PutResult putNoReplace(long segmentId, String key, UploadBody body, long crc)
             throws IOException, StoreException, CollisionException {
         try {
-            store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
-            return false;
+            return store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
         } catch (PreconditionFailedException taken) {
             Stored found = stored(key);
             if (found.size() != body.length() || found.crc32() != crc) {
@@ -417,7 +418,7 @@ public final class ShardOffload {
             }
             LOG.info("{}: {} already holds this upload's {} bytes (crc32 {}), a copy from an earlier attempt; "
                     + "adopting it", shard, key, found.size(), String.format("%08x", crc));
-            return true;
+            return null;
         }
     }
 
@@ -438,27 +439,47 @@ public final class ShardOffload {
         return new Stored(head.size(), read.getValue());
     }
 
+    /**
+     * The one read of a segment before its upload: the record checks, the index and the digests the
+     * store takes in the slices it asks for (none if it cannot say now: it then takes its own).
+     */
+    private SegmentPreparation.Prepared prepare(Local seg) throws IOException {
+        OptionalLong partSize;
+        try {
+            partSize = store.digestPartSize(seg.size());
+        } catch (StoreException e) {
+            partSize = OptionalLong.empty(); // the put meets the failure itself
+        }
+        return SegmentPreparation.read(seg.file().log(), shard, seg.file().id(), SegmentWriter.DEFAULT_INDEX_SPACING_BYTES,
+                partSize);
+    }
+
     /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
-    private SegmentUpload upload(Local seg, SegmentScan scan, long last)
+    private SegmentUpload upload(Local seg, SegmentPreparation.Prepared prepared, long last)
             throws IOException, StoreException, VerificationFailedException, CollisionException {
+        SegmentScan scan = prepared.scan();
         String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
-        uploadIndex(seg, scan, key);
+        uploadIndex(seg, prepared, key);
         hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
 
         long size = scan.validEnd();
         long crc = scan.validBytesCrc32();
         UploadBody file = UploadBody.ofFileRange(seg.file().log(), 0, size);
+        if (prepared.digests() != null && prepared.digests().length() == size) {
+            file = file.withDigests(prepared.digests()); // taken in the read that checked the records
+        }
         String lastMismatch = null;
         for (int attempt = 1; attempt <= settings.uploadAttempts(); attempt++) {
             // Paced as the bytes go out, each attempt anew, so the limit holds from the first byte of the
             // pass (taking a whole segment's permits up front let the first segment go at full speed).
             UploadBody body = bandwidth == null ? file : file.paced(this::throttle);
-            boolean adopted = putNoReplace(seg.file().id(), key, body, crc);
+            PutResult put = putNoReplace(seg.file().id(), key, body, crc);
+            boolean adopted = put == null;
             hook.reached(OffloadStep.UPLOADED, shard, seg.file().id());
             String mismatch = null;
             CopyProofKind verifiedBy;
             try {
-                verifiedBy = verify(key, size, crc);
+                verifiedBy = verify(key, size, crc, put);
             } catch (VerificationFailedException e) {
                 verifiedBy = null;
                 mismatch = e.getMessage();
@@ -488,11 +509,13 @@ public final class ShardOffload {
      * Uploads the sparse index. Its failures are not worth failing the segment for, but for a
      * collision: an index of other bytes beside the segment would steer readers wrongly.
      */
-    private void uploadIndex(Local seg, SegmentScan scan, String segmentKey) throws CollisionException {
+    private void uploadIndex(Local seg, SegmentPreparation.Prepared prepared, String segmentKey)
+            throws CollisionException {
         String indexKey = SegmentKeys.indexKeyFor(segmentKey);
         try {
-            SegmentIndex index = ShardLog.rebuildIndexOf(seg.file(), shard, scan.validEnd(),
-                    SegmentWriter.DEFAULT_INDEX_SPACING_BYTES);
+            // built in the read that checked the records; walked again only if that one had none
+            SegmentIndex index = prepared.index() != null ? prepared.index() : ShardLog.rebuildIndexOf(seg.file(), shard,
+                    prepared.scan().validEnd(), SegmentWriter.DEFAULT_INDEX_SPACING_BYTES);
             byte[] bytes = index.encode();
             CRC32 crc = new CRC32();
             crc.update(bytes);
@@ -504,8 +527,11 @@ public final class ShardOffload {
         }
     }
 
-    /** Proves the object holds {@code size} bytes with {@code crc}; answers how. */
-    private CopyProofKind verify(String key, long size, long crc)
+    /**
+     * Proves the object holds {@code size} bytes with {@code crc}; answers how. {@code put} is what
+     * this attempt's upload answered, null for an adopted object.
+     */
+    private CopyProofKind verify(String key, long size, long crc, PutResult put)
             throws StoreException, VerificationFailedException {
         VerifyMode mode = settings.verify();
         if (mode == VerifyMode.NONE) {
@@ -525,6 +551,11 @@ public final class ShardOffload {
                     check(key, by.label().replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
                     return by;
                 }
+            }
+            // The server checked the MD5s taken in the same read as crc (the store checked crc against
+            // that read) and answered the ETag they predict: nothing to read back.
+            if (mode == VerifyMode.AUTO && put != null && put.contentMd5Proven() && put.size() == size) {
+                return CopyProofKind.CONTENT_MD5;
             }
             if (mode == VerifyMode.SERVER_CHECKSUM) {
                 throw new IllegalStateException("verify=server-checksum, but " + store.describe()
@@ -628,7 +659,7 @@ public final class ShardOffload {
                             entry.sizeBytes(), String.format("%08x", recordedCrc));
                     break;
                 }
-                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest())) {
+                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest(), seg.file().log())) {
                     break;
                 }
                 // The entry is the only proof the local file may go: still the broker's manifest, just now?
@@ -650,7 +681,7 @@ public final class ShardOffload {
      * the pass verifies (not {@code --verify none}), by proving it now. An entry recorded under
      * {@code --verify none} is left for retention to prove, so such a pass unlinks nothing on it.
      */
-    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest) {
+    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest, Path local) {
         if (proofs.proven(entry)) {
             return true;
         }
@@ -660,7 +691,7 @@ public final class ShardOffload {
             return false;
         }
         try {
-            CopyProver.Outcome outcome = new CopyProver(store).prove(entry);
+            CopyProver.Outcome outcome = new CopyProver(store).prove(entry, local);
             if (!outcome.proven()) {
                 LOG.warn("{}: {}", shard, outcome.mismatch());
                 return false;

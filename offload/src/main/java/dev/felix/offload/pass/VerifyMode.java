@@ -4,7 +4,10 @@ import java.util.Locale;
 
 /** How an upload is proven before it is recorded. */
 public enum VerifyMode {
-    /** The server's stored CRC32 where the store returns one, else a read-back. */
+    /**
+     * The server's stored CRC32 where the store returns one, else the upload's own answer where the
+     * server checked its Content-MD5 and answered the ETag it predicts, else a read-back.
+     */
     AUTO,
     /** Only the server's stored CRC32; refused for stores that do not keep one. */
     SERVER_CHECKSUM,

@@ -105,7 +105,55 @@ class OffloadOnS3Test {
         return Stream.of(
                 Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), "server-checksum"),
                 Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), "server-checksum"),
-                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false), "read-back"));
+                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false), "content-md5"),
+                Arguments.of(new Backend("MinIO client on S3Proxy", S3Servers.s3proxy(), true), "content-md5"));
+    }
+
+    static Stream<Arguments> s3proxyClients() {
+        return Stream.of(
+                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false)),
+                Arguments.of(new Backend("MinIO client on S3Proxy", S3Servers.s3proxy(), true)));
+    }
+
+    /**
+     * S3Proxy keeps no CRC32 but checks Content-MD5 and answers MD5 ETags: under {@code auto} the put's
+     * answer proves each copy and no segment is read back; {@code read-back} still reads every one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("s3proxyClients")
+    void whereTheServerChecksContentMd5NothingIsReadBackUnlessReadBackIsAsked(Backend backend) throws Exception {
+        String bucket = backend.server().createBucket("content-md5");
+        for (VerifyMode mode : List.of(VerifyMode.AUTO, VerifyMode.READ_BACK)) {
+            Path root = Files.createDirectories(tmp.resolve("root-" + mode.label()));
+            Map<Path, List<Record>> written = TestRoots.write(root, 1, 300, 25);
+            Path shard = written.keySet().iterator().next();
+            try (dev.felix.offload.store.harness.FaultProxy recorder =
+                         dev.felix.offload.store.harness.FaultProxy.start(backend.server().endpoint());
+                 ObjectStore store = open(backend, backend.server().settings(bucket).prefix(mode.label())
+                         .endpoint(recorder.endpoint()).build())) {
+                PassReport report = new OffloadPass(new DataRoot(root), store, settings().withVerify(mode),
+                        StepHook.none(), Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
+                assertThat(report.complete()).as(report.toString()).isTrue();
+                List<SegmentUpload> uploads = report.shards().get(0).uploaded();
+                assertThat(uploads).isNotEmpty();
+                List<String> segmentGets = recorder.exchanges("GET", t -> t.contains(".segment")).stream()
+                        .map(dev.felix.offload.store.harness.FaultProxy.Exchange::target).toList();
+                if (mode == VerifyMode.AUTO) {
+                    assertThat(uploads).allSatisfy(u -> assertThat(u.verifiedBy()).isEqualTo(CopyProofKind.CONTENT_MD5));
+                    assertThat(segmentGets).as("nothing read back").isEmpty();
+                    assertThat(Files.readString(shard.resolve(dev.felix.offload.manifest.CopyProofs.FILE_NAME)))
+                            .contains(" content-md5 ");
+                } else {
+                    assertThat(uploads).allSatisfy(u -> assertThat(u.verifiedBy()).isEqualTo(CopyProofKind.READ_BACK));
+                    assertThat(segmentGets).hasSizeGreaterThanOrEqualTo(uploads.size());
+                }
+                TestRoots.assertEveryOffsetReadsBack(written, store);
+            }
+        }
+    }
+
+    private static ObjectStore open(Backend backend, dev.felix.offload.store.remote.RemoteStoreSettings settings) {
+        return backend.minioClient() ? MinioWire.store(settings) : AwsSdkWire.store(settings);
     }
 
     /**

@@ -273,7 +273,7 @@ public final class ShardRetention {
                         blockedBy = decision.reason();
                         break;
                     }
-                    String unproven = proveCopy(proofs, entry, manifests.manifest());
+                    String unproven = proveCopy(proofs, entry, manifests.manifest(), f.log());
                     if (unproven != null) {
                         blockedBy = unproven;
                         break;
@@ -305,10 +305,11 @@ public final class ShardRetention {
     /**
      * Proof that {@code entry}'s copy holds the segment, before its local file goes: the proofs file
      * when the pass proved it at upload (no second transfer), else proven now by {@link CopyProver}
-     * (a copy recorded under {@code --verify none}, or whose proof was lost). Answers null when
-     * proven, else why the segment stays.
+     * (a copy recorded under {@code --verify none}, or whose proof was lost), which may compare the
+     * object's ETag with the MD5 of the {@code local} file. Answers null when proven, else why the
+     * segment stays.
      */
-    private String proveCopy(CopyProofs proofs, ManifestEntry entry, Manifest manifest) {
+    private String proveCopy(CopyProofs proofs, ManifestEntry entry, Manifest manifest, java.nio.file.Path local) {
         if (proofs.proven(entry)) {
             return null;
         }
@@ -317,7 +318,7 @@ public final class ShardRetention {
             return segment + " has no proven copy and this retention cannot read the store to prove it";
         }
         try {
-            CopyProver.Outcome outcome = new CopyProver(readable).prove(entry);
+            CopyProver.Outcome outcome = new CopyProver(readable).prove(entry, local);
             if (!outcome.proven()) {
                 LOG.error("{}: {}", shard, outcome.mismatch());
                 // The store holds other bytes than the entry records: the local file is the only good copy.

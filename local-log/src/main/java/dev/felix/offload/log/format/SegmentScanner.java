@@ -123,6 +123,22 @@ public final class SegmentScanner implements Closeable {
     }
 
     /**
+     * As {@link #open(Path, String, long, boolean)}, over a channel already open on the segment (one
+     * that counts or digests what is read, say); the scanner owns it from here and closes it.
+     */
+    public static SegmentScanner open(FileChannel channel, String shard, long segmentId, boolean verifyRecords)
+            throws IOException, CorruptionException {
+        try {
+            CorruptionSite site = new CorruptionSite(shard, segmentId, 0);
+            return new SegmentScanner(new FileSegmentSource(channel, site,
+                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW, -1), site);
+        } catch (IOException | CorruptionException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
      * Moves the scan to a record boundary known from elsewhere (an index entry): the record at
      * {@code position} must carry {@code offset}. Only before the first record is read. An index is
      * never trusted, so a wrong position shows up as corruption at that position; the caller then

@@ -68,6 +68,7 @@ import okhttp3.OkHttpClient;
 public final class MinioWire implements S3Wire {
     private static final String CRC32_HEADER = "x-amz-checksum-crc32";
     private static final String CONTENT_TYPE = "application/octet-stream";
+    private static final String CONTENT_MD5_HEADER = "Content-MD5";
 
     private final String bucket;
     private final String region;
@@ -141,6 +142,7 @@ public final class MinioWire implements S3Wire {
     public String putObject(String fullKey, UploadBody body, Upload upload) throws Exception {
         Map<String, String> headers = new HashMap<>(upload.headers());
         upload.crc32().ifPresent(c -> headers.put(CRC32_HEADER, Crc32Text.toBase64(c)));
+        upload.contentMd5().ifPresent(m -> headers.put(CONTENT_MD5_HEADER, m));
         if (upload.createOnly()) {
             headers.put("If-None-Match", "*");
         }
@@ -254,9 +256,10 @@ public final class MinioWire implements S3Wire {
 
     @Override
     public String uploadPart(String fullKey, String uploadId, int partNumber, UploadBody body, long from, long count,
-            Optional<String> crc32Base64) throws Exception {
+            Optional<String> crc32Base64, Optional<String> contentMd5) throws Exception {
         Multimap<String, String> headers = ArrayListMultimap.create();
         crc32Base64.ifPresent(c -> headers.put(CRC32_HEADER, c));
+        contentMd5.ifPresent(m -> headers.put(CONTENT_MD5_HEADER, m));
         Object data = partData(body, from, count);
         try {
             return async.uploadPartAsync(bucket, region, fullKey, data, count, uploadId, partNumber, headers, null)

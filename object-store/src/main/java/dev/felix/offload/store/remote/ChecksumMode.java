@@ -12,7 +12,7 @@ import java.util.Locale;
 public enum ChecksumMode {
     /** Probe the server once: send CRC32 headers only if it accepts them, and read back stored CRC32s if it keeps them. */
     AUTO,
-    /** Send checksums only where the S3 API requires one (batch delete); never ask for stored CRC32s. */
+    /** Send checksums (CRC32 or Content-MD5) only where the S3 API requires one (batch delete); never ask for stored CRC32s. */
     WHEN_REQUIRED,
     /** Always send a CRC32 header with every upload (computing it when the caller gave none), and ask for stored CRC32s. */
     ALWAYS;

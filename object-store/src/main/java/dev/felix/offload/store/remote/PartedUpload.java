@@ -1,5 +1,6 @@
 package dev.felix.offload.store.remote;
 
+import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.IntegrityRejectedException;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.PutOptions;
@@ -30,7 +31,9 @@ import java.util.concurrent.Future;
  * there, the same values travel in the part headers, and they are recorded on the object
  * ({@link PartCrc32s}) so that a later head can prove the whole object's CRC32 from the server's
  * composite checksum. What is recorded is therefore exactly what the caller's CRC32 was checked
- * against and what the server was asked to verify part by part.
+ * against and what the server was asked to verify part by part. The part MD5s come from the same
+ * read: where the server checks {@code Content-MD5}, each part carries its MD5, and the completion's
+ * ETag (the MD5 of the part MD5s with the part count, where ETags are MD5s) proves the object.
  */
 public final class PartedUpload {
     /** What one part upload returned. */
@@ -41,8 +44,8 @@ public final class PartedUpload {
         /** Creates the upload with this user metadata (the caller's, plus the part record where there is one). */
         String create(Map<String, String> userMetadata) throws StoreException;
 
-        PartReceipt uploadPart(String uploadId, int partNumber, long from, long count, Optional<String> crc32Base64)
-                throws StoreException;
+        PartReceipt uploadPart(String uploadId, int partNumber, long from, long count, Optional<String> crc32Base64,
+                Optional<String> contentMd5) throws StoreException;
 
         /** Returns the new object's ETag. */
         String complete(String uploadId, List<PartReceipt> parts) throws StoreException;
@@ -52,14 +55,24 @@ public final class PartedUpload {
 
     private PartedUpload() {}
 
-    public static PutResult run(String key, UploadBody body, PutOptions options, boolean sendCrc,
-            RemoteStoreSettings settings, ExecutorService pool, Calls calls) throws StoreException {
+    /**
+     * @param sendCrc  parts carry their CRC32s
+     * @param sendMd5  parts carry their MD5s as {@code Content-MD5}
+     * @param md5Etags the server's ETags are MD5s, so the completion's can prove the object
+     */
+    public static PutResult run(String key, UploadBody body, PutOptions options, boolean sendCrc, boolean sendMd5,
+            boolean md5Etags, RemoteStoreSettings settings, ExecutorService pool, Calls calls) throws StoreException {
         long partSize = settings.partSize();
         int partCount = (int) ((body.length() + partSize - 1) / partSize);
         long[] partCrcs = null;
+        BodyDigests digests = null;
         Map<String, String> metadata = new LinkedHashMap<>(options.userMetadata());
-        if (sendCrc || options.crc32().isPresent()) {
-            partCrcs = partCrc32s(key, body, partSize, partCount);
+        if (sendCrc || sendMd5 || options.crc32().isPresent()) {
+            digests = digests(key, body, partSize);
+            if (digests.partCount() != partCount) {
+                throw new IllegalStateException(digests.partCount() + " part digests for " + partCount + " parts");
+            }
+            partCrcs = digests.partCrc32s();
             if (options.crc32().isPresent()) {
                 // Parts carry their own CRC32s, so the caller's whole-body value is checked here, before any upload.
                 long actual = PartCrc32s.wholeCrc32(partCrcs, partSize, body.length());
@@ -82,14 +95,17 @@ public final class PartedUpload {
                 long from = i * partSize;
                 long count = Math.min(partSize, body.length() - from);
                 Optional<String> crc = sentCrcs != null ? Optional.of(Crc32Text.toBase64(sentCrcs[i])) : Optional.empty();
-                futures.add(pool.submit(() -> retry.run(() -> calls.uploadPart(uploadId, partNumber, from, count, crc))));
+                Optional<String> md5 = sendMd5 ? Optional.of(digests.contentMd5(i)) : Optional.empty();
+                futures.add(pool.submit(() -> retry.run(() -> calls.uploadPart(uploadId, partNumber, from, count, crc,
+                        md5))));
             }
             List<PartReceipt> parts = new ArrayList<>(partCount);
             for (Future<PartReceipt> f : futures) {
                 parts.add(await(key, f));
             }
             String etag = retry.run(() -> calls.complete(uploadId, parts));
-            return new PutResult(key, body.length(), etag, partCount);
+            boolean proven = sendMd5 && md5Etags && ContentMd5Proof.holds(key, etag, digests, true);
+            return new PutResult(key, body.length(), etag, partCount, proven);
         } catch (StoreException | RuntimeException | Error e) {
             for (Future<PartReceipt> f : futures) {
                 f.cancel(true);
@@ -141,14 +157,10 @@ public final class PartedUpload {
         }
     }
 
-    /** The CRC32 of each part, in one sequential read of the body. */
-    static long[] partCrc32s(String key, UploadBody body, long partSize, int partCount) throws StoreException {
+    /** The body's digests in parts of {@code partSize}: the caller's where they fit, else one sequential read. */
+    static BodyDigests digests(String key, UploadBody body, long partSize) throws StoreException {
         try {
-            long[] crcs = body.crc32s(partSize);
-            if (crcs.length != partCount) {
-                throw new IllegalStateException(crcs.length + " part CRC32s for " + partCount + " parts");
-            }
-            return crcs;
+            return body.digests(partSize);
         } catch (IOException e) {
             throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
         }

@@ -31,7 +31,7 @@ public final class ProbedServer {
     static final Duration REFUSED_PROBE_PAUSE = Duration.ofMinutes(5);
 
     /** What reads assume of a server they could not probe: that it keeps and checks nothing. */
-    private static final ServerTraits UNKNOWN = new ServerTraits(false, false, false, false);
+    private static final ServerTraits UNKNOWN = new ServerTraits(false, false, false, false, false, false);
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProbedServer.class);
 
@@ -55,6 +55,11 @@ public final class ProbedServer {
                 t = traits;
                 if (t == null) {
                     t = ServerProbe.run(target, settings);
+                    if (t.md5Etags() && !etagsAreMd5s()) {
+                        LOG.info("{}: with SSE-KMS configured the server's ETags are not MD5s of the bytes, so no upload"
+                                + " is proven by its Content-MD5 and ETag; copies are proven by a stored CRC32 or read"
+                                + " back", settings.describe());
+                    }
                     traits = t;
                 }
             }
@@ -93,7 +98,33 @@ public final class ProbedServer {
      * beyond user metadata) rather than failing; uploads meet the refusal themselves.
      */
     public Set<StoreCapability> capabilities() throws StoreException {
-        return traitsForReading().capabilities();
+        Set<StoreCapability> caps = traitsForReading().capabilities();
+        if (!etagsAreMd5s()) {
+            caps.remove(StoreCapability.MD5_ETAG);
+        }
+        return caps;
+    }
+
+    /**
+     * Whether the encryption configured leaves ETags MD5s of the bytes: SSE-S3 does, SSE-KMS (and
+     * customer keys, which the settings do not offer) makes them something else.
+     */
+    private boolean etagsAreMd5s() {
+        return settings.encryption().kind() != Encryption.Kind.KMS;
+    }
+
+    /** Whether upload requests carry {@code Content-MD5}: where the probe saw the server refuse a wrong one. */
+    public boolean sendsContentMd5() throws StoreException {
+        return traits().contentMd5Verified();
+    }
+
+    /**
+     * Whether an upload's answer can prove its copy: the server checks the Content-MD5 it is sent
+     * and answers the MD5 of what it stored as the ETag.
+     */
+    public boolean provesByContentMd5() throws StoreException {
+        ServerTraits t = traits();
+        return t.contentMd5Verified() && t.md5Etags() && etagsAreMd5s();
     }
 
     /** Whether uploads carry an {@code x-amz-checksum-crc32} header. */

@@ -2,6 +2,7 @@ package dev.felix.offload.store.remote;
 
 import static dev.felix.offload.store.remote.ResponseChecks.unquote;
 
+import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.IncompleteUploads;
@@ -41,8 +42,10 @@ import java.util.zip.CRC32;
  *
  * <p>Every operation runs under the settings' {@link RetryPolicy} (backoff with full jitter,
  * bounded in attempts and time); the clients' own retries are off. What the server does with
- * CRC32 headers and {@code If-None-Match} is probed on first use ({@link ProbedServer}), and the
- * store sends and asks for checksums only where that makes sense. Bodies above the multipart
+ * CRC32 headers, {@code Content-MD5} and {@code If-None-Match} is probed on first use
+ * ({@link ProbedServer}), and the store sends and asks for checksums only where that makes sense;
+ * where the server checks Content-MD5 and answers MD5 ETags, a put's answer proves its copy
+ * ({@link PutResult#contentMd5Proven()}). Bodies above the multipart
  * threshold go up in parts, several at once ({@link PartedUpload}), aborted if any part or the
  * completion fails. Every answer is checked before it is believed: a range answer's range and
  * length, a whole body's length and CRC32, a listing's prefix. Multipart uploads a killed process
@@ -145,33 +148,71 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         if (multipart) {
             return multipartPut(key, body, options, server.sendsCrc32());
         }
-        OptionalLong sent = server.crc32ToSend(key, body, options);
-        S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, options.createOnly());
         String fullKey = settings.fullKey(key);
-        return call("put", key, () -> new PutResult(key, body.length(), unquote(wire.putObject(fullKey, body, upload)), 1));
+        if (!server.sendsContentMd5()) {
+            OptionalLong sent = server.crc32ToSend(key, body, options);
+            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, Optional.empty(),
+                    options.createOnly());
+            return call("put", key, () -> new PutResult(key, body.length(), unquote(wire.putObject(fullKey, body, upload)), 1));
+        }
+        // The MD5 the server checks is taken in the same read as a CRC32 compared with the caller's, so
+        // the answer proves the caller's bytes only where the two agree; a body changing after that read
+        // is refused by the server. A caller's CRC32 that disagrees still travels as before (a server that
+        // checks it refuses the put; one that does not stores the bytes), but proves nothing.
+        BodyDigests digests = PartedUpload.digests(key, body, Math.max(1, body.length()));
+        boolean callersBytes = options.crc32().isEmpty() || options.crc32().getAsLong() == digests.crc32();
+        OptionalLong sent = server.sendsCrc32() ? OptionalLong.of(options.crc32().orElse(digests.crc32()))
+                : OptionalLong.empty();
+        S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent,
+                Optional.of(digests.contentMd5(0)), options.createOnly());
+        boolean md5Etags = callersBytes && server.provesByContentMd5();
+        return call("put", key, () -> {
+            String etag = unquote(wire.putObject(fullKey, body, upload));
+            return new PutResult(key, body.length(), etag, 1,
+                    md5Etags && ContentMd5Proof.holds(key, etag, digests, false));
+        });
+    }
+
+    /**
+     * Multipart bodies in the configured part size (their part CRC32s check the caller's), a single
+     * request's as one slice where it carries a Content-MD5 or CRC32; none where it carries neither.
+     */
+    @Override
+    public OptionalLong digestPartSize(long length) throws StoreException {
+        if (length > settings.multipartThreshold()) {
+            return OptionalLong.of(settings.partSize());
+        }
+        return server.sendsContentMd5() || server.sendsCrc32() ? OptionalLong.of(Math.max(1, length)) : OptionalLong.empty();
     }
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
         String fullKey = settings.fullKey(key);
-        return PartedUpload.run(key, body, options, sendCrc, settings, partUploads, new PartedUpload.Calls() {
+        return PartedUpload.run(key, body, options, sendCrc, server.sendsContentMd5(), server.provesByContentMd5(),
+                settings, partUploads, new PartedUpload.Calls() {
             @Override
             public String create(Map<String, String> userMetadata) throws StoreException {
-                S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(), false);
+                S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(),
+                        Optional.empty(), false);
                 return once("create multipart upload", key, () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
             }
 
             @Override
             public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
-                    Optional<String> crc) throws StoreException {
+                    Optional<String> crc, Optional<String> md5) throws StoreException {
                 String etag = once("upload of part " + partNumber, key,
-                        () -> wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc));
+                        () -> wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5));
                 return new PartedUpload.PartReceipt(partNumber, etag, crc);
             }
 
             @Override
             public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
-                return unquote(once("complete multipart upload", key,
+                String etag = unquote(once("complete multipart upload", key,
                         () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
+                if (etag.isEmpty()) {
+                    // The MinIO client reads no ETag from RGW's completion answer: ask the server for it
+                    etag = unquote(once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
+                }
+                return etag;
             }
 
             @Override
@@ -433,9 +474,10 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
     /** Raw operations for the capability probe, on full keys. */
     private final class ProbeTarget implements ServerProbe.Target {
         @Override
-        public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException {
-            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, createOnly);
-            call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload));
+        public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
+                boolean createOnly) throws StoreException {
+            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, contentMd5, createOnly);
+            return unquote(call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
         }
 
         @Override

@@ -115,7 +115,8 @@ public final class S3ErrorTranslation {
 
     private static boolean mentionsChecksum(String code, String detail) {
         String text = (code + " " + (detail == null ? "" : detail)).toLowerCase(Locale.ROOT);
-        return text.contains("checksum") || text.contains("digest") || text.contains("crc32");
+        // S3Mock refuses a wrong checksum or Content-MD5 with a bare 400 BadRequest; only its message says why
+        return text.contains("checksum") || text.contains("digest") || text.contains("crc32") || text.contains("md5");
     }
 
     static String describe(Throwable t) {

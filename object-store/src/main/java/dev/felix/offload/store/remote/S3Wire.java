@@ -28,11 +28,12 @@ public interface S3Wire extends AutoCloseable {
     /**
      * What goes with an upload's first request. {@code headers} are raw request headers every
      * upload carries (encryption, storage class); the user metadata is sent as {@code x-amz-meta-*};
-     * a present CRC32 travels as {@code x-amz-checksum-crc32}; create-only sends
+     * a present CRC32 travels as {@code x-amz-checksum-crc32}, a present MD5 (base64) as
+     * {@code Content-MD5} (a single request's only: parts carry their own); create-only sends
      * {@code If-None-Match: *}.
      */
     record Upload(Map<String, String> headers, Map<String, String> userMetadata, OptionalLong crc32,
-            boolean createOnly) {}
+            Optional<String> contentMd5, boolean createOnly) {}
 
     /** What a HEAD answered; user metadata keys in lower case, without their prefix. */
     record Head(long length, String etag, Map<String, String> userMetadata, String crc32Base64) {}
@@ -86,9 +87,9 @@ public interface S3Wire extends AutoCloseable {
     /** Starts a multipart upload; {@code partCrc32s} announces that every part carries its CRC32. */
     String createMultipartUpload(String fullKey, Upload upload, boolean partCrc32s) throws Exception;
 
-    /** Returns the part's ETag. */
+    /** Returns the part's ETag; a present {@code contentMd5} (base64) travels as {@code Content-MD5}. */
     String uploadPart(String fullKey, String uploadId, int partNumber, UploadBody body, long from, long count,
-            Optional<String> crc32Base64) throws Exception;
+            Optional<String> crc32Base64, Optional<String> contentMd5) throws Exception;
 
     /** Returns the new object's ETag as the server sent it. */
     String completeMultipartUpload(String fullKey, String uploadId, List<PartedUpload.PartReceipt> parts,

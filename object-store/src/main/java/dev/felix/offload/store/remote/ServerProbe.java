@@ -5,12 +5,16 @@ import dev.felix.offload.store.KeyRules;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.StoreException;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.zip.CRC32;
 
 /**
- * Finds out once what a server does with CRC32 headers and {@code If-None-Match}, by writing a
+ * Finds out once what a server does with CRC32 headers, {@code Content-MD5} and
+ * {@code If-None-Match}, and whether its ETags are MD5s, by writing a
  * tiny probe object (under the store's prefix, in the reserved {@code .felix-probe/} folder) and
  * deleting it again. Refusals count as "not supported"; throttling, 5xx and I/O failures (after
  * the store's retries) and access denials are real failures and propagate.
@@ -18,7 +22,9 @@ import java.util.zip.CRC32;
 public final class ServerProbe {
     /** The raw operations the probe needs, on full keys (the probe key is reserved, so it skips key checks). */
     public interface Target {
-        void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException;
+        /** Returns the ETag answered, unquoted; {@code contentMd5} (base64) travels as {@code Content-MD5}. */
+        String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5, boolean createOnly)
+                throws StoreException;
 
         OptionalLong storedCrc32(String fullKey) throws StoreException;
 
@@ -50,10 +56,12 @@ public final class ServerProbe {
         boolean verified = false;
         boolean stored = false;
         boolean createOnly;
+        boolean md5Verified = false;
+        boolean md5Etags = false;
         try {
             if (useCrc) {
                 try {
-                    target.put(first, body, OptionalLong.of(good), false);
+                    target.put(first, body, OptionalLong.of(good), Optional.empty(), false);
                     accepted = true;
                 } catch (StoreException e) {
                     if (isFailure(e)) {
@@ -62,11 +70,11 @@ public final class ServerProbe {
                 }
             }
             if (!accepted) {
-                target.put(first, body, OptionalLong.empty(), false);
+                target.put(first, body, OptionalLong.empty(), Optional.empty(), false);
             }
             if (accepted) {
                 try {
-                    target.put(second, body, OptionalLong.of(good ^ 0x5a5a5a5aL), false);
+                    target.put(second, body, OptionalLong.of(good ^ 0x5a5a5a5aL), Optional.empty(), false);
                 } catch (IntegrityRejectedException e) {
                     verified = true;
                 } catch (StoreException e) {
@@ -77,8 +85,15 @@ public final class ServerProbe {
                 OptionalLong back = target.storedCrc32(first);
                 stored = back.isPresent() && back.getAsLong() == good;
             }
+            // Content-MD5 on the second key (whatever the CRC32 probe left there is overwritten by the same body);
+            // not under when-required, whose servers may break on checksum headers of any kind
+            if (useCrc) {
+                Md5Found md5 = probeContentMd5(target, second, body);
+                md5Verified = md5.verified();
+                md5Etags = md5.etags();
+            }
             try {
-                target.put(first, body, OptionalLong.empty(), true);
+                target.put(first, body, OptionalLong.empty(), Optional.empty(), true);
                 createOnly = false;
             } catch (PreconditionFailedException e) {
                 createOnly = true;
@@ -103,7 +118,7 @@ public final class ServerProbe {
         target.delete(first);
         target.delete(second);
         deleteLeftovers(target, folder, System.currentTimeMillis() - LEFTOVER_AGE.toMillis());
-        ServerTraits traits = new ServerTraits(accepted, verified, stored, createOnly);
+        ServerTraits traits = new ServerTraits(accepted, verified, stored, createOnly, md5Verified, md5Etags);
         LOG.info("{}: {}", settings.describe(), traits);
         return traits;
     }
@@ -130,6 +145,37 @@ public final class ServerProbe {
             }
         } catch (StoreException e) {
             LOG.warn("could not clear old capability probe objects under {}: {}", folder, e.getMessage());
+        }
+    }
+
+    private record Md5Found(boolean verified, boolean etags) {}
+
+    /** Puts {@code body} with its right Content-MD5 (is the ETag its MD5?), then with a wrong one (refused?). */
+    private static Md5Found probeContentMd5(Target target, String key, byte[] body) throws StoreException {
+        byte[] md5 = dev.felix.offload.store.BodyDigests.md5().digest(body);
+        boolean etags;
+        try {
+            String etag = target.put(key, body, OptionalLong.empty(), Optional.of(Base64.getEncoder().encodeToString(md5)),
+                    false);
+            etags = HexFormat.of().formatHex(md5).equalsIgnoreCase(etag);
+        } catch (StoreException e) {
+            if (isFailure(e)) {
+                throw e;
+            }
+            return new Md5Found(false, false); // refused even the right one: send none
+        }
+        byte[] wrong = md5.clone();
+        wrong[0] ^= 0x5a;
+        try {
+            target.put(key, body, OptionalLong.empty(), Optional.of(Base64.getEncoder().encodeToString(wrong)), false);
+            return new Md5Found(false, etags);
+        } catch (IntegrityRejectedException e) {
+            return new Md5Found(true, etags);
+        } catch (StoreException e) {
+            if (isFailure(e)) {
+                throw e;
+            }
+            return new Md5Found(false, etags);
         }
     }
 

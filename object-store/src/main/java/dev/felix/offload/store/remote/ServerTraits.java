@@ -11,8 +11,12 @@ import java.util.Set;
  * @param crc32Verified an upload carrying a wrong one is refused
  * @param crc32Stored head (with checksum mode enabled) returns the CRC32 sent
  * @param createOnlyHonoured a put with {@code If-None-Match: *} over an existing key answers 412
+ * @param contentMd5Verified an upload with a correct {@code Content-MD5} succeeds and one with a
+ *     wrong one is refused ({@code 400 BadDigest})
+ * @param md5Etags the ETag answered to a single-request upload is the hex MD5 of its bytes
  */
-public record ServerTraits(boolean crc32Accepted, boolean crc32Verified, boolean crc32Stored, boolean createOnlyHonoured) {
+public record ServerTraits(boolean crc32Accepted, boolean crc32Verified, boolean crc32Stored, boolean createOnlyHonoured,
+        boolean contentMd5Verified, boolean md5Etags) {
     public Set<StoreCapability> capabilities() {
         EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.USER_METADATA);
         if (crc32Verified) {
@@ -27,6 +31,12 @@ public record ServerTraits(boolean crc32Accepted, boolean crc32Verified, boolean
         }
         if (createOnlyHonoured) {
             caps.add(StoreCapability.CREATE_ONLY_PUT);
+        }
+        if (contentMd5Verified) {
+            caps.add(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT);
+        }
+        if (md5Etags) {
+            caps.add(StoreCapability.MD5_ETAG);
         }
         return caps;
     }

@@ -143,6 +143,7 @@ public final class AwsSdkWire implements S3Wire {
                 .metadata(upload.userMetadata())
                 .overrideConfiguration(headers(upload.headers()));
         upload.crc32().ifPresent(c -> b.checksumCRC32(Crc32Text.toBase64(c)));
+        upload.contentMd5().ifPresent(b::contentMD5);
         if (upload.createOnly()) {
             b.ifNoneMatch("*");
         }
@@ -217,10 +218,11 @@ public final class AwsSdkWire implements S3Wire {
 
     @Override
     public String uploadPart(String fullKey, String uploadId, int partNumber, UploadBody body, long from, long count,
-            Optional<String> crc32Base64) {
+            Optional<String> crc32Base64, Optional<String> contentMd5) {
         UploadPartRequest.Builder b = UploadPartRequest.builder().bucket(bucket).key(fullKey)
                 .uploadId(uploadId).partNumber(partNumber).contentLength(count);
         crc32Base64.ifPresent(b::checksumCRC32);
+        contentMd5.ifPresent(b::contentMD5);
         return s3.uploadPart(b.build(), requestBody(body, from, count)).eTag();
     }
 

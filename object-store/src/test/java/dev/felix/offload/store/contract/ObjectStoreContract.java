@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.ChecksumMismatchException;
@@ -29,6 +30,8 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -350,6 +353,69 @@ public abstract class ObjectStoreContract {
         assertThatThrownBy(() -> store.put("crc/good", UploadBody.ofBytes(new byte[] {9}), PutOptions.defaults().withCrc32(good)))
                 .isInstanceOf(IntegrityRejectedException.class);
         assertThat(store.readAll("crc/good", 8192, OptionalLong.empty())).isEqualTo(body);
+    }
+
+    /** The MD5 of {@code bytes}, computed apart from the store under test. */
+    private static byte[] md5(byte[] bytes) {
+        return BodyDigests.md5().digest(bytes);
+    }
+
+    @Test
+    void contentMd5AndEtagProveTheCopyWhereTheServerChecksAndAnswersMd5s() throws Exception {
+        byte[] body = ContractData.bytes(100_000, 21);
+        PutResult small = store.put("md5/small", UploadBody.ofBytes(body), PutOptions.defaults().withCrc32(
+                ContractData.crc32(body)));
+        boolean proves = has(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT) && has(StoreCapability.MD5_ETAG);
+        assertThat(small.contentMd5Proven()).isEqualTo(proves);
+        if (has(StoreCapability.MD5_ETAG)) {
+            assertThat(small.etag()).isEqualToIgnoringCase(HexFormat.of().formatHex(md5(body)));
+            assertThat(store.head("md5/small").etag()).isEqualToIgnoringCase(small.etag());
+        }
+
+        Path big = scratch.resolve("md5-big");
+        byte[] bytes = ContractData.bytes(17 * 1024 * 1024, 22); // above the test servers' 16 MiB threshold
+        Files.write(big, bytes);
+        PutResult parted = store.put("md5/big", UploadBody.ofFile(big), PutOptions.defaults().withCrc32(
+                ContractData.crc32(bytes)));
+        assertThat(parted.contentMd5Proven()).isEqualTo(proves);
+        if (proves && parted.parts() > 1) {
+            MessageDigest ofParts = BodyDigests.md5();
+            for (long at = 0; at < bytes.length; at += partSize()) {
+                int n = (int) Math.min(partSize(), bytes.length - at);
+                ofParts.update(md5(java.util.Arrays.copyOfRange(bytes, (int) at, (int) at + n)));
+            }
+            assertThat(parted.etag()).isEqualToIgnoringCase(HexFormat.of().formatHex(ofParts.digest()) + "-"
+                    + parted.parts());
+        }
+        assertThat(store.readAll("md5/big", bytes.length, OptionalLong.of(ContractData.crc32(bytes)))).isEqualTo(bytes);
+    }
+
+    /** Digests taken of other bytes than those sent (a file changed after its caller read it). */
+    @Test
+    void bytesThatDifferFromTheirDigestsAreRefusedWhereTheServerChecksContentMd5() throws Exception {
+        byte[] meant = ContractData.bytes(50_000, 31);
+        byte[] sent = meant.clone();
+        sent[12_345] ^= 0x40;
+        BodyDigests stale = UploadBody.ofBytes(meant).digests(meant.length);
+        Path bigMeant = scratch.resolve("stale-meant");
+        Path bigSent = scratch.resolve("stale-sent");
+        byte[] big = ContractData.bytes(17 * 1024 * 1024, 32);
+        Files.write(bigMeant, big);
+        big[9 * 1024 * 1024 + 7] ^= 0x01; // in the second part
+        Files.write(bigSent, big);
+        BodyDigests staleParts = UploadBody.ofFile(bigMeant).digests(partSize());
+        if (!has(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT)) {
+            PutResult put = store.put("stale/small", UploadBody.ofBytes(sent).withDigests(stale));
+            assertThat(put.contentMd5Proven()).isFalse();
+            assertThat(store.readAll("stale/small", 60_000, OptionalLong.empty())).isEqualTo(sent);
+            return;
+        }
+        assertThatThrownBy(() -> store.put("stale/small", UploadBody.ofBytes(sent).withDigests(stale)))
+                .isInstanceOf(IntegrityRejectedException.class);
+        assertThatThrownBy(() -> store.head("stale/small")).isInstanceOf(ObjectNotFoundException.class);
+        assertThatThrownBy(() -> store.put("stale/big", UploadBody.ofFile(bigSent).withDigests(staleParts)))
+                .isInstanceOf(IntegrityRejectedException.class);
+        assertThatThrownBy(() -> store.head("stale/big")).isInstanceOf(ObjectNotFoundException.class);
     }
 
     @Test

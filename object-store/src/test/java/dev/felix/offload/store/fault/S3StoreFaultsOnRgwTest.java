@@ -23,6 +23,7 @@ class S3StoreFaultsOnRgwTest extends S3StoreFaultsTest {
 
     @Override
     protected Set<StoreCapability> probedCapabilities() {
-        return EnumSet.of(StoreCapability.USER_METADATA, StoreCapability.CREATE_ONLY_PUT); // RGW keeps no CRC32
+        return EnumSet.of(StoreCapability.USER_METADATA, StoreCapability.CREATE_ONLY_PUT, // RGW keeps no CRC32
+                StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT, StoreCapability.MD5_ETAG); // but checks Content-MD5
     }
 }

@@ -30,7 +30,8 @@ class MinioStoreOnRgwTest extends ObjectStoreContract {
 
     @Override
     protected Set<StoreCapability> expectedCapabilities() {
-        return EnumSet.of(StoreCapability.USER_METADATA, StoreCapability.CREATE_ONLY_PUT);
+        return EnumSet.of(StoreCapability.USER_METADATA, StoreCapability.CREATE_ONLY_PUT,
+                StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT, StoreCapability.MD5_ETAG);
     }
 
     @Override

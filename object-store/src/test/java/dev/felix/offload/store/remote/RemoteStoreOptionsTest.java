@@ -9,6 +9,7 @@ import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.PutResult;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
@@ -90,20 +91,62 @@ abstract class RemoteStoreOptionsTest {
         }
     }
 
+    private static String contentMd5(byte[] bytes, int from, int to) {
+        return java.util.Base64.getEncoder().encodeToString(dev.felix.offload.store.BodyDigests.md5()
+                .digest(java.util.Arrays.copyOfRange(bytes, from, to)));
+    }
+
+    @Test
+    void everyUploadRequestCarriesItsContentMd5AndTheAnswerProvesTheCopy() throws Exception {
+        S3Server server = S3Servers.s3proxy();
+        String bucket = server.createBucket("content-md5");
+        byte[] single = ContractData.bytes(3000, 8);
+        byte[] parted = Files.readAllBytes(sixMiB());
+        try (FaultProxy recorder = FaultProxy.start(server.endpoint());
+                ObjectStore store = open(small(server, bucket).endpoint(recorder.endpoint()).build())) {
+            assertThat(store.put("single", UploadBody.ofBytes(single)).contentMd5Proven()).isTrue();
+            PutResult two = store.put("parted", UploadBody.ofFile(sixMiB()));
+            assertThat(two.parts()).isEqualTo(2);
+            assertThat(two.contentMd5Proven()).isTrue();
+            assertThat(recorder.exchanges("PUT", t -> t.endsWith("/single")))
+                    .singleElement().satisfies(x -> assertThat(x.headers()).containsEntry("content-md5",
+                            contentMd5(single, 0, single.length)));
+            assertThat(recorder.exchanges("PUT", t -> t.contains("partNumber=1")))
+                    .singleElement().satisfies(x -> assertThat(x.headers()).containsEntry("content-md5",
+                            contentMd5(parted, 0, (int) (5 * MIB))));
+            assertThat(recorder.exchanges("PUT", t -> t.contains("partNumber=2")))
+                    .singleElement().satisfies(x -> assertThat(x.headers()).containsEntry("content-md5",
+                            contentMd5(parted, (int) (5 * MIB), parted.length)));
+        }
+    }
+
+    @Test
+    void underKmsEtagsAreNoMd5sSoNoPutIsProvenByOne() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("kms-md5");
+        try (ObjectStore store = open(small(server, bucket).encryption(Encryption.kms(S3Servers.S3MOCK_KMS_KEY)).build())) {
+            assertThat(store.capabilities()).contains(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT)
+                    .doesNotContain(StoreCapability.MD5_ETAG);
+            assertThat(store.put("single", UploadBody.ofBytes(new byte[] {4, 5, 6})).contentMd5Proven()).isFalse();
+            assertThat(store.put("parted", UploadBody.ofFile(sixMiB())).contentMd5Proven()).isFalse();
+        }
+    }
+
     @Test
     void autoProbeFindsWhatEachServerDoesAndLeavesNothingBehind() throws Exception {
         S3Server mock = S3Servers.s3mock();
         String mockBucket = mock.createBucket("probe-mock");
         try (ObjectStore store = open(mock.settings(mockBucket).prefix("p").build())) {
-            assertThat(traits(store)).isEqualTo(new ServerTraits(true, true, true, true));
+            assertThat(traits(store)).isEqualTo(new ServerTraits(true, true, true, true, true, true));
         }
         assertThat(mock.admin().listObjectsV2(b -> b.bucket(mockBucket)).contents()).isEmpty();
 
         S3Server proxy = S3Servers.s3proxy();
         String proxyBucket = proxy.createBucket("probe-proxy");
         try (ObjectStore store = open(proxy.settings(proxyBucket).build())) {
-            // S3Proxy (with ignore-unknown-headers) takes the header but neither checks nor keeps it, and ignores If-None-Match.
-            assertThat(traits(store)).isEqualTo(new ServerTraits(true, false, false, false));
+            // S3Proxy (with ignore-unknown-headers) takes the header but neither checks nor keeps it, and ignores If-None-Match;
+            // it does check Content-MD5 (400 BadDigest) and answers the body's MD5 as the ETag.
+            assertThat(traits(store)).isEqualTo(new ServerTraits(true, false, false, false, true, true));
         }
         assertThat(proxy.admin().listObjectsV2(b -> b.bucket(proxyBucket)).contents()).extracting(S3Object::key).isEmpty();
     }

@@ -53,6 +53,11 @@ class S3ErrorTranslationTest {
         // S3Mock answers a wrong x-amz-checksum-crc32 with a plain 400 BadRequest whose message names the checksum.
         assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Value for x-amz-checksum-crc32 header is invalid.", null))
                 .isInstanceOf(IntegrityRejectedException.class);
+        // and a wrong Content-MD5 likewise (S3Proxy and RGW answer BadDigest, which says so by its code)
+        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Content-MD5 does not match object md5", null))
+                .isInstanceOf(IntegrityRejectedException.class);
+        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadDigest", null, null))
+                .isInstanceOf(IntegrityRejectedException.class);
         assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "something else", null))
                 .isInstanceOf(StoreRejectedException.class);
         assertThat(S3ErrorTranslation.fromIo("get", "k", new java.io.IOException("reset"))).isInstanceOf(TransientStoreException.class);

@@ -26,8 +26,10 @@ class ServerProbeLeftoversTest {
         final List<String> deleted = new ArrayList<>();
 
         @Override
-        public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) {
+        public String put(String fullKey, byte[] body, OptionalLong crc32, java.util.Optional<String> contentMd5,
+                boolean createOnly) {
             keys.add(fullKey);
+            return "etag";
         }
 
         @Override
@@ -68,7 +70,8 @@ class ServerProbeLeftoversTest {
         List<String> attempted = new ArrayList<>();
         ServerProbe.Target refused = new ServerProbe.Target() {
             @Override
-            public void put(String fullKey, byte[] body, OptionalLong crc32, boolean createOnly) throws StoreException {
+            public String put(String fullKey, byte[] body, OptionalLong crc32, java.util.Optional<String> contentMd5,
+                    boolean createOnly) throws StoreException {
                 throw new TransientStoreException("put of key '" + fullKey + "' failed: connection refused", fullKey,
                         StoreAnswer.NONE, null);
             }

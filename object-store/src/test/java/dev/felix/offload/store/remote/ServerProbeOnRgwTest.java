@@ -75,9 +75,9 @@ class ServerProbeOnRgwTest {
         S3Server rgw = CephRgw.server();
         String bucket = rgw.createBucket("probe-rgw");
         try (ObjectStore store = client.open().apply(rgw.settings(bucket).prefix("p").build())) {
-            assertThat(client.traits().apply(store)).isEqualTo(new ServerTraits(true, false, false, true));
+            assertThat(client.traits().apply(store)).isEqualTo(new ServerTraits(true, false, false, true, true, true));
             assertThat(store.capabilities()).containsExactlyInAnyOrder(StoreCapability.USER_METADATA,
-                    StoreCapability.CREATE_ONLY_PUT);
+                    StoreCapability.CREATE_ONLY_PUT, StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT, StoreCapability.MD5_ETAG);
         }
         assertThat(rgw.admin().listObjectsV2(b -> b.bucket(bucket)).contents()).extracting(S3Object::key).isEmpty();
     }

@@ -27,7 +27,8 @@ class S3StoreOnS3ProxyTest extends ObjectStoreContract {
 
     @Override
     protected Set<StoreCapability> expectedCapabilities() {
-        return EnumSet.of(StoreCapability.USER_METADATA);
+        return EnumSet.of(StoreCapability.USER_METADATA, StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT,
+                StoreCapability.MD5_ETAG);
     }
 
     @Override
