@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param keyPrefix            prefix of every key (without slashes at its ends), or empty
  * @param verify               how uploads are proven before they are recorded
  * @param localRetention       what stays local once copies are verified
- * @param parallelism          shards offloaded at the same time
+ * @param parallelism          shards offloaded at the same time (each shard's uploads run beside each
+ *                             other, under {@code maxBytesInFlight})
  * @param uploadBytesPerSecond upload bandwidth limit, 0 for none
  * @param uploadAttempts       uploads of one segment before the pass gives up on it (a verification
  *                             mismatch deletes the object and uploads again)

@@ -76,6 +76,12 @@ import java.util.zip.CRC32;
  * {@link CopyProofs}), by an earlier one's proof there, or proven again now; a pass under
  * {@code --verify none} records entries but unlinks nothing on their strength.
  *
+ * <p>The steps of one segment are in this order, but segments overlap: the shard's thread scans the
+ * next segment while older ones upload, and uploads of several segments (of this shard and others)
+ * run at once on the pass's upload threads, within its bound on bytes in flight
+ * ({@link InFlightUploads}). {@code RECORDED} stays in order: a segment is recorded only after every
+ * older one of the shard is, and once an older one fails no younger one is recorded.
+ *
  * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
  * owns the segments, and the active (newest) segment is never touched.
  */
@@ -110,9 +116,9 @@ public final class ShardOffload {
     }
 
     /**
-     * As above; {@code stopRequested} is checked before each segment, so a stop (SIGTERM) ends the
-     * shard between two segments, never inside one's steps. A segment already past its commit point
-     * is complete; one before it is left for the next pass.
+     * As above; {@code stopRequested} is checked before each segment begins, so a stop (SIGTERM) ends
+     * the shard between two segments, never inside one's steps: segments whose uploads are under way
+     * are finished and recorded, and no further one begins; those are left for the next pass.
      */
     public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
                         RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
