@@ -126,15 +126,23 @@ final class InFlightUploads implements AutoCloseable {
             }
         }
 
-        /** Runs {@code upload} on the pass's upload threads; the reservation is released when it ends. */
+        /**
+         * Runs {@code upload} on the pass's upload threads; the reservation is released when it ends,
+         * or at once when the pass no longer takes uploads (then this throws).
+         */
         void run(Runnable upload) {
-            threads.execute(() -> {
-                try {
-                    upload.run();
-                } finally {
-                    release();
-                }
-            });
+            try {
+                threads.execute(() -> {
+                    try {
+                        upload.run();
+                    } finally {
+                        release();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                release();
+                throw closed;
+            }
         }
 
         /** Gives the bytes back (once), or leaves the queue when not granted yet. */

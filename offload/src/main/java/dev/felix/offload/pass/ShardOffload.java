@@ -427,8 +427,8 @@ public final class ShardOffload {
                     throw e;
                 }
                 InFlight f = new InFlight(i, seg, scan, last);
+                bytes.run(() -> upload(f)); // only once handed over: the final wait waits for it to end
                 flying.addLast(f);
-                bytes.run(() -> upload(f));
             }
             return null;
         }

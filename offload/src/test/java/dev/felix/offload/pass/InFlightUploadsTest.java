@@ -99,4 +99,16 @@ class InFlightUploadsTest {
             assertThat(uploads.bytesInFlight()).isEqualTo(100);
         }
     }
+
+    @Test
+    void anUploadHandedToAClosedPassIsRefusedAndGivesItsBytesBack() throws Exception {
+        InFlightUploads uploads = new InFlightUploads(100, 8);
+        InFlightUploads.Reservation a = uploads.reserve(100);
+        InFlightUploads.Reservation b = uploads.reserve(100);
+        assertThat(granted(a)).isTrue();
+        uploads.close();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.run(() -> { }))
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertThat(granted(b)).as("a's bytes came back").isTrue();
+    }
 }
