@@ -50,9 +50,19 @@ final class InFlightUploads implements AutoCloseable {
         });
     }
 
-    /** For a pass with these settings. */
+    /**
+     * For a pass with these settings. Under a bandwidth limit the bound is at most one second of
+     * it: uploads beside each other then share the limit and end no sooner, while each entry is
+     * recorded later and a stop waits longer for the uploads under way.
+     */
     static InFlightUploads of(OffloadSettings settings) {
-        return new InFlightUploads(settings.maxBytesInFlight(), MAX_UPLOADS);
+        return new InFlightUploads(bound(settings), MAX_UPLOADS);
+    }
+
+    /** The bytes in flight a pass with these settings allows. */
+    static long bound(OffloadSettings settings) {
+        long limit = settings.uploadBytesPerSecond();
+        return limit > 0 ? Math.min(settings.maxBytesInFlight(), limit) : settings.maxBytesInFlight();
     }
 
     /** Asks for {@code bytes} (at most the whole bound) and one upload's place; granted in turn. */

@@ -16,7 +16,8 @@ import java.util.Objects;
  *                             mismatch deletes the object and uploads again)
  * @param retryBackoff         first wait between attempts; doubled each time, with full jitter
  * @param maxBytesInFlight     bytes of segments being uploaded or verified at once, over all shards of
- *                             the pass (a segment larger than this still goes, alone); at least
+ *                             the pass (a segment larger than this still goes, alone; under a
+ *                             bandwidth limit at most one second of it); at least
  *                             {@link #MIN_BYTES_IN_FLIGHT}
  */
 public record OffloadSettings(String keyPrefix, VerifyMode verify, LocalRetention localRetention, int parallelism,

@@ -111,4 +111,12 @@ class InFlightUploadsTest {
                 .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
         assertThat(granted(b)).as("a's bytes came back").isTrue();
     }
+
+    @Test
+    void underABandwidthLimitAboutOneSecondOfItIsInFlight() {
+        OffloadSettings settings = OffloadSettings.defaults();
+        assertThat(InFlightUploads.bound(settings)).isEqualTo(OffloadSettings.DEFAULT_MAX_BYTES_IN_FLIGHT);
+        assertThat(InFlightUploads.bound(settings.withUploadBytesPerSecond(64 << 10))).isEqualTo(64 << 10);
+        assertThat(InFlightUploads.bound(settings.withUploadBytesPerSecond(1L << 30))).isEqualTo(256L << 20);
+    }
 }
