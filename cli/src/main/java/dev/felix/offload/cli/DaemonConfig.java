@@ -42,6 +42,7 @@ final class DaemonConfig {
     static final String OFFLOAD_VERIFY = "offload.verify";
     static final String OFFLOAD_PARALLELISM = "offload.parallelism";
     static final String OFFLOAD_BANDWIDTH = "offload.bandwidth";
+    static final String OFFLOAD_MAX_BYTES_IN_FLIGHT = "offload.max-bytes-in-flight";
     static final String OFFLOAD_SCHEDULE = "offload.schedule";
     static final String RETENTION_SCHEDULE = "retention.schedule";
     static final String RETENTION_DELETE_BATCH = "retention.delete-batch-size";
@@ -70,7 +71,7 @@ final class DaemonConfig {
 
     /** Every fixed key; overrides are {@code retention.streams.<pattern>.<key>} and {@code retention.shards.<dir>.<key>}. */
     static final List<String> KEYS = List.of(DATA_DIR, STORE, NODE_ID, OFFLOAD_VERIFY, OFFLOAD_PARALLELISM,
-            OFFLOAD_BANDWIDTH, OFFLOAD_SCHEDULE, RetentionSettings.LOCAL_RETENTION_BYTES,
+            OFFLOAD_BANDWIDTH, OFFLOAD_MAX_BYTES_IN_FLIGHT, OFFLOAD_SCHEDULE, RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
@@ -88,6 +89,8 @@ final class DaemonConfig {
     final VerifyMode verify;
     final int parallelism;
     final long bandwidth;
+    /** Bytes of segments one offload pass uploads and verifies at once, over all shards. */
+    final long maxBytesInFlight;
     final Optional<Schedule> offloadSchedule;
     final RetentionRules rules;
     final Optional<Schedule> retentionSchedule;
@@ -136,6 +139,11 @@ final class DaemonConfig {
         }
         this.parallelism = r.integer(OFFLOAD_PARALLELISM, 2, 1, 1024);
         this.bandwidth = r.bytes(OFFLOAD_BANDWIDTH, 0, false);
+        this.maxBytesInFlight = r.bytes(OFFLOAD_MAX_BYTES_IN_FLIGHT, OffloadSettings.DEFAULT_MAX_BYTES_IN_FLIGHT, false);
+        if (maxBytesInFlight < OffloadSettings.MIN_BYTES_IN_FLIGHT) {
+            throw r.expected(OFFLOAD_MAX_BYTES_IN_FLIGHT, "at least 1MiB (a number of bytes with a unit such as 256MiB)",
+                    r.values.get(OFFLOAD_MAX_BYTES_IN_FLIGHT));
+        }
         this.zone = zone(r);
         this.offloadSchedule = r.schedule(OFFLOAD_SCHEDULE, StandardPass.OFFLOAD);
         this.retentionSchedule = r.schedule(RETENTION_SCHEDULE, StandardPass.RETENTION);
@@ -254,7 +262,8 @@ final class DaemonConfig {
     /** Offload settings for the daemon and the one-shot command: local copies go by retention, not here. */
     OffloadSettings offloadSettings() {
         return OffloadSettings.defaults().withVerify(verify).withParallelism(parallelism)
-                .withUploadBytesPerSecond(bandwidth).withLocalRetention(new LocalRetention.KeepAll());
+                .withUploadBytesPerSecond(bandwidth).withMaxBytesInFlight(maxBytesInFlight)
+                .withLocalRetention(new LocalRetention.KeepAll());
     }
 
     RetentionPassSettings retentionPassSettings() {

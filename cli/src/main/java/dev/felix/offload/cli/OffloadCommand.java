@@ -48,7 +48,8 @@ final class OffloadCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE",
             description = "Take data-dir, store, node-id and the offload.* settings from this configuration file "
-                    + "(instead of --data-dir, --store, --verify, --parallelism and --bandwidth); local copies are then "
+                    + "(instead of --data-dir, --store, --verify, --parallelism, --bandwidth and --max-bytes-in-flight); "
+                    + "local copies are then "
                     + "left to the retention command's local.retention.* settings unless a --keep option is given.")
     Path config;
 
@@ -76,8 +77,14 @@ final class OffloadCommand implements Callable<Integer> {
             description = "auto (default), server-checksum, read-back or none.")
     String verify;
 
-    @Option(names = "--parallelism", description = "Shards offloaded at once (default 2).")
+    @Option(names = "--parallelism", description = "Shards offloaded at once (default 2); within a shard several "
+            + "segments upload at once, under --max-bytes-in-flight.")
     Integer parallelism;
+
+    @Option(names = "--max-bytes-in-flight", paramLabel = "BYTES", converter = ByteCount.class,
+            description = "Bytes of segments uploaded and verified at once, over all shards, with a unit as in the "
+                    + "configuration file (256MiB, 1GiB); default 256MiB, at least 1MiB. A larger segment still goes, alone.")
+    Long maxBytesInFlight;
 
     @Option(names = "--bandwidth", paramLabel = "BYTES_PER_SECOND", converter = ByteRate.class,
             description = "Upload limit in bytes per second, with a unit as in the configuration file "
@@ -91,6 +98,19 @@ final class OffloadCommand implements Callable<Integer> {
             Long n = ConfigValues.bytes(text);
             if (n == null || n < 0) {
                 throw new picocli.CommandLine.TypeConversionException("expected a number of bytes per second, "
+                        + "optionally with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), got '" + text + "'");
+            }
+            return n;
+        }
+    }
+
+    /** A byte count with the configuration file's units (ConfigValues.bytes), at least 1 MiB. */
+    static final class ByteCount implements picocli.CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String text) {
+            Long n = ConfigValues.bytes(text);
+            if (n == null || n < OffloadSettings.MIN_BYTES_IN_FLIGHT) {
+                throw new picocli.CommandLine.TypeConversionException("expected at least 1MiB, as a number of bytes "
                         + "optionally with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), got '" + text + "'");
             }
             return n;
@@ -111,9 +131,10 @@ final class OffloadCommand implements Callable<Integer> {
         OffloadSettings settings;
         String storeSetting = "--store";
         if (config != null) {
-            if (dataDir != null || store != null || verify != null || parallelism != null || bandwidth != null) {
-                throw new FelixOffload.UsageException("with --config, --data-dir, --store, --verify, --parallelism and "
-                        + "--bandwidth come from the file");
+            if (dataDir != null || store != null || verify != null || parallelism != null || bandwidth != null
+                    || maxBytesInFlight != null) {
+                throw new FelixOffload.UsageException("with --config, --data-dir, --store, --verify, --parallelism, "
+                        + "--bandwidth and --max-bytes-in-flight come from the file");
             }
             DaemonConfig c = ConfigOption.load(config);
             dataDir = c.dataDir;
@@ -131,7 +152,9 @@ final class OffloadCommand implements Callable<Integer> {
             try {
                 settings = OffloadSettings.defaults().withVerify(VerifyMode.parse(verify == null ? "auto" : verify))
                         .withLocalRetention(retention()).withParallelism(parallelism == null ? 2 : parallelism)
-                        .withUploadBytesPerSecond(bandwidth == null ? 0 : bandwidth);
+                        .withUploadBytesPerSecond(bandwidth == null ? 0 : bandwidth)
+                        .withMaxBytesInFlight(maxBytesInFlight == null ? OffloadSettings.DEFAULT_MAX_BYTES_IN_FLIGHT
+                                : maxBytesInFlight);
             } catch (IllegalArgumentException e) {
                 throw new FelixOffload.UsageException(e.getMessage());
             }

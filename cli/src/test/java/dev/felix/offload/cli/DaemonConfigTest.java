@@ -35,6 +35,8 @@ class DaemonConfigTest {
         assertThat(c.verify).isEqualTo(VerifyMode.AUTO);
         assertThat(c.parallelism).isEqualTo(2);
         assertThat(c.bandwidth).isZero();
+        assertThat(c.maxBytesInFlight).isEqualTo(256L << 20);
+        assertThat(c.offloadSettings().maxBytesInFlight()).isEqualTo(256L << 20);
         assertThat(c.offloadSchedule).get().extracting(s -> s.expression()).isEqualTo("* * * * *");
         assertThat(c.retentionSchedule).get().extracting(s -> s.expression()).isEqualTo("*/5 * * * *");
         assertThat(c.scrubSchedule).get().extracting(s -> s.expression()).isEqualTo("0 3 * * *");
@@ -57,6 +59,7 @@ class DaemonConfigTest {
                 "  verify: read-back",
                 "  parallelism: 4",
                 "  bandwidth: 10MiB",
+                "  max-bytes-in-flight: 64MiB",
                 "  schedule: '*/10 * * * * ?'",
                 "local:",
                 "  retention:",
@@ -83,6 +86,7 @@ class DaemonConfigTest {
                 "offload.verify=read-back",
                 "offload.parallelism=4",
                 "offload.bandwidth=10485760",
+                "offload.max-bytes-in-flight=67108864",
                 "offload.schedule=*/10 * * * * ?",
                 "local.retention.bytes=1073741824",
                 "retention.ms=604800000",
@@ -102,6 +106,7 @@ class DaemonConfigTest {
             assertThat(c.verify).isEqualTo(VerifyMode.READ_BACK);
             assertThat(c.parallelism).isEqualTo(4);
             assertThat(c.bandwidth).isEqualTo(10L << 20);
+            assertThat(c.offloadSettings().maxBytesInFlight()).isEqualTo(64L << 20);
             assertThat(c.offloadSchedule.get().expression()).isEqualTo("*/10 * * * * ?");
             assertThat(c.retentionSchedule).isEmpty();
             assertThat(c.orphanGrace).isEqualTo(Duration.ofMinutes(30));
@@ -131,6 +136,9 @@ class DaemonConfigTest {
                 Map.entry("metrics.shards=1001", "metrics.shards: expected an integer from 0 to 1000, got '1001'"),
                 Map.entry("offload.verify=maybe", "offload.verify: expected auto, server-checksum, read-back or none"),
                 Map.entry("offload.bandwidth=-5", "offload.bandwidth: expected a number of bytes >= 0"),
+                Map.entry("offload.max-bytes-in-flight=256", "offload.max-bytes-in-flight: expected at least 1MiB (a number "
+                        + "of bytes with a unit such as 256MiB), got '256'"),
+                Map.entry("offload.max-bytes-in-flight=lots", "offload.max-bytes-in-flight: expected a number of bytes >= 0"),
                 Map.entry("local.retention.bytes=-2", "local.retention.bytes: expected -1 (unlimited) or a number of bytes"),
                 Map.entry("retention.ms=soon", "retention.ms: expected -1 (unlimited), milliseconds, or a duration"),
                 Map.entry("retention.schedule=every minute", "retention.schedule: expected a 5-field Unix or 6/7-field Quartz"),

@@ -96,6 +96,19 @@ class OffloadCommandTest {
         CliRun both = CliRun.of("offload", "--data-dir", root.toString(), "--store", storeUri(),
                 "--keep-local-segments", "1", "--keep-local-bytes", "10");
         assertThat(both.exitCode()).isEqualTo(FelixOffload.EXIT_USAGE);
+        CliRun tiny = CliRun.of("offload", "--data-dir", root.toString(), "--store", storeUri(),
+                "--max-bytes-in-flight", "256");
+        assertThat(tiny.exitCode()).isEqualTo(FelixOffload.EXIT_USAGE);
+        assertThat(tiny.err()).contains("--max-bytes-in-flight").contains("expected at least 1MiB").contains("'256'");
+    }
+
+    @Test
+    void aBoundOnBytesInFlightOffloadsEverything() throws Exception {
+        Path root = root();
+        CliRun run = CliRun.of("offload", "--data-dir", root.toString(), "--store", storeUri(),
+                "--max-bytes-in-flight", "1MiB", "--parallelism", "1", "--json");
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        assertThat(run.out()).contains("\"complete\":true");
     }
 
     @Test

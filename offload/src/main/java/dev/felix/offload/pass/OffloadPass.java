@@ -27,8 +27,10 @@ import java.util.function.Function;
 
 /**
  * One offload pass over a data root: takes the root's lock, resolves the node id, and runs
- * {@link ShardOffload} over every shard, up to {@link OffloadSettings#parallelism()} at a time,
- * sharing one upload bandwidth limit. A shard that fails is reported and the others go on.
+ * {@link ShardOffload} over every shard, up to {@link OffloadSettings#parallelism()} at a time.
+ * The shards share one upload bandwidth limit and one bound on the bytes of uploads under way
+ * ({@link OffloadSettings#maxBytesInFlight()}), within which each shard has several segments
+ * uploading at once. A shard that fails is reported and the others go on.
  */
 public final class OffloadPass {
 
@@ -109,17 +111,20 @@ public final class OffloadPass {
                         t.setDaemon(true);
                         return t;
                     });
+            InFlightUploads uploads = InFlightUploads.of(settings);
             try {
                 List<Future<ShardResult>> futures = new ArrayList<>();
                 for (DataRoot.Shard shard : shards) {
                     futures.add(pool.submit(() -> new ShardOffload(shard.name(), shard.directory(), store, keys, settings,
-                            hook, limiter, progress, commitOffsets.apply(shard.directory()), stopRequested).run()));
+                            hook, limiter, progress, commitOffsets.apply(shard.directory()), stopRequested)
+                            .sharing(uploads).run()));
                 }
                 for (int i = 0; i < futures.size(); i++) {
                     results.add(outcome(shards.get(i), futures.get(i)));
                 }
             } finally {
                 pool.shutdownNow();
+                uploads.close();
                 progress.finished();
             }
             return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started), caches, unreadable);

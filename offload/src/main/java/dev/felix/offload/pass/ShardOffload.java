@@ -35,7 +35,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -75,6 +77,12 @@ import java.util.zip.CRC32;
  * {@link CopyProofs}), by an earlier one's proof there, or proven again now; a pass under
  * {@code --verify none} records entries but unlinks nothing on their strength.
  *
+ * <p>The steps of one segment are in this order, but segments overlap: the shard's thread scans the
+ * next segment while older ones upload, and uploads of several segments (of this shard and others)
+ * run at once on the pass's upload threads, within its bound on bytes in flight
+ * ({@link InFlightUploads}). {@code RECORDED} stays in order: a segment is recorded only after every
+ * older one of the shard is, and once an older one fails no younger one is recorded.
+ *
  * <p>It works on the shard directory read-only but for the manifest and the unlinks: the broker
  * owns the segments, and the active (newest) segment is never touched.
  */
@@ -95,6 +103,8 @@ public final class ShardOffload {
     private final ProgressListener progress;
     private final OptionalLong commitOffset;
     private final java.util.function.BooleanSupplier stopRequested;
+    /** The pass's uploads under way, shared by its shards; null: this shard's own, for one run. */
+    private InFlightUploads uploads;
 
     /**
      * @param commitOffset one past the last committed record when the shard has a {@code replica}
@@ -107,9 +117,9 @@ public final class ShardOffload {
     }
 
     /**
-     * As above; {@code stopRequested} is checked before each segment, so a stop (SIGTERM) ends the
-     * shard between two segments, never inside one's steps. A segment already past its commit point
-     * is complete; one before it is left for the next pass.
+     * As above; {@code stopRequested} is checked before each segment begins, so a stop (SIGTERM) ends
+     * the shard between two segments, never inside one's steps: segments whose uploads are under way
+     * are finished and recorded, and no further one begins; those are left for the next pass.
      */
     public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
                         RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
@@ -136,6 +146,15 @@ public final class ShardOffload {
         this.progress = progress;
         this.commitOffset = commitOffset;
         this.stopRequested = stopRequested;
+    }
+
+    /**
+     * Uploads under {@code shared}'s bounds on bytes and uploads in flight, with the other shards of
+     * the pass; without it the shard bounds its own uploads by {@link OffloadSettings#maxBytesInFlight()}.
+     */
+    ShardOffload sharing(InFlightUploads shared) {
+        this.uploads = shared;
+        return this;
     }
 
     /** A local segment and what a pass learned of it. */
@@ -237,101 +256,284 @@ public final class ShardOffload {
                         "segment header unreadable: " + e.getMessage());
             }
         }
-        Map<Long, Long> crcOfValidBytes = new HashMap<>();
-        CopyProofs proofs = CopyProofs.read(shardDir);
-        String problem = null;
-        KeyCollision collision = null;
-        ShardStop stop = null;
-        int pending = 0;
+        if (uploads != null) {
+            return new Pipeline(manifests, locals, uploaded, unlinked, uploads).run();
+        }
+        try (InFlightUploads own = InFlightUploads.of(settings)) {
+            return new Pipeline(manifests, locals, uploaded, unlinked, own).run();
+        }
+    }
 
-        for (int i = 0; i < locals.size() - 1 && problem == null; i++) {
-            Local seg = locals.get(i);
-            Local next = locals.get(i + 1);
-            Manifest manifest = manifests.manifest();
-            if (hasEntry(manifest, seg)) {
-                continue;
-            }
-            if (stopRequested.getAsBoolean()) {
-                problem = "stopped before segment " + seg.file().id() + "; the next pass goes on from here";
-                stop = new ShardStop.Requested(seg.file().id());
-                pending = countPending(locals, i);
-                break;
-            }
-            ManifestEntry newest = manifest.newestEntry().orElse(null);
-            if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
-                // Older than what the manifest already holds: entries only ever grow upwards.
-                continue;
-            }
-            hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
+    /** A segment handed to the uploads, and how its upload ended; committed by the shard's own thread. */
+    private static final class InFlight {
+        final int index;
+        final Local seg;
+        final SegmentPreparation.Prepared prepared;
+        final SegmentScan scan;
+        final long last;
+        volatile SegmentUpload upload;
+        volatile Throwable failure;
+        /** Set after {@code upload} or {@code failure}, before the upload's bytes are given back. */
+        volatile boolean ended;
 
-            SegmentPreparation.Prepared prepared = prepare(seg);
-            SegmentScan scan = prepared.scan();
-            if (!scan.isClean()) {
-                problem = "not uploaded, corrupt: " + scan.failure().getMessage();
-                pending = countPending(locals, i);
-                break;
-            }
-            if (scan.nextOffset() != next.header().baseOffset()) {
-                problem = "not uploaded: " + seg.file().logName() + " ends before offset "
-                        + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
-                        + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed";
-                pending = countPending(locals, i);
-                break;
-            }
-            if (scan.recordCount() == 0) {
-                continue; // an empty sealed segment holds nothing to copy
-            }
-            long last = scan.nextOffset() - 1;
-            if (commitOffset.isPresent() && Long.compareUnsigned(last, commitOffset.getAsLong()) >= 0) {
-                break; // not yet committed by a majority, so not eligible yet: a later pass takes it
-            }
-            hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
+        InFlight(int index, Local seg, SegmentPreparation.Prepared prepared, long last) {
+            this.index = index;
+            this.seg = seg;
+            this.prepared = prepared;
+            this.scan = prepared.scan();
+            this.last = last;
+        }
+    }
 
+    /** Why the shard stops before its last eligible segment. */
+    private static final class Ending {
+        String problem;
+        KeyCollision collision;
+        ShardStop stop;
+        int pending;
+
+        Ending(String problem, ShardStop stop, int pending) {
+            this.problem = problem;
+            this.stop = stop;
+            this.pending = pending;
+        }
+    }
+
+    /**
+     * One attempt at the shard, pipelined: the shard's thread selects and scans segment after segment,
+     * oldest first, and hands each to the pass's uploads as soon as the bytes in flight allow, so one
+     * segment is scanned while older ones upload and several upload at once. Commits stay on this
+     * thread and in order: a segment is recorded only once every older one of the shard is. At the
+     * first older segment that fails, nothing younger is recorded (their objects, named by no
+     * manifest, are orphans for the sweep, or adopted by the next pass's upload) and that failure is
+     * the shard's result. The shard's uploads have all ended before its result is returned.
+     */
+    private final class Pipeline {
+        private final ManifestStore manifests;
+        private final List<Local> locals;
+        private final List<SegmentUpload> uploaded;
+        private final List<Long> unlinked;
+        private final InFlightUploads lanes;
+        private final Map<Long, Long> crcOfValidBytes = new HashMap<>();
+        private final CopyProofs proofs;
+        /** Uploads begun and not yet committed, oldest first; touched by the shard's thread only. */
+        private final Deque<InFlight> flying = new ArrayDeque<>();
+        /** Set by the first commit that fails. */
+        private Ending failed;
+
+        Pipeline(ManifestStore manifests, List<Local> locals, List<SegmentUpload> uploaded, List<Long> unlinked,
+                 InFlightUploads lanes) throws IOException {
+            this.manifests = manifests;
+            this.locals = locals;
+            this.uploaded = uploaded;
+            this.unlinked = unlinked;
+            this.lanes = lanes;
+            this.proofs = CopyProofs.read(shardDir);
+        }
+
+        ShardResult run() throws IOException {
+            Ending later;
             try {
-                SegmentUpload up = upload(seg, prepared, last);
-                hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
-                ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
-                        scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
-                boolean proven = up.verifiedBy().proven();
-                if (!proven) {
-                    // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
-                    proofs.forget(up.key(), manifests.manifest());
-                }
-                // Recorded only while the segment is still the broker's: a truncation removes it after
-                // dropping its entry, and an entry for a removed segment would name records it gave up.
-                manifests.save(manifests.manifest().withEntry(entry), () -> {
-                    if (Files.size(seg.file().log()) != seg.size()) {
-                        throw new ManifestChangedException(shard, seg.file().log(), "(segment "
-                                + seg.file().id() + " changed size) before its entry was saved");
+                try {
+                    later = send();
+                } catch (IOException | RuntimeException | Error e) {
+                    // Thrown while preparing a younger segment: the older ones in flight began before it, and
+                    // would have been recorded before it was reached; an older failure is what stopped the shard.
+                    try {
+                        commitAll();
+                    } catch (IOException | RuntimeException | Error older) {
+                        older.addSuppressed(e);
+                        throw older;
                     }
-                });
-                hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
-                recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
-                if (proven) {
-                    recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
-                    crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+                    if (failed == null) {
+                        throw e;
+                    }
+                    later = null;
                 }
-                uploaded.add(up);
-                LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
-                        seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
-            } catch (CollisionException e) {
-                collision = e.collision;
-                problem = collision.describe();
-                pending = countPending(locals, i);
-                LOG.error("{}: {}", shard, problem);
-            } catch (StoreException e) {
-                problem = "store failure on segment " + seg.file().id() + ": " + e.getMessage();
-                pending = countPending(locals, i);
-            } catch (VerificationFailedException e) {
-                problem = e.getMessage();
-                stop = new ShardStop.VerificationFailed(e.segment, e.attempts);
-                pending = countPending(locals, i);
+                commitAll();
+            } finally {
+                lanes.awaitUntil(() -> flying.stream().allMatch(f -> f.ended), false);
+                flying.clear();
+            }
+            Ending end = failed != null ? failed : later;
+            unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
+            if (end == null) {
+                return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null);
+            }
+            return new ShardResult(shard, end.problem == null && end.pending == 0, uploaded, unlinked, end.pending,
+                    end.problem, end.collision, end.stop);
+        }
+
+        /**
+         * Selects, scans and hands out segments until the last or the first that stops the shard;
+         * answers why it stopped there (null when it did not), which stands only if every older
+         * segment in flight commits.
+         */
+        private Ending send() throws IOException {
+            for (int i = 0; i < locals.size() - 1; i++) {
+                commitEnded();
+                if (failed != null) {
+                    return null;
+                }
+                Local seg = locals.get(i);
+                Local next = locals.get(i + 1);
+                Manifest manifest = manifests.manifest();
+                if (hasEntry(manifest, seg)) {
+                    continue;
+                }
+                if (stopRequested.getAsBoolean()) {
+                    return stoppedBefore(seg, i);
+                }
+                ManifestEntry newest = manifest.newestEntry().orElse(null);
+                if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
+                    // Older than what the manifest already holds: entries only ever grow upwards.
+                    continue;
+                }
+                hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
+
+                SegmentPreparation.Prepared prepared = prepare(seg);
+                SegmentScan scan = prepared.scan();
+                if (!scan.isClean()) {
+                    return new Ending("not uploaded, corrupt: " + scan.failure().getMessage(), null,
+                            countPending(locals, i));
+                }
+                if (scan.nextOffset() != next.header().baseOffset()) {
+                    return new Ending("not uploaded: " + seg.file().logName() + " ends before offset "
+                            + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
+                            + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed", null,
+                            countPending(locals, i));
+                }
+                if (scan.recordCount() == 0) {
+                    continue; // an empty sealed segment holds nothing to copy
+                }
+                long last = scan.nextOffset() - 1;
+                if (commitOffset.isPresent() && Long.compareUnsigned(last, commitOffset.getAsLong()) >= 0) {
+                    return null; // not yet committed by a majority, so not eligible yet: a later pass takes it
+                }
+                hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
+
+                InFlightUploads.Reservation bytes = lanes.reserve(scan.validEnd());
+                try {
+                    // While the bytes are not free, older segments that finished are recorded meanwhile.
+                    while (!bytes.awaitOr(this::oldestEnded)) {
+                        commitOldest();
+                        if (failed != null) {
+                            bytes.release();
+                            return null;
+                        }
+                    }
+                    if (stopRequested.getAsBoolean()) {
+                        bytes.release();
+                        return stoppedBefore(seg, i);
+                    }
+                } catch (IOException | RuntimeException | Error e) {
+                    bytes.release();
+                    throw e;
+                }
+                InFlight f = new InFlight(i, seg, prepared, last);
+                bytes.run(() -> upload(f)); // only once handed over: the final wait waits for it to end
+                flying.addLast(f);
+            }
+            return null;
+        }
+
+        private Ending stoppedBefore(Local seg, int i) {
+            return new Ending("stopped before segment " + seg.file().id() + "; the next pass goes on from here",
+                    new ShardStop.Requested(seg.file().id()), countPending(locals, i));
+        }
+
+        /** On an upload thread: steps INDEX_UPLOADED to VERIFIED, whatever ends them kept for the commit. */
+        private void upload(InFlight f) {
+            try {
+                SegmentUpload up = ShardOffload.this.upload(f.seg, f.prepared, f.last);
+                hook.reached(OffloadStep.VERIFIED, shard, f.seg.file().id());
+                f.upload = up;
+            } catch (Throwable t) {
+                f.failure = t;
+            } finally {
+                f.ended = true;
             }
         }
 
-        unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
-        return new ShardResult(shard, problem == null && pending == 0, uploaded, unlinked, pending, problem, collision,
-                stop);
+        private boolean oldestEnded() {
+            InFlight oldest = flying.peekFirst();
+            return oldest != null && oldest.ended;
+        }
+
+        /** Records the oldest segments whose uploads ended, in order, up to the first failure. */
+        private void commitEnded() throws IOException {
+            while (failed == null && oldestEnded()) {
+                commitOldest();
+            }
+        }
+
+        /** Waits for every segment in flight and records them in order, up to the first failure. */
+        private void commitAll() throws IOException {
+            while (failed == null && !flying.isEmpty()) {
+                lanes.awaitUntil(this::oldestEnded, true);
+                commitOldest();
+            }
+        }
+
+        /** Records the oldest segment in flight, whose upload ended, or takes its failure as the shard's. */
+        private void commitOldest() throws IOException {
+            InFlight f = flying.pollFirst();
+            Throwable failure = f.failure;
+            if (failure == null) {
+                record(f);
+                return;
+            }
+            int pending = countPending(locals, f.index);
+            if (failure instanceof CollisionException e) {
+                failed = new Ending(e.collision.describe(), null, pending);
+                failed.collision = e.collision;
+                LOG.error("{}: {}", shard, failed.problem);
+            } else if (failure instanceof StoreException e) {
+                failed = new Ending("store failure on segment " + f.seg.file().id() + ": " + e.getMessage(), null, pending);
+            } else if (failure instanceof VerificationFailedException e) {
+                failed = new Ending(e.getMessage(), new ShardStop.VerificationFailed(e.segment, e.attempts), pending);
+            } else if (failure instanceof IOException e) {
+                throw e;
+            } else if (failure instanceof RuntimeException e) {
+                throw e;
+            } else if (failure instanceof Error e) {
+                throw e;
+            } else {
+                throw new IllegalStateException("upload of segment " + f.seg.file().id() + " failed", failure);
+            }
+        }
+
+        /** Step RECORDED for a segment whose copy is verified, every older one being recorded. */
+        private void record(InFlight f) throws IOException {
+            Local seg = f.seg;
+            SegmentScan scan = f.scan;
+            long last = f.last;
+            SegmentUpload up = f.upload;
+            ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
+                    scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
+            boolean proven = up.verifiedBy().proven();
+            if (!proven) {
+                // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
+                proofs.forget(up.key(), manifests.manifest());
+            }
+            // Recorded only while the segment is still the broker's: a truncation removes it after
+            // dropping its entry, and an entry for a removed segment would name records it gave up.
+            manifests.save(manifests.manifest().withEntry(entry), () -> {
+                if (Files.size(seg.file().log()) != seg.size()) {
+                    throw new ManifestChangedException(shard, seg.file().log(), "(segment "
+                            + seg.file().id() + " changed size) before its entry was saved");
+                }
+            });
+            hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
+            recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
+            if (proven) {
+                recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
+                crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+            }
+            uploaded.add(up);
+            LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
+                    seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+        }
     }
 
     /** Writes the entry's largest timestamp beside the manifest; derived data, so a failure only logs. */

@@ -295,7 +295,9 @@ class OffloadPassTest {
         TestRoots.write(root, 1, 200, 3);
         ObjectStore honest = store;
         AtomicInteger corrupted = new AtomicInteger();
-        ObjectStore flaky = new CorruptingStore(honest, key -> key.endsWith(".segment") && corrupted.getAndIncrement() == 0);
+        // The oldest segment's first put (base offset 0): uploads of younger segments may run beside it.
+        ObjectStore flaky = new CorruptingStore(honest, key -> key.endsWith(".segment")
+                && key.contains("/00000000000000000000-") && corrupted.getAndIncrement() == 0);
         PassReport report = new OffloadPass(new DataRoot(root), flaky, keepOne().withVerify(VerifyMode.READ_BACK),
                 StepHook.none(), Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none());
         assertThat(report.complete()).isTrue();
@@ -358,12 +360,19 @@ class OffloadPassTest {
     @Test
     void aStopEndsThePassBetweenSegmentsAndTheNextPassGoesOn() throws Exception {
         setUp();
-        Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 6);
+        // Enough segments that those already uploading when the stop comes (at most
+        // InFlightUploads.MAX_UPLOADS) cannot be all of them.
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 2000, 6);
         Path shard = written.keySet().iterator().next();
+        assertThat(SegmentFile.list(shard).size()).isGreaterThan(2 + InFlightUploads.MAX_UPLOADS + 1);
         AtomicInteger recorded = new AtomicInteger();
+        java.util.Set<Long> begun = java.util.concurrent.ConcurrentHashMap.newKeySet();
         StepHook count = (step, s, id) -> {
             if (step == OffloadStep.RECORDED) {
                 recorded.incrementAndGet();
+            }
+            if (step == OffloadStep.INDEX_UPLOADED) {
+                begun.add(id);
             }
         };
         PassReport stopped = new OffloadPass(new DataRoot(root), store, keepOne(), count, Map.of(NodeId.ENV, "node-a"),
@@ -371,7 +380,14 @@ class OffloadPassTest {
         assertThat(stopped.complete()).isFalse();
         assertThat(stopped.shards().get(0).problem()).contains("stopped before segment");
         assertThat(stopped.shards().get(0).stop()).isInstanceOf(ShardStop.Requested.class);
-        assertThat(ManifestStore.read(shard).size()).isEqualTo(2);
+        // Segments whose uploads had begun when the stop came are finished and recorded, oldest first;
+        // no other segment began.
+        Manifest afterStop = ManifestStore.read(shard);
+        assertThat(afterStop.size()).isGreaterThanOrEqualTo(2).isEqualTo(begun.size());
+        assertThat(afterStop.entries()).extracting(ManifestEntry::segmentId).containsExactlyInAnyOrderElementsOf(begun);
+        long firstLeft = SegmentFile.list(shard).stream().mapToLong(SegmentFile::id).filter(id -> !begun.contains(id))
+                .min().orElseThrow();
+        assertThat(stopped.shards().get(0).stop()).isEqualTo(new ShardStop.Requested(firstLeft));
         assertConsistent(shard, written.get(shard));
         assertThat(pass(keepOne(), StepHook.none()).complete()).isTrue();
         TestRoots.assertEveryOffsetReadsBack(written, store);
