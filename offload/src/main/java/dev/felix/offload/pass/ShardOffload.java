@@ -564,8 +564,8 @@ public final class ShardOffload {
     private SegmentHeader readHeader(SegmentFile f) throws IOException, CorruptionException {
         ByteBuffer head = ByteBuffer.allocate(SegmentHeader.LENGTH);
         try (FileChannel ch = FileChannel.open(f.log(), StandardOpenOption.READ)) {
-            while (head.hasRemaining() && ch.read(head) >= 0) {
-                // keep reading
+            for (int n = 0; n >= 0 && head.hasRemaining(); ) {
+                n = ch.read(head); // decode refuses a file shorter than a header as truncated
             }
         }
         return SegmentHeader.decode(head.flip(), new dev.felix.offload.log.format.CorruptionSite(shard, f.id(), 0));
