@@ -1,14 +1,14 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import java.util.Locale;
 
 /** Byte counts for people. */
-final class Bytes {
+public final class Bytes {
 
     private Bytes() {
     }
 
-    static String human(long bytes) {
+    public static String human(long bytes) {
         if (bytes < 1024) {
             return bytes + " B";
         }

@@ -1,11 +1,11 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 /**
  * A configuration file that cannot be used: a key nobody knows, a value of the wrong form, a
  * required key missing. The message names the file, the key and what was expected; it never
  * repeats a value that could be a secret (no key takes one).
  */
-final class ConfigException extends Exception {
+public final class ConfigException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final String key;

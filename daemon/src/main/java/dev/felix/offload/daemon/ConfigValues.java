@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * unit, booleans. Each parser answers null when the text does not have its form, so the caller
  * can say what was expected for which key.
  */
-final class ConfigValues {
+public final class ConfigValues {
 
     private static final Pattern BYTES = Pattern.compile("(-?[0-9]+)\\s*([A-Za-z]*)");
     private static final Pattern DURATION = Pattern.compile("([0-9]+)\\s*(ms|s|m|h|d)");
@@ -26,7 +26,7 @@ final class ConfigValues {
      * {@code -1}, without a unit, means anything, and only where the key allows it). Null when the
      * text is not of this form or overflows.
      */
-    static Long bytes(String text) {
+    public static Long bytes(String text) {
         Matcher m = BYTES.matcher(text.trim());
         if (!m.matches()) {
             return null;

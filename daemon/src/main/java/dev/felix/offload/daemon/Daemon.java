@@ -1,16 +1,19 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
+
+import dev.felix.offload.schedule.DataRootGuard;
+import dev.felix.offload.scrub.Scrub;
 
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.retention.Pass;
-import dev.felix.offload.retention.PassClock;
-import dev.felix.offload.retention.PassListener;
-import dev.felix.offload.retention.PassOutcome;
-import dev.felix.offload.retention.PassScheduler;
+import dev.felix.offload.schedule.Pass;
+import dev.felix.offload.schedule.PassClock;
+import dev.felix.offload.schedule.PassListener;
+import dev.felix.offload.schedule.PassOutcome;
+import dev.felix.offload.schedule.PassScheduler;
 import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.RetentionPass;
 import dev.felix.offload.retention.RetentionReport;
-import dev.felix.offload.retention.Schedule;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.schedule.Schedule;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.read.ChunkCache;
@@ -51,7 +54,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * store aborts a multipart upload that fails) and leaves the same state a crash would: nothing is
  * recorded before it is verified.
  */
-final class Daemon {
+public final class Daemon {
 
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
 
@@ -106,7 +109,7 @@ final class Daemon {
      * @param store      the opened store; the daemon closes it on stop
      * @param processEnv the process's environment (for {@code FELIX_NODE_ID})
      */
-    Daemon(DaemonConfig config, ObjectStore store, Map<String, String> processEnv, PassClock clock) {
+    public Daemon(DaemonConfig config, ObjectStore store, Map<String, String> processEnv, PassClock clock) {
         this.config = config;
         this.root = new DataRoot(config.dataDir);
         this.metrics = new DaemonMetrics();
@@ -162,15 +165,15 @@ final class Daemon {
     }
 
     /** Replace another root's node claim at start ({@code run --take-over-node-id}); passes after it never do. */
-    Daemon takeOverNodeId(boolean value) {
+    public Daemon takeOverNodeId(boolean value) {
         this.takeOverNodeId = value;
         return this;
     }
 
     /** Probes the store, starts the HTTP endpoint and the schedules. */
-    void start() throws IOException {
+    public void start() throws IOException {
         if (!Files.isDirectory(config.dataDir)) {
-            throw new FelixOffload.UsageException(config.file + ": " + DaemonConfig.DATA_DIR + ": no directory at "
+            throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": no directory at "
                     + config.dataDir);
         }
         // Refuse to start where no pass could ever run: a node id that does not validate, or a root
@@ -181,12 +184,12 @@ final class Daemon {
                 NodeId.resolve(root, env); // reads and validates; creates nothing when either is there
             }
         } catch (NodeId.InvalidNodeIdException e) {
-            throw new FelixOffload.UsageException(config.file + ": " + e.getMessage());
+            throw new StartRefusedException(config.file + ": " + e.getMessage());
         }
         try {
             daemonLock = RootLock.acquireForDaemon(config.dataDir);
         } catch (RootLock.HeldException e) {
-            throw new FelixOffload.UsageException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
+            throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
         }
         probeStore();
         checkClaim();
@@ -214,7 +217,7 @@ final class Daemon {
         } catch (RootLock.HeldException e) {
             LOG.info("the node claim is checked by the first pass: {}", e.getMessage());
         } catch (NodeClaimCheck.RefusedException e) {
-            throw new FelixOffload.UsageException(e.getMessage());
+            throw new StartRefusedException(e.getMessage());
         } catch (IOException e) {
             LOG.error("{}", e.getMessage());
         }
@@ -243,7 +246,7 @@ final class Daemon {
      *
      * @return true when every pass ended
      */
-    boolean stop(Duration patience) {
+    public boolean stop(Duration patience) {
         LOG.info("stopping: no new pass starts; waiting up to {} for running ones", patience);
         boolean ended = scheduler.stop(patience);
         if (http != null) {
@@ -261,7 +264,7 @@ final class Daemon {
         return ended;
     }
 
-    int httpPort() {
+    public int httpPort() {
         return http.port();
     }
 

@@ -1,12 +1,12 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionOverride;
 import dev.felix.offload.retention.RetentionPassSettings;
 import dev.felix.offload.retention.RetentionRules;
 import dev.felix.offload.retention.RetentionSettings;
-import dev.felix.offload.retention.Schedule;
-import dev.felix.offload.retention.StandardPass;
+import dev.felix.offload.schedule.Schedule;
+import dev.felix.offload.schedule.StandardPass;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
 import dev.felix.offload.pass.LocalRetention;
@@ -34,7 +34,7 @@ import java.util.Optional;
  * not listed there is refused, and so is a value of the wrong form, naming the key and what was
  * expected. No key carries a secret: store credentials come from the environment.
  */
-final class DaemonConfig {
+public final class DaemonConfig {
 
     static final String DATA_DIR = "data-dir";
     static final String STORE = "store";
@@ -76,20 +76,20 @@ final class DaemonConfig {
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
-    static final long DEFAULT_SCRUB_READ_BANDWIDTH = 32L << 20;
+    public static final long DEFAULT_SCRUB_READ_BANDWIDTH = 32L << 20;
     static final int DEFAULT_HTTP_PORT = 9464;
     static final long DEFAULT_CHUNK_CACHE_BYTES = 256L << 20;
     static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
 
-    final Path file;
-    final Path dataDir;
-    final String store;
+    public final Path file;
+    public final Path dataDir;
+    public final String store;
     final Optional<String> nodeId;
     final VerifyMode verify;
     final int parallelism;
     final long bandwidth;
     final Optional<Schedule> offloadSchedule;
-    final RetentionRules rules;
+    public final RetentionRules rules;
     final Optional<Schedule> retentionSchedule;
     final int deleteBatchSize;
     final boolean deletedStreams;
@@ -97,18 +97,18 @@ final class DaemonConfig {
     final Duration orphanGrace;
     final boolean orphanDryRun;
     final Optional<Schedule> scrubSchedule;
-    final long scrubReadBandwidth;
+    public final long scrubReadBandwidth;
     final int scrubFullReadRuns;
-    final ZoneId zone;
-    final String httpBind;
+    public final ZoneId zone;
+    public final String httpBind;
     final int httpPort;
     /** How many /read answers may be in the making at once. */
     final int httpReadThreads;
     final long chunkCacheBytes;
     /** How many shards get series of their own in /metrics; 0 (the default) turns per-shard metrics off. */
     final int metricsShards;
-    final String logLevel;
-    final Duration shutdownGrace;
+    public final String logLevel;
+    public final Duration shutdownGrace;
 
     private DaemonConfig(Path file, Reader r) throws ConfigException {
         this.file = file;
@@ -171,12 +171,12 @@ final class DaemonConfig {
     }
 
     /** Reads and checks {@code file}. */
-    static DaemonConfig load(Path file) throws IOException, ConfigException {
+    public static DaemonConfig load(Path file) throws IOException, ConfigException {
         return new DaemonConfig(file, new Reader(file, ConfigFile.read(file)));
     }
 
     /** Checks keys already read, as if from {@code file} (for tests). */
-    static DaemonConfig of(Path file, Map<String, String> values) throws ConfigException {
+    public static DaemonConfig of(Path file, Map<String, String> values) throws ConfigException {
         return new DaemonConfig(file, new Reader(file, values));
     }
 
@@ -252,12 +252,12 @@ final class DaemonConfig {
     }
 
     /** Offload settings for the daemon and the one-shot command: local copies go by retention, not here. */
-    OffloadSettings offloadSettings() {
+    public OffloadSettings offloadSettings() {
         return OffloadSettings.defaults().withVerify(verify).withParallelism(parallelism)
                 .withUploadBytesPerSecond(bandwidth).withLocalRetention(new LocalRetention.KeepAll());
     }
 
-    RetentionPassSettings retentionPassSettings() {
+    public RetentionPassSettings retentionPassSettings() {
         return RetentionPassSettings.defaults().withDeleteBatchSize(deleteBatchSize)
                 .withRemoveDeletedStreams(deletedStreams).withSweepOrphans(sweepOrphans)
                 .withOrphanSweep(OrphanSweepSettings.defaults().withGrace(orphanGrace).withDryRun(orphanDryRun)
@@ -268,7 +268,7 @@ final class DaemonConfig {
      * The environment the passes resolve the node id in: the process's, with {@code FELIX_NODE_ID}
      * set to {@code node-id} when the file gives one.
      */
-    Map<String, String> environment(Map<String, String> processEnv) {
+    public Map<String, String> environment(Map<String, String> processEnv) {
         Map<String, String> env = new HashMap<>(processEnv);
         nodeId.ifPresent(id -> env.put(NodeId.ENV, id));
         return env;
@@ -276,7 +276,7 @@ final class DaemonConfig {
 
     /** Takes keys out of the file's values as they are read, so what is left at the end is unknown. */
     private static final class Reader {
-        final Path file;
+        public final Path file;
         final Map<String, String> values;
         final Map<String, String> unread;
 

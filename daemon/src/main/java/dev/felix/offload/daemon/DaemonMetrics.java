@@ -1,7 +1,10 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
+
+import dev.felix.offload.scrub.Scrub;
 
 import dev.felix.offload.retention.HeldShard;
-import dev.felix.offload.retention.PassOutcome;
+import dev.felix.offload.schedule.FailureKind;
+import dev.felix.offload.schedule.PassOutcome;
 import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.read.ChunkCache;
@@ -226,12 +229,11 @@ final class DaemonMetrics {
 
     /** {@code ThrottledException} as {@code throttled}, {@code ObjectNotFoundException} as {@code object_not_found}. */
     static String kindOf(Throwable error) {
-        return kindOf(error.getClass());
+        return FailureKind.of(error);
     }
 
     static String kindOf(Class<? extends Throwable> type) {
-        String name = type.getSimpleName().replaceAll("Exception$", "");
-        return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
+        return FailureKind.of(type);
     }
 
     /** Adds what an offload pass did. */

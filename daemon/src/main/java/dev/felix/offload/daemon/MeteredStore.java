@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;

@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;

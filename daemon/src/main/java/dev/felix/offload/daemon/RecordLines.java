@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.format.Record;
@@ -14,7 +14,7 @@ import java.util.Base64;
  * {@code payload_base64}, plus {@code producer_id}, {@code sequence}, {@code batch_len} on batch-open
  * and {@code generation} on generation-start, and {@code source} where a read says where it came from.
  */
-final class RecordLines {
+public final class RecordLines {
 
     private static final Base64.Encoder BASE64 = Base64.getEncoder();
 
@@ -22,7 +22,7 @@ final class RecordLines {
     }
 
     /** @param position the byte position, or -1 to leave it out; @param source local/remote, or null */
-    static void json(PrintWriter out, Record r, long position, String source) throws IOException {
+    public static void json(PrintWriter out, Record r, long position, String source) throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
             Json.u64(g, "offset", r.offset());
@@ -47,7 +47,7 @@ final class RecordLines {
         out.println();
     }
 
-    static void text(PrintWriter out, Record r, long position, String source) {
+    public static void text(PrintWriter out, Record r, long position, String source) {
         StringBuilder line = new StringBuilder()
                 .append("offset=").append(Long.toUnsignedString(r.offset()))
                 .append(" timestamp_micros=").append(Long.toUnsignedString(r.timestampMicros()))

@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.side.ReplicaFile;
@@ -16,14 +16,14 @@ import java.util.OptionalLong;
  * without a {@code replica} file has no such limit (it is not replicated). A replica file that does
  * not decode allows nothing: what was committed cannot be known, so nothing is offloaded.
  */
-final class ReplicaCommit {
+public final class ReplicaCommit {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaCommit.class);
 
     private ReplicaCommit() {
     }
 
-    static OptionalLong of(Path shardDir) {
+    public static OptionalLong of(Path shardDir) {
         if (!Files.exists(ReplicaFile.fileIn(shardDir))) {
             return OptionalLong.empty();
         }

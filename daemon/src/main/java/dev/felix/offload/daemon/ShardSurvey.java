@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
@@ -23,7 +23,7 @@ import java.util.Set;
  * {@code /shards} and its byte and lag gauges show. Reads only; a shard changing meanwhile is seen
  * as it was at some moment of the survey.
  */
-final class ShardSurvey {
+public final class ShardSurvey {
 
     /**
      * One shard.
@@ -35,15 +35,15 @@ final class ShardSurvey {
      * @param lagBytes       their bytes
      * @param problem        what could not be read, or null
      */
-    record ShardStatus(String shard, OptionalLong localBase, int localSegments, long localBytes,
+    public record ShardStatus(String shard, OptionalLong localBase, int localSegments, long localBytes,
                        OptionalLong remoteFirst, OptionalLong remoteLast, int remoteSegments, long remoteBytes,
                        int lagSegments, long lagBytes, String problem) {
     }
 
     /** The sums over every shard. */
-    record Totals(long localBytes, long remoteBytes, int lagSegments, long lagBytes, int localSegments,
+    public record Totals(long localBytes, long remoteBytes, int lagSegments, long lagBytes, int localSegments,
                   int remoteSegments) {
-        static Totals of(List<ShardStatus> shards) {
+        public static Totals of(List<ShardStatus> shards) {
             long lb = 0;
             long rb = 0;
             int ls = 0;
@@ -68,7 +68,7 @@ final class ShardSurvey {
     /** Files (or whole shard directories) the broker removed while a survey read them, since start-up. */
     private static final java.util.concurrent.atomic.AtomicLong VANISHED = new java.util.concurrent.atomic.AtomicLong();
 
-    static long vanished() {
+    public static long vanished() {
         return VANISHED.get();
     }
 
@@ -78,7 +78,7 @@ final class ShardSurvey {
      * again as it is then, and only a file missing on that second look is reported as the shard's
      * problem. A shard directory gone meanwhile (a deleted stream) is left out.
      */
-    static List<ShardStatus> of(DataRoot root) throws IOException {
+    public static List<ShardStatus> of(DataRoot root) throws IOException {
         List<ShardStatus> out = new ArrayList<>();
         for (DataRoot.Shard s : root.streamShards()) {
             ShardStatus status;
@@ -104,11 +104,11 @@ final class ShardSurvey {
         return out;
     }
 
-    static ShardStatus of(Path dir) throws IOException {
+    public static ShardStatus of(Path dir) throws IOException {
         return of(dir.getFileName().toString(), dir);
     }
 
-    static ShardStatus of(String shard, Path dir) throws IOException {
+    public static ShardStatus of(String shard, Path dir) throws IOException {
         String problem = null;
         List<SegmentFile> files = SegmentFile.list(dir);
         long localBytes = 0;

@@ -1,9 +1,9 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.daemon;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.felix.offload.retention.PassOutcome;
+import dev.felix.offload.schedule.PassOutcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,7 +75,7 @@ final class StatusServer {
         try {
             server = HttpServer.create(new InetSocketAddress(bind, port), 16);
         } catch (BindException e) {
-            throw new FelixOffload.UsageException(DaemonConfig.HTTP_PORT + ": cannot listen on " + bind + ":" + port
+            throw new StartRefusedException(DaemonConfig.HTTP_PORT + ": cannot listen on " + bind + ":" + port
                     + " (" + e.getMessage() + "); choose another http.port or http.bind");
         }
         ExecutorService executor = Executors.newFixedThreadPool(2, threads("http"));

@@ -1,6 +1,6 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.schedule;
 
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -11,14 +11,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * (closing the second attempt's channel can release the first one's lock), so every pass that takes
  * it holds this first.
  */
-final class DataRootGuard {
+public final class DataRootGuard {
 
     private static final long POLL_MILLIS = 100;
 
     private final ReentrantLock lock = new ReentrantLock(true);
 
     /** Held until closed. */
-    interface Held extends AutoCloseable {
+    public interface Held extends AutoCloseable {
         @Override
         void close();
     }
@@ -28,7 +28,7 @@ final class DataRootGuard {
      *
      * @return the hold, or null when a stop was requested first
      */
-    Held hold(StopSignal stop) throws InterruptedException {
+    public Held hold(StopSignal stop) throws InterruptedException {
         while (!stop.stopRequested()) {
             if (lock.tryLock(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
                 return lock::unlock;

@@ -1,4 +1,4 @@
-package dev.felix.offload.retention;
+package dev.felix.offload.schedule;
 
 import java.time.Clock;
 import java.time.Duration;

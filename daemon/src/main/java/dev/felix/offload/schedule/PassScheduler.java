@@ -1,4 +1,6 @@
-package dev.felix.offload.retention;
+package dev.felix.offload.schedule;
+
+import dev.felix.offload.pass.StopSignal;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package dev.felix.offload.retention;
+package dev.felix.offload.schedule;
 
 import com.cronutils.descriptor.CronDescriptor;
 import com.cronutils.model.Cron;

@@ -1,4 +1,4 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.scrub;
 
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
@@ -18,7 +18,7 @@ import java.util.Optional;
  * contacts the store at once (so missing credentials fail before any work) and never refuses or
  * writes; what a writer would be refused for comes back as a warning to print.
  */
-final class ReaderClaimCheck {
+public final class ReaderClaimCheck {
 
     private ReaderClaimCheck() {
     }
@@ -27,7 +27,7 @@ final class ReaderClaimCheck {
      * The check's result, empty when the root has no node id yet (nothing it reads can be another
      * root's then). The node id is never created here.
      */
-    static Optional<NodeClaimCheck.Result> run(DataRoot root, ObjectStore store, Map<String, String> env,
+    public static Optional<NodeClaimCheck.Result> run(DataRoot root, ObjectStore store, Map<String, String> env,
                                                String keyPrefix, String storeSetting) throws IOException, StoreException {
         if (env.get(NodeId.ENV) == null && !Files.exists(root.identityFile(DataRoot.NODE_ID))) {
             return Optional.empty();

@@ -1,4 +1,7 @@
-package dev.felix.offload.cli;
+package dev.felix.offload.scrub;
+
+import dev.felix.offload.schedule.FailureKind;
+import dev.felix.offload.schedule.DataRootGuard;
 
 import com.google.common.util.concurrent.RateLimiter;
 import dev.felix.offload.log.DataRoot;
@@ -11,7 +14,7 @@ import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;
@@ -62,14 +65,14 @@ import dev.felix.offload.pass.CopyDifference;
  * </ol>
  * Scrub only reads, locally and remotely.
  */
-final class Scrub {
+public final class Scrub {
 
     private static final Logger LOG = LoggerFactory.getLogger(Scrub.class);
 
     /** Full reads go in pieces of this size. */
     static final int READ_CHUNK = 8 * 1024 * 1024;
 
-    enum Kind {
+    public enum Kind {
         MISSING("missing"),
         SIZE_MISMATCH("size-mismatch"),
         CRC_MISMATCH("crc-mismatch"),
@@ -98,7 +101,7 @@ final class Scrub {
             this.label = label;
         }
 
-        String label() {
+        public String label() {
             return label;
         }
     }
@@ -116,7 +119,7 @@ final class Scrub {
      * @param byteAt    for {@link Kind#LOCAL_MISMATCH}: the first byte at which the local segment
      *                  differs from its copy (or where its first failing record begins); -1 otherwise
      */
-    record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard, long objects,
+    public record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard, long objects,
                    long bytes, long byteAt) {
         /** An anomaly of one entry or object. */
         Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
@@ -146,9 +149,9 @@ final class Scrub {
      * @param orphansListed  whether the node's prefix was listed for orphans
      * @param notes          what limited the scrub
      */
-    record Report(int shards, int entriesChecked, Map<String, Integer> checkedBy, List<Anomaly> anomalies,
+    public record Report(int shards, int entriesChecked, Map<String, Integer> checkedBy, List<Anomaly> anomalies,
                   boolean orphansListed, String nodePrefix, List<String> notes, boolean stopped, Duration elapsed) {
-        boolean clean() {
+        public boolean clean() {
             return anomalies.isEmpty();
         }
     }
@@ -164,7 +167,7 @@ final class Scrub {
      * @param env                where {@value NodeId#ENV} is looked up
      * @param readBytesPerSecond limit of full reads, 0 for none
      */
-    Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock) {
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock) {
         this(root, store, env, readBytesPerSecond, clock, false);
     }
 
@@ -172,7 +175,7 @@ final class Scrub {
      * @param full read every object in full, even where the store answers a stored CRC32 (which
      *             proves what the server received, not that the bytes are still whole)
      */
-    Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, boolean full) {
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, boolean full) {
         this(root, store, env, readBytesPerSecond, clock, full ? Share.ALL : Share.NONE);
     }
 
@@ -181,18 +184,18 @@ final class Scrub {
      * share {@code slot} of {@code shares}, chosen by a hash of the object key so that the runs
      * {@code slot = r, r+1, ..., r+shares-1} between them read every object once.
      */
-    record Share(int slot, int shares) {
-        static final Share ALL = new Share(0, 1);
-        static final Share NONE = new Share(0, 0);
+    public record Share(int slot, int shares) {
+        public static final Share ALL = new Share(0, 1);
+        public static final Share NONE = new Share(0, 0);
 
-        Share {
+        public Share {
             if (shares < 0 || (shares > 0 && (slot < 0 || slot >= shares))) {
                 throw new IllegalArgumentException("share " + slot + " of " + shares);
             }
         }
 
         /** The share run number {@code run} (counted from any start) reads in full, every object once in {@code shares} runs. */
-        static Share ofRun(long run, int shares) {
+        public static Share ofRun(long run, int shares) {
             return new Share((int) Math.floorMod(run, (long) shares), shares);
         }
 
@@ -213,7 +216,7 @@ final class Scrub {
      *                  (the daemon's scheduled scrub rotates it, so rot behind a kept checksum is found
      *                  within a bounded number of runs)
      */
-    Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, Share fullShare) {
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, Share fullShare) {
         this.fullShare = fullShare;
         this.full = fullShare.equals(Share.ALL);
         this.root = root;
@@ -228,7 +231,7 @@ final class Scrub {
      *
      * @param guard this process's guard of the data root, or null when no other pass runs in it
      */
-    Report run(StopSignal stop, DataRootGuard guard) throws IOException, StoreException, InterruptedException {
+    public Report run(StopSignal stop, DataRootGuard guard) throws IOException, StoreException, InterruptedException {
         long started = System.nanoTime();
         // A stored CRC32 stands for the bytes only where a server keeps it and looks after what it holds;
         // a filesystem store's attribute was written by this process and would hide later rot.
@@ -448,7 +451,7 @@ final class Scrub {
             return new Checked(null, new Anomaly(Kind.MISSING, shard, segment, key, "the store has no such object"));
         } catch (StoreException e) {
             return new Checked(null, new Anomaly(Kind.UNREADABLE, shard, segment, key,
-                    DaemonMetrics.kindOf(e) + ": " + e.getMessage()));
+                    FailureKind.of(e) + ": " + e.getMessage()));
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.felix.offload.retention;
+package dev.felix.offload.schedule;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

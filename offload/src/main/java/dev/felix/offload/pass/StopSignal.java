@@ -1,4 +1,4 @@
-package dev.felix.offload.retention;
+package dev.felix.offload.pass;
 
 /**
  * Tells a running pass that it should end early. A pass checks it between units of work (shards,

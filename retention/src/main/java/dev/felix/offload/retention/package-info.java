@@ -24,14 +24,14 @@
  * itself (a dry-run sweep, which changes nothing, needs none).
  *
  * <h2>Scheduling</h2>
- * {@link dev.felix.offload.retention.Schedule} parses cron expressions (5 fields: Unix; 6 or 7:
- * Quartz). {@link dev.felix.offload.retention.PassScheduler} runs named
- * {@link dev.felix.offload.retention.Pass}es each on its own schedule (defaults in
- * {@link dev.felix.offload.retention.StandardPass}), never overlapping a pass with itself or with the
+ * {@link dev.felix.offload.schedule.Schedule} parses cron expressions (5 fields: Unix; 6 or 7:
+ * Quartz). {@link dev.felix.offload.schedule.PassScheduler} runs named
+ * {@link dev.felix.offload.schedule.Pass}es each on its own schedule (defaults in
+ * {@link dev.felix.offload.schedule.StandardPass}), never overlapping a pass with itself or with the
  * other passes of its exclusive group, never making up missed fire times, and stops gracefully
- * ({@link dev.felix.offload.retention.StopSignal}, then an interrupt). Time comes from a
- * {@link dev.felix.offload.retention.PassClock}; tests use a
- * {@link dev.felix.offload.retention.ManualPassClock}.
+ * ({@link dev.felix.offload.pass.StopSignal}, then an interrupt). Time comes from a
+ * {@link dev.felix.offload.schedule.PassClock}; tests use a
+ * {@link dev.felix.offload.schedule.ManualPassClock}.
  *
  * <p>The module's {@code README.md} shows how the daemon wires these together.
  */
