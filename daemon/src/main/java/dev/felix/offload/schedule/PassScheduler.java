@@ -27,9 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the next fire time.</li>
  *   <li><b>No stacking.</b> The next fire time is computed after a run ends, from the time it
  *       ended; fire times that passed during a long run are skipped, not made up.</li>
- *   <li><b>Exclusive groups.</b> Passes given the same group never run at the same time (offload
- *       and retention both take the data root's lock, so the daemon puts them in one group); a pass
- *       whose fire time comes while another of its group runs waits for it, then runs once.</li>
+ *   <li><b>Exclusive groups.</b> Passes given the same group never run at the same time; a pass
+ *       whose fire time comes while another of its group runs waits for it, then runs once. The
+ *       daemon gives its passes no group: offload and retention each hold its {@link DataRootGuard}
+ *       around the work under the root's lock, and scrub holds it only while it lists orphans, so a
+ *       long scrub's reads do not hold back the other two.</li>
  *   <li><b>Requested runs.</b> {@link #requestRun} runs a pass as soon as it is idle (and its group
  *       free), once however often it is asked meanwhile; its schedule goes on after.</li>
  *   <li><b>Stop.</b> {@link #stop} starts no further run, sets the {@link StopSignal} running passes
