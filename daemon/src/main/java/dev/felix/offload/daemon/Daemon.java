@@ -66,17 +66,6 @@ public final class Daemon {
     /** Surveys of the data root are reused for this long (gauges and /shards ask often). */
     private static final long SURVEY_REUSE_NANOS = 1_000_000_000L;
 
-    /**
-     * What one run of a pass found, beyond whether it threw.
-     *
-     * @param problems what went wrong in it (empty when all went well)
-     */
-    record PassResult(String pass, Instant finished, String summary, List<String> problems) {
-        boolean ok() {
-            return problems.isEmpty();
-        }
-    }
-
     /** The last thing a pass did to a shard. */
     record ShardNote(Instant at, String result, boolean ok) {
     }
@@ -93,7 +82,8 @@ public final class Daemon {
             new java.util.concurrent.atomic.AtomicLong(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
     private final ChunkCache chunks;
     private final Map<String, TieredReader> readers = new ConcurrentHashMap<>();
-    private final Map<String, PassResult> results = new ConcurrentHashMap<>();
+    /** Each pass's latest findings: a run that threw or found nothing to say leaves the previous ones. */
+    private final Map<String, PassOutcome.Findings> results = new ConcurrentHashMap<>();
     private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
     private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
@@ -121,8 +111,11 @@ public final class Daemon {
             @Override
             public void finished(PassOutcome outcome) {
                 metrics.passFinished(outcome);
+                if (outcome.findings() != null) {
+                    results.put(outcome.pass(), outcome.findings());
+                }
                 if (outcome.succeeded()) {
-                    PassResult r = results.get(outcome.pass());
+                    PassOutcome.Findings r = results.get(outcome.pass());
                     if (r == null || r.ok()) {
                         lastSuccess.put(outcome.pass(), outcome.finished());
                     }
@@ -275,13 +268,13 @@ public final class Daemon {
 
     // ---- the passes
 
-    private void offload(StopSignal stop) throws Exception {
+    private PassOutcome.Findings offload(StopSignal stop) throws Exception {
         requireStore();
         OffloadSettings settings = config.offloadSettings();
         PassReport report;
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {
-                return;
+                return null;
             }
             report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
                     .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
@@ -301,18 +294,19 @@ public final class Daemon {
         }
         String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
                 + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
-        finish(OFFLOAD, now, summary, problems);
+        PassOutcome.Findings found = finish(OFFLOAD, summary, problems);
         if (report.segmentsUploaded() > 0 && !stop.stopRequested()) {
             requestRun(RETENTION); // local retention can let the new copies' local files go now
         }
+        return found;
     }
 
-    private void retention(StopSignal stop) throws Exception {
+    private PassOutcome.Findings retention(StopSignal stop) throws Exception {
         requireStore();
         RetentionReport report;
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {
-                return;
+                return null;
             }
             report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(), env,
                     RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
@@ -329,10 +323,10 @@ public final class Daemon {
         String summary = report.localSegmentsDeleted() + " local and " + report.remoteSegmentsDeleted()
                 + " remote segments removed, " + report.orphansFound() + " orphans found, " + report.orphansDeleted()
                 + " deleted";
-        finish(RETENTION, now, summary, problems);
+        return finish(RETENTION, summary, problems);
     }
 
-    private void scrub(StopSignal stop) throws Exception {
+    private PassOutcome.Findings scrub(StopSignal stop) throws Exception {
         requireStore();
         // A rotating share is read in full behind the server's checksum, so every object is read within
         // scrub.full-read-runs runs; the share's start is random, so restarts do not always read the same.
@@ -350,7 +344,7 @@ public final class Daemon {
             }
             problems.add(a.kind().label() + " " + (a.key() == null ? a.shard() : a.key()) + ": " + a.detail());
         }
-        finish(SCRUB, clock.now(), report.entriesChecked() + " entries checked, " + report.anomalies().size()
+        return finish(SCRUB, report.entriesChecked() + " entries checked, " + report.anomalies().size()
                 + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
     }
 
@@ -363,17 +357,18 @@ public final class Daemon {
         }
     }
 
-    private void finish(String pass, Instant at, String summary, List<String> problems) {
+    private static PassOutcome.Findings finish(String pass, String summary, List<String> problems) {
         List<String> kept = problems.size() > MAX_PROBLEMS ? new ArrayList<>(problems.subList(0, MAX_PROBLEMS)) : problems;
         if (problems.size() > MAX_PROBLEMS) {
             kept.add((problems.size() - MAX_PROBLEMS) + " more");
         }
-        results.put(pass, new PassResult(pass, at, summary, List.copyOf(kept)));
+        PassOutcome.Findings found = new PassOutcome.Findings(summary, kept);
         if (problems.isEmpty()) {
             LOG.info("{} pass: {}", pass, summary);
         } else {
             LOG.warn("{} pass: {}; {} problems, first: {}", pass, summary, problems.size(), problems.get(0));
         }
+        return found;
     }
 
     // ---- what the HTTP endpoint shows
@@ -431,7 +426,7 @@ public final class Daemon {
 
     /** One pass's state for {@code /health}. */
     record PassState(String pass, Schedule schedule, boolean running, long runs, Optional<Instant> nextRun,
-                     Optional<PassOutcome> outcome, Optional<PassResult> result) {
+                     Optional<PassOutcome> outcome, Optional<PassOutcome.Findings> result) {
     }
 
     List<PassState> passStates() {

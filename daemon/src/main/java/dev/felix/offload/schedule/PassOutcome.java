@@ -2,6 +2,7 @@ package dev.felix.offload.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * How one scheduled run of a pass ended.
@@ -12,9 +13,27 @@ import java.time.Instant;
  * @param started      when it started, by the scheduler's clock
  * @param finished     when it ended, by the scheduler's clock
  * @param error        what it threw, as one line, or null
+ * @param findings     what the run found, as the pass answered it; null when it threw or had nothing to say
+ *                     (it ended at a stop before doing anything)
  */
 public record PassOutcome(String pass, Status status, Instant scheduledFor, Instant started, Instant finished,
-                          String error) {
+                          String error, Findings findings) {
+
+    /**
+     * What one run of a pass found, beyond whether it threw: a line for logs and {@code /health}, and
+     * what went wrong in it.
+     *
+     * @param problems what went wrong (empty when all went well)
+     */
+    public record Findings(String summary, List<String> problems) {
+        public Findings {
+            problems = List.copyOf(problems);
+        }
+
+        public boolean ok() {
+            return problems.isEmpty();
+        }
+    }
 
     public enum Status {
         /** It returned normally (also when it ended early because a stop was requested). */

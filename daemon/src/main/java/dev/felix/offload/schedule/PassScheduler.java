@@ -369,8 +369,9 @@ public final class PassScheduler {
             tell(() -> listener.started(name, fireAt));
             PassOutcome.Status status = PassOutcome.Status.SUCCEEDED;
             String error = null;
+            PassOutcome.Findings findings = null;
             try {
-                pass.run(() -> stopping);
+                findings = pass.run(() -> stopping);
             } catch (VirtualMachineError e) {
                 throw e;
             } catch (Throwable e) {
@@ -383,7 +384,7 @@ public final class PassScheduler {
                 }
             } finally {
                 Thread.interrupted(); // an abandon's interrupt ends with the run
-                PassOutcome outcome = new PassOutcome(name, status, fireAt, started, clock.now(), error);
+                PassOutcome outcome = new PassOutcome(name, status, fireAt, started, clock.now(), error, findings);
                 last = outcome;
                 runs.incrementAndGet();
                 running = false;

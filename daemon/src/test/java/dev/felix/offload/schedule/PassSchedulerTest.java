@@ -75,7 +75,7 @@ class PassSchedulerTest {
     void aPassRunsOnceAtEachFireTime() {
         AtomicInteger runs = new AtomicInteger();
         PassScheduler s = start(PassScheduler.builder(clock)
-                .pass("offload", Schedule.parse("* * * * *"), stop -> runs.incrementAndGet()));
+                .pass("offload", Schedule.parse("* * * * *"), stop -> { runs.incrementAndGet(); return null; }));
 
         await("the first fire time", () -> s.nextRun("offload").equals(Optional.of(at("00:01:00"))));
         assertThat(s.completedRuns("offload")).isZero();
@@ -102,6 +102,7 @@ class PassSchedulerTest {
                 running.countDown();
                 awaitLatch(release, "the test to release the first run");
             }
+            return null;
         }));
         await("the first fire time", () -> s.nextRun("retention").isPresent());
         clock.set(at("00:01:00"));
@@ -137,6 +138,7 @@ class PassSchedulerTest {
             } finally {
                 inside.decrementAndGet();
             }
+            return null;
         }));
 
         assertThat(s.requestRun("scrub")).isTrue();
@@ -166,13 +168,15 @@ class PassSchedulerTest {
                     offloadRunning.countDown();
                     awaitLatch(release, "the test to release offload");
                     events.add("offload end");
+                    return null;
                 })
                 .pass("retention", Schedule.parse("* * * * *"), "root", stop -> {
                     retentionStarted.set(true);
                     events.add("retention start");
                     events.add("retention end");
+                    return null;
                 })
-                .pass("scrub", Schedule.parse("* * * * *"), stop -> scrubRuns.incrementAndGet()));
+                .pass("scrub", Schedule.parse("* * * * *"), stop -> { scrubRuns.incrementAndGet(); return null; }));
 
         assertThat(s.requestRun("offload")).isTrue();
         awaitLatch(offloadRunning, "offload to run");
@@ -203,6 +207,7 @@ class PassSchedulerTest {
                 Thread.sleep(1);
             }
             sawStop.set(stop.stopRequested());
+            return null;
         }));
         s.requestRun("offload");
         awaitLatch(running, "the run");
@@ -224,6 +229,7 @@ class PassSchedulerTest {
         PassScheduler s = start(PassScheduler.builder(clock).pass("offload", Schedule.parse("* * * * *"), stop -> {
             running.countDown();
             never.await(); // only an interrupt ends this
+            return null;
         }));
         s.requestRun("offload");
         awaitLatch(running, "the run");
@@ -247,6 +253,7 @@ class PassSchedulerTest {
                     if (runs.incrementAndGet() == 1) {
                         throw new IllegalStateException("store unreachable\nsecond line");
                     }
+                    return null;
                 })
                 .listener(new PassListener() {
                     @Override
@@ -279,9 +286,31 @@ class PassSchedulerTest {
     }
 
     @Test
+    void whatARunFoundIsInItsOutcome() {
+        AtomicInteger runs = new AtomicInteger();
+        PassScheduler s = start(PassScheduler.builder(clock).pass("retention", Schedule.parse("* * * * *"), stop -> {
+            if (runs.incrementAndGet() == 2) {
+                throw new IllegalStateException("no store");
+            }
+            return new PassOutcome.Findings("2 local segments removed", List.of("shard-a: manifest unreadable"));
+        }));
+        s.requestRun("retention");
+        await("the first run", () -> s.completedRuns("retention") == 1);
+        PassOutcome first = s.lastOutcome("retention").orElseThrow();
+        assertThat(first.succeeded()).isTrue();
+        assertThat(first.findings().summary()).isEqualTo("2 local segments removed");
+        assertThat(first.findings().problems()).containsExactly("shard-a: manifest unreadable");
+        assertThat(first.findings().ok()).isFalse();
+
+        s.requestRun("retention");
+        await("the second run", () -> s.completedRuns("retention") == 2);
+        assertThat(s.lastOutcome("retention").orElseThrow().findings()).isNull();
+    }
+
+    @Test
     void namesAreCheckedAndAStoppedSchedulerDoesNotStart() {
-        PassScheduler.Builder b = PassScheduler.builder(clock).pass("offload", Schedule.parse("* * * * *"), stop -> { });
-        assertThatThrownBy(() -> b.pass("offload", Schedule.parse("* * * * *"), stop -> { }))
+        PassScheduler.Builder b = PassScheduler.builder(clock).pass("offload", Schedule.parse("* * * * *"), stop -> null);
+        assertThatThrownBy(() -> b.pass("offload", Schedule.parse("* * * * *"), stop -> null))
                 .hasMessageContaining("'offload' is added twice");
         PassScheduler s = b.build();
         assertThat(s.passNames()).containsExactly("offload");
