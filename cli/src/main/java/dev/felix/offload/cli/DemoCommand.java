@@ -3,7 +3,6 @@ package dev.felix.offload.cli;
 import dev.felix.offload.daemon.Bytes;
 import dev.felix.offload.daemon.ReplicaCommit;
 import dev.felix.offload.daemon.ShardSurvey;
-
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.ReadResult;
 import dev.felix.offload.log.ShardReader;

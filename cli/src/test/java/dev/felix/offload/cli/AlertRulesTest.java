@@ -2,7 +2,6 @@ package dev.felix.offload.cli;
 
 import dev.felix.offload.daemon.Daemon;
 import dev.felix.offload.daemon.DaemonConfig;
-
 import dev.felix.offload.schedule.PassClock;
 import dev.felix.offload.store.fs.FilesystemStore;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,6 @@ package dev.felix.offload.cli;
 
 import dev.felix.offload.daemon.ShardSurvey;
 import dev.felix.offload.scrub.Scrub;
-
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.fs.FilesystemStore;

@@ -1,7 +1,6 @@
 package dev.felix.offload.cli;
 
 import dev.felix.offload.scrub.Scrub;
-
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;

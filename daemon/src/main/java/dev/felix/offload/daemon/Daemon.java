@@ -2,7 +2,6 @@ package dev.felix.offload.daemon;
 
 import dev.felix.offload.schedule.DataRootGuard;
 import dev.felix.offload.scrub.Scrub;
-
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.schedule.Pass;
 import dev.felix.offload.schedule.PassClock;
@@ -266,8 +265,6 @@ public final class Daemon {
         return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);
     }
 
-    // ---- the passes
-
     private PassOutcome.Findings offload(StopSignal stop) throws Exception {
         requireStore();
         OffloadSettings settings = config.offloadSettings();
@@ -370,8 +367,6 @@ public final class Daemon {
         }
         return found;
     }
-
-    // ---- what the HTTP endpoint shows
 
     DaemonMetrics metrics() {
         return metrics;

@@ -197,7 +197,6 @@ public final class DaemonConfig {
         for (String key : RetentionSettings.KEYS) {
             defaults = defaults.with(key, r.limit(key, key));
         }
-        // The overrides, in file order, grouped by pattern or directory.
         Map<String, Map<String, Long>> streams = new LinkedHashMap<>();
         Map<String, Map<String, Long>> shards = new LinkedHashMap<>();
         for (String key : new ArrayList<>(r.values.keySet())) {

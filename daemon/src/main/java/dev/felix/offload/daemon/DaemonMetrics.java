@@ -1,7 +1,6 @@
 package dev.felix.offload.daemon;
 
 import dev.felix.offload.scrub.Scrub;
-
 import dev.felix.offload.retention.HeldShard;
 import dev.felix.offload.schedule.FailureKind;
 import dev.felix.offload.schedule.PassOutcome;
