@@ -1,5 +1,8 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.ConfigException;
+import dev.felix.offload.daemon.DaemonConfig;
+
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;

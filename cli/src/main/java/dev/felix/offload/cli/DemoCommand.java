@@ -1,5 +1,8 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Bytes;
+import dev.felix.offload.daemon.ReplicaCommit;
+import dev.felix.offload.daemon.ShardSurvey;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.ReadResult;
 import dev.felix.offload.log.ShardReader;
@@ -12,7 +15,7 @@ import dev.felix.offload.retention.RetentionPassSettings;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.RetentionRules;
 import dev.felix.offload.retention.RetentionSettings;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.read.ChunkCache;

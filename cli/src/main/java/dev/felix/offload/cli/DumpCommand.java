@@ -1,5 +1,8 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Json;
+import dev.felix.offload.daemon.RecordLines;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;

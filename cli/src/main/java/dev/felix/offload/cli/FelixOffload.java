@@ -35,7 +35,7 @@ public final class FelixOffload {
     static CommandLine commandLine() {
         CommandLine cmd = new CommandLine(new FelixOffload());
         cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (ex instanceof UsageException) {
+            if (ex instanceof UsageException || ex instanceof dev.felix.offload.daemon.StartRefusedException) {
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());
                 return EXIT_USAGE;
             }

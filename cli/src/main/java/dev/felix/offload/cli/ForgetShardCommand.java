@@ -1,11 +1,14 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Bytes;
+import dev.felix.offload.daemon.Json;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.root.RootLock;

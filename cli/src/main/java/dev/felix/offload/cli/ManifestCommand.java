@@ -1,5 +1,7 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Json;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.Manifest;

@@ -1,5 +1,11 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Bytes;
+import dev.felix.offload.daemon.ConfigValues;
+import dev.felix.offload.daemon.DaemonConfig;
+import dev.felix.offload.daemon.Json;
+import dev.felix.offload.daemon.ReplicaCommit;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;

@@ -1,5 +1,6 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Bytes;
 import dev.felix.offload.pass.ProgressListener;
 
 import java.io.PrintWriter;

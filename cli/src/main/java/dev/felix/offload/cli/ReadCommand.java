@@ -1,5 +1,9 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Json;
+import dev.felix.offload.daemon.RecordLines;
+import dev.felix.offload.scrub.ReaderClaimCheck;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;

@@ -1,5 +1,8 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Bytes;
+import dev.felix.offload.daemon.Json;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.DurableFiles;

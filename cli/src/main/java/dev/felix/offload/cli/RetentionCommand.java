@@ -1,5 +1,9 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Bytes;
+import dev.felix.offload.daemon.DaemonConfig;
+import dev.felix.offload.daemon.Json;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.retention.HeldShard;
@@ -9,7 +13,7 @@ import dev.felix.offload.retention.RetentionPass;
 import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.ShardRetentionResult;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.root.RootLock;
 import picocli.CommandLine.Command;

@@ -1,5 +1,6 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.DaemonConfig;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.root.NodeId;
 

@@ -1,7 +1,10 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Daemon;
+import dev.felix.offload.daemon.DaemonConfig;
+
 import ch.qos.logback.classic.Level;
-import dev.felix.offload.retention.PassClock;
+import dev.felix.offload.schedule.PassClock;
 import dev.felix.offload.store.ObjectStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,8 +1,13 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.ConfigValues;
+import dev.felix.offload.daemon.DaemonConfig;
+import dev.felix.offload.daemon.Json;
+import dev.felix.offload.scrub.Scrub;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import picocli.CommandLine.Command;

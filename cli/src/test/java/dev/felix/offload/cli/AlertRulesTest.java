@@ -1,6 +1,8 @@
 package dev.felix.offload.cli;
 
-import dev.felix.offload.retention.PassClock;
+import dev.felix.offload.daemon.Daemon;
+import dev.felix.offload.daemon.DaemonConfig;
+import dev.felix.offload.schedule.PassClock;
 import dev.felix.offload.store.fs.FilesystemStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

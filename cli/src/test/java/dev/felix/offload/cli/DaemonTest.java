@@ -1,8 +1,11 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.daemon.Daemon;
+import dev.felix.offload.daemon.DaemonConfig;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.felix.offload.retention.PassClock;
+import dev.felix.offload.schedule.PassClock;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.fs.FilesystemStore;
 import org.junit.jupiter.api.AfterEach;

@@ -1,9 +1,10 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
-import dev.felix.offload.retention.StopSignal;
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.ListPage;

@@ -3,8 +3,41 @@ package dev.felix.offload.pass;
 /**
  * How much stays on local disk once segments have a verified copy in the store. Only segments with
  * a durable, matching manifest entry are ever unlinked, oldest first, never the active one.
+ *
+ * <p>{@link #removable} is the one count of how many may go: the offload pass asks it with its own
+ * setting, retention with {@link KeepBytes} of {@code local.retention.bytes} (its age limit is a
+ * second reason of its own). Each then removes a segment only once its copy is proven.
  */
 public sealed interface LocalRetention {
+
+    /**
+     * How many of a shard's oldest segments this lets go, from the sizes of its segment files oldest
+     * first; the last is the active segment, which never goes. {@link KeepBytes} lets go the fewest
+     * oldest segments after which the rest add up to at most its bytes.
+     */
+    default int removable(long[] sizesOldestFirst) {
+        int count = sizesOldestFirst.length;
+        int sealed = count - 1;
+        if (sealed <= 0) {
+            return 0;
+        }
+        if (this instanceof KeepSegments keep) {
+            return Math.max(0, Math.min(sealed, count - keep.segments()));
+        }
+        if (this instanceof KeepBytes keep) {
+            long kept = sizesOldestFirst[count - 1];
+            int keepCount = 1;
+            for (int i = count - 2; i >= 0; i--) {
+                if (kept + sizesOldestFirst[i] > keep.bytes()) {
+                    break;
+                }
+                kept += sizesOldestFirst[i];
+                keepCount++;
+            }
+            return count - keepCount;
+        }
+        return 0;
+    }
 
     /** Unlink nothing. */
     record KeepAll() implements LocalRetention {

@@ -937,26 +937,6 @@ public final class ShardOffload {
 
     /** How many of the oldest segments local retention lets go (never the newest). */
     private int removableCount(List<Local> locals) {
-        int sealed = locals.size() - 1;
-        if (sealed <= 0) {
-            return 0;
-        }
-        LocalRetention retention = settings.localRetention();
-        if (retention instanceof LocalRetention.KeepSegments keep) {
-            return Math.max(0, Math.min(sealed, locals.size() - keep.segments()));
-        }
-        if (retention instanceof LocalRetention.KeepBytes keep) {
-            long kept = locals.get(locals.size() - 1).size();
-            int keepCount = 1;
-            for (int i = locals.size() - 2; i >= 0; i--) {
-                if (kept + locals.get(i).size() > keep.bytes()) {
-                    break;
-                }
-                kept += locals.get(i).size();
-                keepCount++;
-            }
-            return locals.size() - keepCount;
-        }
-        return 0;
+        return settings.localRetention().removable(locals.stream().mapToLong(Local::size).toArray());
     }
 }

@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.StoreException;

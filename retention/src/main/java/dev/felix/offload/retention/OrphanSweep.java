@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.ManifestEntry;

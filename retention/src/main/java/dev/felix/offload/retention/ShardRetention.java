@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
@@ -16,6 +17,7 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.pass.CopyDifference;
 import dev.felix.offload.pass.CopyProver;
 import dev.felix.offload.pass.LargestTimestamps;
+import dev.felix.offload.pass.LocalRetention;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
 import org.slf4j.Logger;
@@ -214,6 +216,10 @@ public final class ShardRetention {
             entries.put(e.segmentId(), e);
         }
         long cutoff = cutoffMicros(limitMs);
+        // Segments below this index are past the byte limit once those before them have gone; the walk
+        // reaches an index only when every one before it went.
+        int pastBytes = (limitBytes == RetentionSettings.UNLIMITED ? new LocalRetention.KeepAll()
+                : new LocalRetention.KeepBytes(limitBytes)).removable(files.stream().mapToLong(f -> sizes.get(f.id())).toArray());
         CopyProofs proofs = CopyProofs.read(shardDir);
         List<Long> removed = new ArrayList<>();
         long removedBytes = 0;
@@ -224,7 +230,7 @@ public final class ShardRetention {
                     break;
                 }
                 SegmentFile f = files.get(i);
-                boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && localBytes > limitBytes;
+                boolean overBytes = i < pastBytes;
                 ManifestEntry entry = entries.get(f.id());
                 if (entry == null && isEmptySealed(f, files.get(i + 1))) {
                     // No records: nothing was copied and nothing is lost. It goes once those below it went,

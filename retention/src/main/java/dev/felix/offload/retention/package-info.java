@@ -1,5 +1,5 @@
 /**
- * Retention of offloaded shards and the schedule that runs the passes. Uses <code>offload</code>
+ * Retention of offloaded shards. Uses <code>offload</code>
  * (its root lock, node id and key layout), <code>manifest</code>, <code>object-store</code> and
  * <code>local-log</code>.
  *
@@ -23,15 +23,8 @@
  * failures by shard). Each part can also run on its own; the caller then holds the root's lock
  * itself (a dry-run sweep, which changes nothing, needs none).
  *
- * <h2>Scheduling</h2>
- * {@link dev.felix.offload.retention.Schedule} parses cron expressions (5 fields: Unix; 6 or 7:
- * Quartz). {@link dev.felix.offload.retention.PassScheduler} runs named
- * {@link dev.felix.offload.retention.Pass}es each on its own schedule (defaults in
- * {@link dev.felix.offload.retention.StandardPass}), never overlapping a pass with itself or with the
- * other passes of its exclusive group, never making up missed fire times, and stops gracefully
- * ({@link dev.felix.offload.retention.StopSignal}, then an interrupt). Time comes from a
- * {@link dev.felix.offload.retention.PassClock}; tests use a
- * {@link dev.felix.offload.retention.ManualPassClock}.
+ * <p>The scheduler that runs these passes is in the daemon module ({@code dev.felix.offload.schedule});
+ * the {@link dev.felix.offload.pass.StopSignal} a pass checks is in {@code offload}.
  *
  * <p>The module's {@code README.md} shows how the daemon wires these together.
  */

@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.harness.S3Server;
@@ -43,11 +44,11 @@ class IncompleteUploadSweepTest {
             OrphanSweepSettings settings = OrphanSweepSettings.defaults().withGrace(Duration.ofHours(1));
 
             OrphanSweepReport young = new OrphanSweep(new DataRoot(root), store, keys,
-                    new ManualPassClock(Instant.now(), ZoneOffset.UTC), settings, RetentionHook.none()).run(StopSignal.never());
+                    new ManualClock(Instant.now(), ZoneOffset.UTC), settings, RetentionHook.none()).run(StopSignal.never());
             assertThat(young.abortedUploads()).as("within the grace period").isEmpty();
 
             OrphanSweepReport old = new OrphanSweep(new DataRoot(root), store, keys,
-                    new ManualPassClock(Instant.now().plus(Duration.ofHours(2)), ZoneOffset.UTC), settings,
+                    new ManualClock(Instant.now().plus(Duration.ofHours(2)), ZoneOffset.UTC), settings,
                     RetentionHook.none()).run(StopSignal.never());
             assertThat(old.abortedUploads()).containsExactly(mine);
             var left = server.admin().listMultipartUploads(ListMultipartUploadsRequest.builder().bucket(bucket).build());

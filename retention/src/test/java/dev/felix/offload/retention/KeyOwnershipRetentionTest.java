@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.Manifest;
@@ -42,7 +43,7 @@ class KeyOwnershipRetentionTest {
 
     private Path root;
     private FilesystemStore store;
-    private final ManualPassClock clock = new ManualPassClock(TestData.FIRST_RECORD.plus(Duration.ofDays(1)),
+    private final ManualClock clock = new ManualClock(TestData.FIRST_RECORD.plus(Duration.ofDays(1)),
             java.time.ZoneOffset.UTC);
 
     @BeforeEach

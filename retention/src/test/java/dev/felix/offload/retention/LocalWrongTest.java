@@ -1,5 +1,7 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
+
 import static dev.felix.offload.retention.RetentionSettings.UNLIMITED;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -34,7 +35,7 @@ class OrphanSweepTest {
     private Path root;
     private Path shard;
     private FilesystemStore store;
-    private ManualPassClock clock;
+    private ManualClock clock;
     private final SegmentKeys keys = new SegmentKeys("", TestData.NODE);
 
     @BeforeEach
@@ -44,7 +45,7 @@ class OrphanSweepTest {
         shard = TestData.shardOf(root, "orders", 0);
         TestData.write(shard, 200, Duration.ofSeconds(1), 3);
         TestData.offload(root, store);
-        clock = new ManualPassClock(Instant.parse("2031-06-01T00:00:00Z"), ZoneOffset.UTC);
+        clock = new ManualClock(Instant.parse("2031-06-01T00:00:00Z"), ZoneOffset.UTC);
     }
 
     @AfterEach

@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.Manifest;
@@ -58,7 +59,7 @@ class RetentionOnS3Test {
                 Arguments.of(new Backend("MinIO client on S3Proxy", S3Servers.s3proxy(), true)));
     }
 
-    private final ManualPassClock clock = new ManualPassClock(TestData.FIRST_RECORD.plus(Duration.ofHours(6)),
+    private final ManualClock clock = new ManualClock(TestData.FIRST_RECORD.plus(Duration.ofHours(6)),
             ZoneOffset.UTC);
     private final SegmentKeys keys = new SegmentKeys("", TestData.NODE);
 

@@ -1,0 +1,348 @@
+package dev.felix.offload.daemon;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.felix.offload.schedule.PassOutcome;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.StringWriter;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The daemon's HTTP endpoint (the JDK's server), loopback unless configured otherwise:
+ * <ul>
+ *   <li>{@code GET /metrics}: every metric in the Prometheus text format;</li>
+ *   <li>{@code GET /health}: JSON; 200 when ready (the store answered and the last run of every
+ *       pass went well), 503 with the reasons when degraded;</li>
+ *   <li>{@code GET /health/live}: 200 while the process serves;</li>
+ *   <li>{@code GET /shards}: per-shard JSON: local base, remote range, bytes local and remote,
+ *       offload lag, the last offload and retention result;</li>
+ *   <li>{@code GET /read?shard=NAME&from=OFFSET[&max_bytes=N]}: records, raw as the segments store
+ *       them or as {@code read --json} lines, from local disk or the store ({@link ReadEndpoint},
+ *       docs/read-api.md), on a pool of its own so the other endpoints answer while reads are busy
+ *       (NAME is the shard's name under the root, {@code dead-letters/<dir>} URL-encoded or not).</li>
+ * </ul>
+ * Every error answer is JSON: {@code {"error": NAME, "status": CODE, "reason": PHRASE, "message": ...}},
+ * where NAME is stable and a program may decide on it.
+ * Nothing it shows holds a credential: the store appears by its own description.
+ */
+final class StatusServer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StatusServer.class);
+    private static final String JSON = "application/json";
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final ExecutorService readPool;
+
+    private StatusServer(HttpServer server, ExecutorService executor, ExecutorService readPool) {
+        this.server = server;
+        this.executor = executor;
+        this.readPool = readPool;
+    }
+
+    private static ThreadFactory threads(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** @param readThreads how many {@code /read} answers may be in the making at once; more get a 503 */
+    static StatusServer start(Daemon daemon, String bind, int port, int readThreads) throws IOException {
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(bind, port), 16);
+        } catch (BindException e) {
+            throw new StartRefusedException(DaemonConfig.HTTP_PORT + ": cannot listen on " + bind + ":" + port
+                    + " (" + e.getMessage() + "); choose another http.port or http.bind");
+        }
+        ExecutorService executor = Executors.newFixedThreadPool(2, threads("http"));
+        // No queue: a read either finds an idle thread or is told to come back, so a burst of reads
+        // neither piles up in memory nor keeps /health and /metrics waiting.
+        ThreadPoolExecutor readPool = new ThreadPoolExecutor(readThreads, readThreads, 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), threads("http-read"));
+        server.setExecutor(executor);
+        server.createContext("/metrics", ex -> serve(ex, () -> reply(ex, 200,
+                "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape())));
+        server.createContext("/health", ex -> serve(ex, () -> health(ex, daemon)));
+        server.createContext("/shards", ex -> serve(ex, () -> shards(ex, daemon)));
+        server.createContext("/read", ex -> {
+            try {
+                readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
+            } catch (RejectedExecutionException busy) {
+                serve(ex, () -> {
+                    ex.getResponseHeaders().set("Retry-After", "1");
+                    error(ex, 503, "busy", "all " + readThreads + " read threads are busy (http.read.threads); retry");
+                });
+            }
+        });
+        server.createContext("/", ex -> serve(ex, () -> error(ex, 404, "not_found",
+                "no such endpoint; try /metrics, /health, /shards or /read")));
+        server.start();
+        StatusServer s = new StatusServer(server, executor, readPool);
+        LOG.info("serving http://{}:{}/ (metrics, health, shards, read)", bind, s.port());
+        return s;
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    void stop() {
+        server.stop(0);
+        executor.shutdownNow();
+        readPool.shutdownNow();
+    }
+
+    private interface Handler {
+        void handle() throws IOException;
+    }
+
+    private static void serve(HttpExchange ex, Handler handler) {
+        try (ex) {
+            if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
+                ex.getResponseHeaders().set("Allow", "GET, HEAD");
+                error(ex, 405, "method_not_allowed", ex.getRequestMethod() + " is not served; only GET and HEAD");
+                return;
+            }
+            try {
+                handler.handle();
+            } catch (IOException e) {
+                // Reading local files failed before anything was sent: say which file and why.
+                if (ex.getResponseCode() < 0) {
+                    error(ex, 500, "io_error", dev.felix.offload.log.IoProblem.describe(e));
+                }
+                throw e;
+            } catch (RuntimeException e) {
+                if (ex.getResponseCode() < 0) {
+                    error(ex, 500, "internal_error", e.getClass().getSimpleName() + ": " + e.getMessage());
+                }
+                throw e;
+            }
+        } catch (IOException e) {
+            LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), dev.felix.offload.log.IoProblem.describe(e));
+        } catch (RuntimeException e) {
+            LOG.warn("{} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), e.toString());
+        }
+    }
+
+    /** Reason phrases of the statuses this server answers. */
+    static String reason(int status) {
+        return switch (status) {
+            case 200 -> "OK";
+            case 400 -> "Bad Request";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 416 -> "Range Not Satisfiable";
+            case 500 -> "Internal Server Error";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            default -> "Status " + status;
+        };
+    }
+
+    /** An error answer: JSON naming the error (stable), the status and its reason phrase, and what happened. */
+    static void error(HttpExchange ex, int status, String name, String message) throws IOException {
+        error(ex, status, name, message, g -> { });
+    }
+
+    static void error(HttpExchange ex, int status, String name, String message, JsonBody extra) throws IOException {
+        reply(ex, status, JSON, json(g -> {
+            g.writeStartObject();
+            g.writeStringField("error", name);
+            g.writeNumberField("status", status);
+            g.writeStringField("reason", reason(status));
+            g.writeStringField("message", message);
+            extra.write(g);
+            g.writeEndObject();
+        }));
+    }
+
+    private static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", type);
+        boolean head = "HEAD".equals(ex.getRequestMethod());
+        ex.sendResponseHeaders(status, head ? -1 : bytes.length);
+        if (!head) {
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+
+    interface JsonBody {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static String json(JsonBody body) throws IOException {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = Json.generator(w)) {
+            body.write(g);
+        }
+        return w.append('\n').toString();
+    }
+
+    private static void health(HttpExchange ex, Daemon daemon) throws IOException {
+        String path = ex.getRequestURI().getPath();
+        if (path.equals("/health/live")) {
+            reply(ex, 200, JSON, json(g -> {
+                g.writeStartObject();
+                g.writeBooleanField("live", true);
+                g.writeEndObject();
+            }));
+            return;
+        }
+        if (!path.equals("/health") && !path.equals("/health/")) {
+            error(ex, 404, "not_found", "no such endpoint " + path + "; try /health or /health/live");
+            return;
+        }
+        List<String> reasons = daemon.notReadyReasons();
+        boolean ready = reasons.isEmpty();
+        reply(ex, ready ? 200 : 503, JSON, json(g -> {
+            g.writeStartObject();
+            g.writeStringField("status", ready ? "ready" : "degraded");
+            g.writeBooleanField("live", true);
+            g.writeBooleanField("ready", ready);
+            g.writeArrayFieldStart("reasons");
+            for (String r : reasons) {
+                g.writeString(r);
+            }
+            g.writeEndArray();
+            g.writeObjectFieldStart("store");
+            g.writeStringField("description", daemon.storeDescription());
+            g.writeBooleanField("answered", daemon.storeProblem() == null);
+            if (daemon.storeProblem() != null) {
+                g.writeStringField("problem", daemon.storeProblem());
+            }
+            g.writeEndObject();
+            g.writeObjectFieldStart("passes");
+            for (Daemon.PassState p : daemon.passStates()) {
+                g.writeObjectFieldStart(p.pass());
+                g.writeStringField("schedule", p.schedule().expression());
+                g.writeBooleanField("running", p.running());
+                g.writeNumberField("runs", p.runs());
+                if (p.nextRun().isPresent()) {
+                    g.writeStringField("next_run", p.nextRun().get().toString());
+                }
+                if (p.outcome().isPresent()) {
+                    PassOutcome o = p.outcome().get();
+                    g.writeObjectFieldStart("last");
+                    g.writeStringField("status", o.status().name().toLowerCase(Locale.ROOT));
+                    g.writeStringField("started", o.started().toString());
+                    g.writeStringField("finished", o.finished().toString());
+                    if (o.error() != null) {
+                        g.writeStringField("error", o.error());
+                    }
+                    if (p.result().isPresent()) {
+                        g.writeStringField("summary", p.result().get().summary());
+                        g.writeArrayFieldStart("problems");
+                        for (String problem : p.result().get().problems()) {
+                            g.writeString(problem);
+                        }
+                        g.writeEndArray();
+                    }
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+        }));
+    }
+
+    private static void shards(HttpExchange ex, Daemon daemon) throws IOException {
+        List<ShardSurvey.ShardStatus> survey = daemon.survey();
+        Optional<String> nodeId = daemon.nodeId();
+        reply(ex, 200, JSON, json(g -> {
+            g.writeStartObject();
+            if (nodeId.isPresent()) {
+                g.writeStringField("node_id", nodeId.get());
+            }
+            // files the broker removed under a survey since start-up: looked at again, not errors
+            g.writeNumberField("files_vanished", ShardSurvey.vanished());
+            g.writeArrayFieldStart("shards");
+            for (ShardSurvey.ShardStatus s : survey) {
+                g.writeStartObject();
+                g.writeStringField("dir", s.shard());
+                u64OrNull(g, "local_base", s.localBase());
+                g.writeNumberField("local_segments", s.localSegments());
+                g.writeNumberField("local_bytes", s.localBytes());
+                g.writeObjectFieldStart("remote_range");
+                u64OrNull(g, "first", s.remoteFirst());
+                u64OrNull(g, "last", s.remoteLast());
+                g.writeEndObject();
+                g.writeNumberField("remote_segments", s.remoteSegments());
+                g.writeNumberField("remote_bytes", s.remoteBytes());
+                g.writeObjectFieldStart("offload_lag");
+                g.writeNumberField("segments", s.lagSegments());
+                g.writeNumberField("bytes", s.lagBytes());
+                g.writeEndObject();
+                note(g, "last_offload", daemon.lastOffload(s.shard()));
+                note(g, "last_retention", daemon.lastRetention(s.shard()));
+                if (s.problem() != null) {
+                    g.writeStringField("problem", s.problem());
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }));
+    }
+
+    private static void u64OrNull(JsonGenerator g, String field, OptionalLong v) throws IOException {
+        if (v.isPresent()) {
+            Json.u64(g, field, v.getAsLong());
+        } else {
+            g.writeNullField(field);
+        }
+    }
+
+    private static void note(JsonGenerator g, String field, Daemon.ShardNote n) throws IOException {
+        if (n == null) {
+            g.writeNullField(field);
+            return;
+        }
+        g.writeObjectFieldStart(field);
+        g.writeStringField("at", n.at().toString());
+        g.writeBooleanField("ok", n.ok());
+        g.writeStringField("result", n.result());
+        g.writeEndObject();
+    }
+
+    static Map<String, String> query(HttpExchange ex) {
+        Map<String, String> out = new HashMap<>();
+        String q = ex.getRequestURI().getRawQuery();
+        if (q == null) {
+            return out;
+        }
+        for (String part : q.split("&")) {
+            int eq = part.indexOf('=');
+            String k = URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
+            String v = eq < 0 ? "" : URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+            out.put(k, v);
+        }
+        return out;
+    }
+}

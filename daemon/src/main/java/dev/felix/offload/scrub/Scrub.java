@@ -1,0 +1,485 @@
+package dev.felix.offload.scrub;
+
+import dev.felix.offload.schedule.FailureKind;
+import dev.felix.offload.schedule.DataRootGuard;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.retention.HeldShard;
+import dev.felix.offload.retention.OrphanSweep;
+import dev.felix.offload.retention.OrphanSweepReport;
+import dev.felix.offload.retention.OrphanSweepSettings;
+import dev.felix.offload.retention.RetentionHook;
+import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreCapability;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.SegmentKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.zip.CRC32;
+import dev.felix.offload.log.SegmentFile;
+import dev.felix.offload.retention.LocalCopyCheck;
+import dev.felix.offload.pass.CopyDifference;
+
+/**
+ * Checks that the store holds what the manifests say, and lists what it holds that they do not.
+ *
+ * <ol>
+ *   <li>For every entry of every shard directory's manifest: the object exists, has the entry's
+ *       size, and has its CRC32: the checksum a server keeps where it keeps one
+ *       ({@link StoreCapability#CRC32_STORED} with {@link StoreCapability#CRC32_KEPT_BY_SERVER}, and a
+ *       CRC32 in the head), else a full read of the object, at most {@code readBytesPerSecond}. The
+ *       filesystem store's attribute is never taken for the bytes (it would hide rot), and
+ *       {@code full} reads every object whatever the store keeps.</li>
+ *   <li>An anomaly is checked again against the manifest as it is then: an entry that retention
+ *       removed meanwhile is not one.</li>
+ *   <li>Orphans: an {@link OrphanSweep} of this node's prefix in dry-run mode (it deletes and writes
+ *       nothing), under the data root's lock when it can be had, so no upload is between its put
+ *       and its manifest entry; when another process holds the root, the listing still runs and
+ *       the report says so.</li>
+ * </ol>
+ * Scrub only reads, locally and remotely.
+ */
+public final class Scrub {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Scrub.class);
+
+    /** Full reads go in pieces of this size. */
+    static final int READ_CHUNK = 8 * 1024 * 1024;
+
+    public enum Kind {
+        MISSING("missing"),
+        SIZE_MISMATCH("size-mismatch"),
+        CRC_MISMATCH("crc-mismatch"),
+        ORPHAN("orphan"),
+        /**
+         * An entry naming a key outside its own shard's prefix (a copied shard directory's entry, say):
+         * nobody deletes that object on this entry's account, so it is named here with both shards.
+         */
+        FOREIGN_KEY("foreign-key"),
+        /** Objects under the prefix of a shard the data root does not have; one per shard. */
+        MISSING_SHARD("missing-shard"),
+        /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
+        STALE_MANIFEST("stale-manifest"),
+        /**
+         * A sealed local segment whose manifest entry stands but whose bytes are not the entry's: it
+         * fails its record checksums (retention replaces it by the copy once that re-verifies), or it
+         * scans clean with other bytes (ambiguous: kept). Names the first differing byte.
+         */
+        LOCAL_MISMATCH("local-mismatch"),
+        /** A manifest that does not decode, or an object the store would not answer for. */
+        UNREADABLE("unreadable");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * One thing wrong.
+     *
+     * @param segmentId the entry's segment id, or -1 for orphans and manifests
+     * @param key       the object key, or null for a manifest
+     * @param keyShard  for {@link Kind#FOREIGN_KEY}: the shard directory whose prefix the key lies in
+     *                  (empty when it lies in none); null otherwise
+     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#STALE_MANIFEST}): how
+     *                  many keys lie under its prefix; -1 otherwise
+     * @param bytes     their total size; -1 otherwise
+     * @param byteAt    for {@link Kind#LOCAL_MISMATCH}: the first byte at which the local segment
+     *                  differs from its copy (or where its first failing record begins); -1 otherwise
+     */
+    public record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard, long objects,
+                   long bytes, long byteAt) {
+        /** An anomaly of one entry or object. */
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
+            this(kind, shard, segmentId, key, detail, null, -1, -1, -1);
+        }
+
+        /** A {@link Kind#FOREIGN_KEY}: {@code keyShard} is the shard whose prefix the key lies in. */
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard) {
+            this(kind, shard, segmentId, key, detail, keyShard, -1, -1, -1);
+        }
+
+        /** A held shard: {@code objects} and {@code bytes} count its keys. */
+        Anomaly(Kind kind, String shard, long segmentId, String key, String detail, long objects, long bytes) {
+            this(kind, shard, segmentId, key, detail, null, objects, bytes, -1);
+        }
+
+        /** A {@link Kind#LOCAL_MISMATCH} at {@code byteAt}. */
+        static Anomaly localMismatch(String shard, long segmentId, String key, long byteAt, String detail) {
+            return new Anomaly(Kind.LOCAL_MISMATCH, shard, segmentId, key, detail, null, -1, -1, byteAt);
+        }
+    }
+
+    /**
+     * What a scrub found.
+     *
+     * @param checkedBy      entries checked, by how: {@code server-checksum} or {@code read-back}
+     * @param orphansListed  whether the node's prefix was listed for orphans
+     * @param notes          what limited the scrub
+     */
+    public record Report(int shards, int entriesChecked, Map<String, Integer> checkedBy, List<Anomaly> anomalies,
+                  boolean orphansListed, String nodePrefix, List<String> notes, boolean stopped, Duration elapsed) {
+        public boolean clean() {
+            return anomalies.isEmpty();
+        }
+    }
+
+    private final boolean full;
+    private final DataRoot root;
+    private final ObjectStore store;
+    private final Map<String, String> env;
+    private final long readBytesPerSecond;
+    private final Clock clock;
+
+    /**
+     * @param env                where {@value NodeId#ENV} is looked up
+     * @param readBytesPerSecond limit of full reads, 0 for none
+     */
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock) {
+        this(root, store, env, readBytesPerSecond, clock, false);
+    }
+
+    /**
+     * @param full read every object in full, even where the store answers a stored CRC32 (which
+     *             proves what the server received, not that the bytes are still whole)
+     */
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, boolean full) {
+        this(root, store, env, readBytesPerSecond, clock, full ? Share.ALL : Share.NONE);
+    }
+
+    /**
+     * Which entries a run reads in full even where the store answers a stored CRC32: all, none, or
+     * share {@code slot} of {@code shares}, chosen by a hash of the object key so that the runs
+     * {@code slot = r, r+1, ..., r+shares-1} between them read every object once.
+     */
+    public record Share(int slot, int shares) {
+        public static final Share ALL = new Share(0, 1);
+        public static final Share NONE = new Share(0, 0);
+
+        public Share {
+            if (shares < 0 || (shares > 0 && (slot < 0 || slot >= shares))) {
+                throw new IllegalArgumentException("share " + slot + " of " + shares);
+            }
+        }
+
+        /** The share run number {@code run} (counted from any start) reads in full, every object once in {@code shares} runs. */
+        public static Share ofRun(long run, int shares) {
+            return new Share((int) Math.floorMod(run, (long) shares), shares);
+        }
+
+        boolean readsInFull(String key) {
+            if (shares == 0) {
+                return false;
+            }
+            CRC32 crc = new CRC32();
+            crc.update(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return Math.floorMod(crc.getValue(), (long) shares) == slot;
+        }
+    }
+
+    private final Share fullShare;
+
+    /**
+     * @param fullShare which objects to read in full even where the store answers a stored CRC32
+     *                  (the daemon's scheduled scrub rotates it, so rot behind a kept checksum is found
+     *                  within a bounded number of runs)
+     */
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, Share fullShare) {
+        this.fullShare = fullShare;
+        this.full = fullShare.equals(Share.ALL);
+        this.root = root;
+        this.store = store;
+        this.env = env;
+        this.readBytesPerSecond = readBytesPerSecond;
+        this.clock = clock;
+    }
+
+    /**
+     * Runs the scrub.
+     *
+     * @param guard this process's guard of the data root, or null when no other pass runs in it
+     */
+    public Report run(StopSignal stop, DataRootGuard guard) throws IOException, StoreException, InterruptedException {
+        long started = System.nanoTime();
+        // A stored CRC32 stands for the bytes only where a server keeps it and looks after what it holds;
+        // a filesystem store's attribute was written by this process and would hide later rot.
+        Set<StoreCapability> caps = store.capabilities();
+        boolean storedCrc = !full && caps.contains(StoreCapability.CRC32_STORED)
+                && caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER);
+        RateLimiter limiter = readBytesPerSecond > 0 ? RateLimiter.create(readBytesPerSecond) : null;
+        List<Anomaly> anomalies = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        Map<String, Integer> checkedBy = new TreeMap<>();
+        int entries = 0;
+        List<DataRoot.Shard> shards = root.streamShards();
+        Optional<String> nodeId = nodeId();
+        // Reading is never refused; a writer's refusal shows as a note, and the holder of a sound claim too.
+        ReaderClaimCheck.run(root, store, env, "", "the store setting").ifPresent(c -> {
+            if (c.warning().isPresent()) {
+                notes.add("node claim: " + c.warning().get());
+            } else {
+                c.claim().ifPresent(h -> notes.add("node claim: held by this root (" + h.describeHolder() + ")"));
+            }
+        });
+        Optional<KeyOwnership> ownership = nodeId.map(id -> new KeyOwnership(new SegmentKeys("", id)));
+        for (DataRoot.Shard s : shards) {
+            if (stop.stopRequested()) {
+                break;
+            }
+            Path dir = s.directory();
+            String shard = s.name();
+            Manifest manifest;
+            try {
+                manifest = ManifestStore.read(dir);
+            } catch (NoSuchFileException e) {
+                continue;
+            } catch (CorruptionException e) {
+                anomalies.add(new Anomaly(Kind.UNREADABLE, shard, -1, null, "manifest: " + e.getMessage()));
+                continue;
+            }
+            for (ManifestEntry entry : manifest.entries()) {
+                if (stop.stopRequested()) {
+                    break;
+                }
+                entries++;
+                if (ownership.isPresent() && !ownership.get().inShardPrefix(shard, entry.objectKey())) {
+                    String owner = ownership.get().shardOf(entry.objectKey()).orElse("");
+                    anomalies.add(new Anomaly(Kind.FOREIGN_KEY, shard, entry.segmentId(), entry.objectKey(),
+                            "the key lies in " + (owner.isEmpty() ? "no shard's prefix" : "shard " + owner + "'s prefix")
+                                    + ", not in " + shard + "'s; no pass deletes it on this entry's account", owner));
+                }
+                Checked c = check(shard, entry, storedCrc, limiter, stop);
+                if (c.how() != null) {
+                    checkedBy.merge(c.how(), 1, Integer::sum);
+                }
+                if (c.anomaly() != null && stillNamed(dir, entry)) {
+                    LOG.warn("{}: segment {}: {} {}: {}", shard, Long.toUnsignedString(entry.segmentId()),
+                            c.anomaly().kind().label(), entry.objectKey(), c.anomaly().detail());
+                    anomalies.add(c.anomaly());
+                }
+                Anomaly local = checkLocal(dir, shard, entry, c.anomaly() == null && c.how() != null);
+                if (local != null && stillNamed(dir, entry)) {
+                    LOG.warn("{}: segment {}: local-mismatch at byte {}: {}", shard,
+                            Long.toUnsignedString(entry.segmentId()), local.byteAt(), local.detail());
+                    anomalies.add(local);
+                }
+            }
+        }
+
+        if (storedCrc && fullShare.shares() > 1) {
+            notes.add("objects of share " + fullShare.slot() + " of " + fullShare.shares()
+                    + " read in full behind the server's checksum");
+        }
+        boolean listed = false;
+        String prefix = null;
+        if (nodeId.isEmpty() && entries > 0) {
+            notes.add("no node id (" + NodeId.ENV + " unset and no node-id file): keys outside their shard's prefix "
+                    + "not looked for");
+        }
+        if (stop.stopRequested()) {
+            notes.add("stopped before the end; orphans not listed");
+        } else if (nodeId.isEmpty()) {
+            notes.add("the data root has no node id yet (nothing was offloaded from it); orphans not listed");
+        } else {
+            SegmentKeys keys = new SegmentKeys("", nodeId.get());
+            prefix = keys.nodePrefix();
+            DataRootGuard.Held held = guard == null ? null : guard.hold(stop);
+            if (guard == null || held != null) {
+                try {
+                    OrphanSweepReport orphans = listOrphans(keys, stop, notes);
+                    listed = true;
+                    for (String key : orphans.found()) {
+                        anomalies.add(new Anomaly(Kind.ORPHAN, shardOf(key, prefix), -1, key,
+                                "no manifest names it"));
+                    }
+                    for (HeldShard h : orphans.held()) {
+                        Kind kind = switch (h.reason()) {
+                            case MISSING_SHARD -> Kind.MISSING_SHARD;
+                            case STALE_MANIFEST -> Kind.STALE_MANIFEST;
+                            case UNREADABLE -> Kind.UNREADABLE;
+                        };
+                        boolean known = anomalies.stream().anyMatch(a -> a.kind() == Kind.UNREADABLE
+                                && a.key() == null && a.shard().equals(h.shard()));
+                        if (!known) {
+                            anomalies.add(new Anomaly(kind, h.shard(), -1, null, h.objects() + " objects ("
+                                    + h.bytes() + " bytes) under " + keys.shardPrefix(h.shard()) + " kept: "
+                                    + h.detail(), h.objects(), h.bytes()));
+                        }
+                    }
+                    notes.addAll(orphans.problems());
+                } finally {
+                    if (held != null) {
+                        held.close();
+                    }
+                }
+            }
+        }
+        return new Report(shards.size(), entries, checkedBy, anomalies, listed, prefix, notes, stop.stopRequested(),
+                Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    private OrphanSweepReport listOrphans(SegmentKeys keys, StopSignal stop, List<String> notes)
+            throws IOException, StoreException {
+        OrphanSweep sweep = new OrphanSweep(root, store, keys, clock,
+                OrphanSweepSettings.defaults().withDryRun(true), RetentionHook.none());
+        RootLock lock = null;
+        try {
+            lock = RootLock.acquire(root.path());
+        } catch (RootLock.HeldException e) {
+            notes.add("another process holds the data root (" + e.getMessage()
+                    + "); an upload in progress there may be listed as an orphan");
+        }
+        try {
+            return sweep.run(stop);
+        } finally {
+            if (lock != null) {
+                lock.close();
+            }
+        }
+    }
+
+    private static String shardOf(String key, String prefix) {
+        String rest = key.substring(prefix.length());
+        int slash = rest.lastIndexOf('/'); // a shard's name may hold a slash itself (dead-letters/<dir>)
+        return slash < 0 ? "" : rest.substring(0, slash);
+    }
+
+    /** The node id without creating one: FELIX_NODE_ID, else the root's node-id file when it exists. */
+    private Optional<String> nodeId() throws IOException {
+        if (env.get(NodeId.ENV) == null && !Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+            return Optional.empty();
+        }
+        return Optional.of(NodeId.resolve(root, env));
+    }
+
+    private record Checked(String how, Anomaly anomaly) {
+    }
+
+    /**
+     * The entry's segment, when it is still on local disk, against the entry: a local-mismatch
+     * anomaly when its valid bytes are not the entry's, else null.
+     *
+     * @param copyProven whether this scrub just proved the entry's object
+     */
+    private Anomaly checkLocal(Path dir, String shard, ManifestEntry entry, boolean copyProven) {
+        SegmentFile f = SegmentFile.in(dir, entry.segmentId());
+        if (!Files.exists(f.log())) {
+            return null;
+        }
+        try {
+            LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
+            if (check.matches()) {
+                return null;
+            }
+            if (check.damaged()) {
+                return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), check.localBytes(),
+                        check.mismatch() + (copyProven ? "; its copy is proven (checked by this scrub), so retention "
+                                + "replaces the local file with it" : "; its copy is not proven either"));
+            }
+            long at = CopyDifference.firstDifference(store, entry, f.log());
+            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), at, check.mismatch()
+                    + "; it scans clean, so which is right is not known: retention keeps it");
+        } catch (NoSuchFileException gone) {
+            return null; // retention or the broker removed it meanwhile
+        } catch (IOException | StoreException e) {
+            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), -1,
+                    "the local segment could not be compared with its copy: " + e.getMessage());
+        }
+    }
+
+    private Checked check(String shard, ManifestEntry entry, boolean storedCrc, RateLimiter limiter, StopSignal stop) {
+        String key = entry.objectKey();
+        long segment = entry.segmentId();
+        long expectedCrc = Integer.toUnsignedLong(entry.objectCrc32());
+        try {
+            ObjectHead head = store.head(key);
+            if (head.size() != entry.sizeBytes()) {
+                return new Checked(null, new Anomaly(Kind.SIZE_MISMATCH, shard, segment, key,
+                        "the store holds " + head.size() + " bytes, the manifest says " + entry.sizeBytes()));
+            }
+            long crc;
+            String how;
+            if (storedCrc && head.crc32().isPresent() && !fullShare.readsInFull(key)) {
+                crc = head.crc32().getAsLong();
+                how = "server-checksum";
+            } else {
+                OptionalLong read = readCrc(key, head.size(), limiter, stop);
+                if (read.isEmpty()) {
+                    return new Checked(null, null); // stopped in the middle: not checked
+                }
+                crc = read.getAsLong();
+                how = "read-back";
+            }
+            if (crc != expectedCrc) {
+                return new Checked(how, new Anomaly(Kind.CRC_MISMATCH, shard, segment, key,
+                        String.format("crc32 %08x by %s, the manifest says %08x", crc, how, expectedCrc)));
+            }
+            return new Checked(how, null);
+        } catch (ObjectNotFoundException e) {
+            return new Checked(null, new Anomaly(Kind.MISSING, shard, segment, key, "the store has no such object"));
+        } catch (StoreException e) {
+            return new Checked(null, new Anomaly(Kind.UNREADABLE, shard, segment, key,
+                    FailureKind.of(e) + ": " + e.getMessage()));
+        }
+    }
+
+    /** The CRC32 of the whole object, read in pieces; empty when a stop came first. */
+    private OptionalLong readCrc(String key, long size, RateLimiter limiter, StopSignal stop) throws StoreException {
+        CRC32 crc = new CRC32();
+        long at = 0;
+        while (at < size) {
+            if (stop.stopRequested()) {
+                return OptionalLong.empty();
+            }
+            int n = (int) Math.min(READ_CHUNK, size - at);
+            if (limiter != null) {
+                limiter.acquire(n);
+            }
+            crc.update(store.readRange(key, ByteRange.of(at, n)));
+            at += n;
+        }
+        return OptionalLong.of(crc.getValue());
+    }
+
+    /** True when the shard's manifest, read again now, still has {@code entry}. */
+    private static boolean stillNamed(Path dir, ManifestEntry entry) {
+        try {
+            return ManifestStore.read(dir).entries().stream()
+                    .anyMatch(e -> e.segmentId() == entry.segmentId() && e.objectKey().equals(entry.objectKey()));
+        } catch (IOException | CorruptionException e) {
+            return true;
+        }
+    }
+}
