@@ -93,16 +93,16 @@ public final class ShardOffload {
     /** Read-back verification reads the object in chunks of this size. */
     static final int READ_BACK_CHUNK = 8 * 1024 * 1024;
 
-    private final Path shardDir;
-    private final String shard;
+    final Path shardDir;
+    final String shard;
     private final ObjectStore store;
     private final SegmentKeys keys;
     private final OffloadSettings settings;
-    private final StepHook hook;
+    final StepHook hook;
     private final RateLimiter bandwidth;
     private final ProgressListener progress;
-    private final OptionalLong commitOffset;
-    private final java.util.function.BooleanSupplier stopRequested;
+    final OptionalLong commitOffset;
+    final java.util.function.BooleanSupplier stopRequested;
     /** The pass's uploads under way, shared by its shards; null: this shard's own, for one run. */
     private InFlightUploads uploads;
 
@@ -158,7 +158,7 @@ public final class ShardOffload {
     }
 
     /** A local segment and what a pass learned of it. */
-    private record Local(SegmentFile file, SegmentHeader header, long size) {
+    record Local(SegmentFile file, SegmentHeader header, long size) {
     }
 
     /** Sealed segments of {@code shardDir} its manifest does not record (0 when the manifest does not decode). */
@@ -257,287 +257,15 @@ public final class ShardOffload {
             }
         }
         if (uploads != null) {
-            return new Pipeline(manifests, locals, uploaded, unlinked, uploads).run();
+            return new ShardPipeline(this, manifests, locals, uploaded, unlinked, uploads).run();
         }
         try (InFlightUploads own = InFlightUploads.of(settings)) {
-            return new Pipeline(manifests, locals, uploaded, unlinked, own).run();
-        }
-    }
-
-    /** A segment handed to the uploads, and how its upload ended; committed by the shard's own thread. */
-    private static final class InFlight {
-        final int index;
-        final Local seg;
-        final SegmentPreparation.Prepared prepared;
-        final SegmentScan scan;
-        final long last;
-        volatile SegmentUpload upload;
-        volatile Throwable failure;
-        /** Set after {@code upload} or {@code failure}, before the upload's bytes are given back. */
-        volatile boolean ended;
-
-        InFlight(int index, Local seg, SegmentPreparation.Prepared prepared, long last) {
-            this.index = index;
-            this.seg = seg;
-            this.prepared = prepared;
-            this.scan = prepared.scan();
-            this.last = last;
-        }
-    }
-
-    /** Why the shard stops before its last eligible segment. */
-    private static final class Ending {
-        String problem;
-        KeyCollision collision;
-        ShardStop stop;
-        int pending;
-
-        Ending(String problem, ShardStop stop, int pending) {
-            this.problem = problem;
-            this.stop = stop;
-            this.pending = pending;
-        }
-    }
-
-    /**
-     * One attempt at the shard, pipelined: the shard's thread selects and scans segment after segment,
-     * oldest first, and hands each to the pass's uploads as soon as the bytes in flight allow, so one
-     * segment is scanned while older ones upload and several upload at once. Commits stay on this
-     * thread and in order: a segment is recorded only once every older one of the shard is. At the
-     * first older segment that fails, nothing younger is recorded (their objects, named by no
-     * manifest, are orphans for the sweep, or adopted by the next pass's upload) and that failure is
-     * the shard's result. The shard's uploads have all ended before its result is returned.
-     */
-    private final class Pipeline {
-        private final ManifestStore manifests;
-        private final List<Local> locals;
-        private final List<SegmentUpload> uploaded;
-        private final List<Long> unlinked;
-        private final InFlightUploads lanes;
-        private final Map<Long, Long> crcOfValidBytes = new HashMap<>();
-        private final CopyProofs proofs;
-        /** Uploads begun and not yet committed, oldest first; touched by the shard's thread only. */
-        private final Deque<InFlight> flying = new ArrayDeque<>();
-        /** Set by the first commit that fails. */
-        private Ending failed;
-
-        Pipeline(ManifestStore manifests, List<Local> locals, List<SegmentUpload> uploaded, List<Long> unlinked,
-                 InFlightUploads lanes) throws IOException {
-            this.manifests = manifests;
-            this.locals = locals;
-            this.uploaded = uploaded;
-            this.unlinked = unlinked;
-            this.lanes = lanes;
-            this.proofs = CopyProofs.read(shardDir);
-        }
-
-        ShardResult run() throws IOException {
-            Ending later;
-            try {
-                try {
-                    later = send();
-                } catch (IOException | RuntimeException | Error e) {
-                    // Thrown while preparing a younger segment: the older ones in flight began before it, and
-                    // would have been recorded before it was reached; an older failure is what stopped the shard.
-                    try {
-                        commitAll();
-                    } catch (IOException | RuntimeException | Error older) {
-                        older.addSuppressed(e);
-                        throw older;
-                    }
-                    if (failed == null) {
-                        throw e;
-                    }
-                    later = null;
-                }
-                commitAll();
-            } finally {
-                lanes.awaitUntil(() -> flying.stream().allMatch(f -> f.ended), false);
-                flying.clear();
-            }
-            Ending end = failed != null ? failed : later;
-            unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
-            if (end == null) {
-                return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null);
-            }
-            return new ShardResult(shard, end.problem == null && end.pending == 0, uploaded, unlinked, end.pending,
-                    end.problem, end.collision, end.stop);
-        }
-
-        /**
-         * Selects, scans and hands out segments until the last or the first that stops the shard;
-         * answers why it stopped there (null when it did not), which stands only if every older
-         * segment in flight commits.
-         */
-        private Ending send() throws IOException {
-            for (int i = 0; i < locals.size() - 1; i++) {
-                commitEnded();
-                if (failed != null) {
-                    return null;
-                }
-                Local seg = locals.get(i);
-                Local next = locals.get(i + 1);
-                Manifest manifest = manifests.manifest();
-                if (hasEntry(manifest, seg)) {
-                    continue;
-                }
-                if (stopRequested.getAsBoolean()) {
-                    return stoppedBefore(seg, i);
-                }
-                ManifestEntry newest = manifest.newestEntry().orElse(null);
-                if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
-                    // Older than what the manifest already holds: entries only ever grow upwards.
-                    continue;
-                }
-                hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
-
-                SegmentPreparation.Prepared prepared = prepare(seg);
-                SegmentScan scan = prepared.scan();
-                if (!scan.isClean()) {
-                    return new Ending("not uploaded, corrupt: " + scan.failure().getMessage(), null,
-                            countPending(locals, i));
-                }
-                if (scan.nextOffset() != next.header().baseOffset()) {
-                    return new Ending("not uploaded: " + seg.file().logName() + " ends before offset "
-                            + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
-                            + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed", null,
-                            countPending(locals, i));
-                }
-                if (scan.recordCount() == 0) {
-                    continue; // an empty sealed segment holds nothing to copy
-                }
-                long last = scan.nextOffset() - 1;
-                if (commitOffset.isPresent() && Long.compareUnsigned(last, commitOffset.getAsLong()) >= 0) {
-                    return null; // not yet committed by a majority, so not eligible yet: a later pass takes it
-                }
-                hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
-
-                InFlightUploads.Reservation bytes = lanes.reserve(scan.validEnd());
-                try {
-                    // While the bytes are not free, older segments that finished are recorded meanwhile.
-                    while (!bytes.awaitOr(this::oldestEnded)) {
-                        commitOldest();
-                        if (failed != null) {
-                            bytes.release();
-                            return null;
-                        }
-                    }
-                    if (stopRequested.getAsBoolean()) {
-                        bytes.release();
-                        return stoppedBefore(seg, i);
-                    }
-                } catch (IOException | RuntimeException | Error e) {
-                    bytes.release();
-                    throw e;
-                }
-                InFlight f = new InFlight(i, seg, prepared, last);
-                bytes.run(() -> upload(f)); // only once handed over: the final wait waits for it to end
-                flying.addLast(f);
-            }
-            return null;
-        }
-
-        private Ending stoppedBefore(Local seg, int i) {
-            return new Ending("stopped before segment " + seg.file().id() + "; the next pass goes on from here",
-                    new ShardStop.Requested(seg.file().id()), countPending(locals, i));
-        }
-
-        /** On an upload thread: steps INDEX_UPLOADED to VERIFIED, whatever ends them kept for the commit. */
-        private void upload(InFlight f) {
-            try {
-                SegmentUpload up = ShardOffload.this.upload(f.seg, f.prepared, f.last);
-                hook.reached(OffloadStep.VERIFIED, shard, f.seg.file().id());
-                f.upload = up;
-            } catch (Throwable t) {
-                f.failure = t;
-            } finally {
-                f.ended = true;
-            }
-        }
-
-        private boolean oldestEnded() {
-            InFlight oldest = flying.peekFirst();
-            return oldest != null && oldest.ended;
-        }
-
-        /** Records the oldest segments whose uploads ended, in order, up to the first failure. */
-        private void commitEnded() throws IOException {
-            while (failed == null && oldestEnded()) {
-                commitOldest();
-            }
-        }
-
-        /** Waits for every segment in flight and records them in order, up to the first failure. */
-        private void commitAll() throws IOException {
-            while (failed == null && !flying.isEmpty()) {
-                lanes.awaitUntil(this::oldestEnded, true);
-                commitOldest();
-            }
-        }
-
-        /** Records the oldest segment in flight, whose upload ended, or takes its failure as the shard's. */
-        private void commitOldest() throws IOException {
-            InFlight f = flying.pollFirst();
-            Throwable failure = f.failure;
-            if (failure == null) {
-                record(f);
-                return;
-            }
-            int pending = countPending(locals, f.index);
-            if (failure instanceof CollisionException e) {
-                failed = new Ending(e.collision.describe(), null, pending);
-                failed.collision = e.collision;
-                LOG.error("{}: {}", shard, failed.problem);
-            } else if (failure instanceof StoreException e) {
-                failed = new Ending("store failure on segment " + f.seg.file().id() + ": " + e.getMessage(), null, pending);
-            } else if (failure instanceof VerificationFailedException e) {
-                failed = new Ending(e.getMessage(), new ShardStop.VerificationFailed(e.segment, e.attempts), pending);
-            } else if (failure instanceof IOException e) {
-                throw e;
-            } else if (failure instanceof RuntimeException e) {
-                throw e;
-            } else if (failure instanceof Error e) {
-                throw e;
-            } else {
-                throw new IllegalStateException("upload of segment " + f.seg.file().id() + " failed", failure);
-            }
-        }
-
-        /** Step RECORDED for a segment whose copy is verified, every older one being recorded. */
-        private void record(InFlight f) throws IOException {
-            Local seg = f.seg;
-            SegmentScan scan = f.scan;
-            long last = f.last;
-            SegmentUpload up = f.upload;
-            ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
-                    scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
-            boolean proven = up.verifiedBy().proven();
-            if (!proven) {
-                // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
-                proofs.forget(up.key(), manifests.manifest());
-            }
-            // Recorded only while the segment is still the broker's: a truncation removes it after
-            // dropping its entry, and an entry for a removed segment would name records it gave up.
-            manifests.save(manifests.manifest().withEntry(entry), () -> {
-                if (Files.size(seg.file().log()) != seg.size()) {
-                    throw new ManifestChangedException(shard, seg.file().log(), "(segment "
-                            + seg.file().id() + " changed size) before its entry was saved");
-                }
-            });
-            hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
-            recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
-            if (proven) {
-                recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
-                crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
-            }
-            uploaded.add(up);
-            LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
-                    seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+            return new ShardPipeline(this, manifests, locals, uploaded, unlinked, own).run();
         }
     }
 
     /** Writes the entry's largest timestamp beside the manifest; derived data, so a failure only logs. */
-    private void recordLargestTimestamp(ManifestStore manifests, ManifestEntry entry, long largest) {
+    void recordLargestTimestamp(ManifestStore manifests, ManifestEntry entry, long largest) {
         try {
             LargestTimestamps side = LargestTimestamps.load(shardDir);
             side.put(entry, largest);
@@ -548,11 +276,11 @@ public final class ShardOffload {
         }
     }
 
-    private static int countPending(List<Local> locals, int from) {
+    static int countPending(List<Local> locals, int from) {
         return Math.max(0, locals.size() - 1 - from);
     }
 
-    private static boolean hasEntry(Manifest manifest, Local seg) {
+    static boolean hasEntry(Manifest manifest, Local seg) {
         for (ManifestEntry e : manifest.entries()) {
             if (e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset()) {
                 return true;
@@ -645,7 +373,7 @@ public final class ShardOffload {
      * The one read of a segment before its upload: the record checks, the index and the digests the
      * store takes in the slices it asks for (none if it cannot say now: it then takes its own).
      */
-    private SegmentPreparation.Prepared prepare(Local seg) throws IOException {
+    SegmentPreparation.Prepared prepare(Local seg) throws IOException {
         OptionalLong partSize;
         try {
             partSize = store.digestPartSize(seg.size());
@@ -657,7 +385,7 @@ public final class ShardOffload {
     }
 
     /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
-    private SegmentUpload upload(Local seg, SegmentPreparation.Prepared prepared, long last)
+    SegmentUpload upload(Local seg, SegmentPreparation.Prepared prepared, long last)
             throws IOException, StoreException, VerificationFailedException, CollisionException {
         SegmentScan scan = prepared.scan();
         String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
@@ -824,7 +552,7 @@ public final class ShardOffload {
      * empty sealed segment (no records, so nothing to lose). Stops at the first segment that may not
      * go, so the local log stays contiguous and still opens.
      */
-    private void unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
+    void unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
                         CopyProofs proofs, List<Long> unlinked) throws IOException {
         Manifest manifest = manifests.manifest();
         int removable = removableCount(locals);
@@ -907,7 +635,7 @@ public final class ShardOffload {
         }
     }
 
-    private void recordProof(CopyProofs proofs, ManifestEntry entry, String how, Manifest manifest) {
+    void recordProof(CopyProofs proofs, ManifestEntry entry, String how, Manifest manifest) {
         try {
             proofs.prove(entry, how, manifest);
         } catch (IOException e) {

@@ -1,0 +1,298 @@
+package dev.felix.offload.pass;
+
+import dev.felix.offload.log.format.SegmentScan;
+import dev.felix.offload.manifest.CopyProofs;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestChangedException;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.StoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One attempt at the shard, pipelined: the shard's thread selects and scans segment after segment,
+ * oldest first, and hands each to the pass's uploads as soon as the bytes in flight allow, so one
+ * segment is scanned while older ones upload and several upload at once. Commits stay on this
+ * thread and in order: a segment is recorded only once every older one of the shard is. At the
+ * first older segment that fails, nothing younger is recorded (their objects, named by no
+ * manifest, are orphans for the sweep, or adopted by the next pass's upload) and that failure is
+ * the shard's result. The shard's uploads have all ended before its result is returned.
+ */
+final class ShardPipeline {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOffload.class);
+
+    /** A segment handed to the uploads, and how its upload ended; committed by the shard's own thread. */
+    static final class InFlight {
+        final int index;
+        final ShardOffload.Local seg;
+        final SegmentPreparation.Prepared prepared;
+        final SegmentScan scan;
+        final long last;
+        volatile SegmentUpload upload;
+        volatile Throwable failure;
+        /** Set after {@code upload} or {@code failure}, before the upload's bytes are given back. */
+        volatile boolean ended;
+
+        InFlight(int index, ShardOffload.Local seg, SegmentPreparation.Prepared prepared, long last) {
+            this.index = index;
+            this.seg = seg;
+            this.prepared = prepared;
+            this.scan = prepared.scan();
+            this.last = last;
+        }
+    }
+
+    /** Why the shard stops before its last eligible segment. */
+    static final class Ending {
+        String problem;
+        KeyCollision collision;
+        ShardStop stop;
+        int pending;
+
+        Ending(String problem, ShardStop stop, int pending) {
+            this.problem = problem;
+            this.stop = stop;
+            this.pending = pending;
+        }
+    }
+
+    /** The shard's offload: its settings and hooks, and the steps of one segment. */
+    private final ShardOffload owner;
+    private final String shard;
+    private final ManifestStore manifests;
+    private final List<ShardOffload.Local> locals;
+    private final List<SegmentUpload> uploaded;
+    private final List<Long> unlinked;
+    private final InFlightUploads lanes;
+    private final Map<Long, Long> crcOfValidBytes = new HashMap<>();
+    private final CopyProofs proofs;
+    /** Uploads begun and not yet committed, oldest first; touched by the shard's thread only. */
+    private final Deque<InFlight> flying = new ArrayDeque<>();
+    /** Set by the first commit that fails. */
+    private Ending failed;
+
+    ShardPipeline(ShardOffload owner, ManifestStore manifests, List<ShardOffload.Local> locals,
+                  List<SegmentUpload> uploaded, List<Long> unlinked, InFlightUploads lanes) throws IOException {
+        this.owner = owner;
+        this.shard = owner.shard;
+        this.manifests = manifests;
+        this.locals = locals;
+        this.uploaded = uploaded;
+        this.unlinked = unlinked;
+        this.lanes = lanes;
+        this.proofs = CopyProofs.read(owner.shardDir);
+    }
+
+    ShardResult run() throws IOException {
+        Ending later;
+        try {
+            try {
+                later = send();
+            } catch (IOException | RuntimeException | Error e) {
+                // Thrown while preparing a younger segment: the older ones in flight began before it, and
+                // would have been recorded before it was reached; an older failure is what stopped the shard.
+                try {
+                    commitAll();
+                } catch (IOException | RuntimeException | Error older) {
+                    older.addSuppressed(e);
+                    throw older;
+                }
+                if (failed == null) {
+                    throw e;
+                }
+                later = null;
+            }
+            commitAll();
+        } finally {
+            lanes.awaitUntil(() -> flying.stream().allMatch(f -> f.ended), false);
+            flying.clear();
+        }
+        Ending end = failed != null ? failed : later;
+        owner.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
+        if (end == null) {
+            return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null);
+        }
+        return new ShardResult(shard, end.problem == null && end.pending == 0, uploaded, unlinked, end.pending,
+                end.problem, end.collision, end.stop);
+    }
+
+    /**
+     * Selects, scans and hands out segments until the last or the first that stops the shard;
+     * answers why it stopped there (null when it did not), which stands only if every older
+     * segment in flight commits.
+     */
+    private Ending send() throws IOException {
+        for (int i = 0; i < locals.size() - 1; i++) {
+            commitEnded();
+            if (failed != null) {
+                return null;
+            }
+            ShardOffload.Local seg = locals.get(i);
+            ShardOffload.Local next = locals.get(i + 1);
+            Manifest manifest = manifests.manifest();
+            if (ShardOffload.hasEntry(manifest, seg)) {
+                continue;
+            }
+            if (owner.stopRequested.getAsBoolean()) {
+                return stoppedBefore(seg, i);
+            }
+            ManifestEntry newest = manifest.newestEntry().orElse(null);
+            if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
+                // Older than what the manifest already holds: entries only ever grow upwards.
+                continue;
+            }
+            owner.hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
+
+            SegmentPreparation.Prepared prepared = owner.prepare(seg);
+            SegmentScan scan = prepared.scan();
+            if (!scan.isClean()) {
+                return new Ending("not uploaded, corrupt: " + scan.failure().getMessage(), null,
+                        ShardOffload.countPending(locals, i));
+            }
+            if (scan.nextOffset() != next.header().baseOffset()) {
+                return new Ending("not uploaded: " + seg.file().logName() + " ends before offset "
+                        + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
+                        + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed", null,
+                        ShardOffload.countPending(locals, i));
+            }
+            if (scan.recordCount() == 0) {
+                continue; // an empty sealed segment holds nothing to copy
+            }
+            long last = scan.nextOffset() - 1;
+            if (owner.commitOffset.isPresent() && Long.compareUnsigned(last, owner.commitOffset.getAsLong()) >= 0) {
+                return null; // not yet committed by a majority, so not eligible yet: a later pass takes it
+            }
+            owner.hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
+
+            InFlightUploads.Reservation bytes = lanes.reserve(scan.validEnd());
+            try {
+                // While the bytes are not free, older segments that finished are recorded meanwhile.
+                while (!bytes.awaitOr(this::oldestEnded)) {
+                    commitOldest();
+                    if (failed != null) {
+                        bytes.release();
+                        return null;
+                    }
+                }
+                if (owner.stopRequested.getAsBoolean()) {
+                    bytes.release();
+                    return stoppedBefore(seg, i);
+                }
+            } catch (IOException | RuntimeException | Error e) {
+                bytes.release();
+                throw e;
+            }
+            InFlight f = new InFlight(i, seg, prepared, last);
+            bytes.run(() -> upload(f)); // only once handed over: the final wait waits for it to end
+            flying.addLast(f);
+        }
+        return null;
+    }
+
+    private Ending stoppedBefore(ShardOffload.Local seg, int i) {
+        return new Ending("stopped before segment " + seg.file().id() + "; the next pass goes on from here",
+                new ShardStop.Requested(seg.file().id()), ShardOffload.countPending(locals, i));
+    }
+
+    /** On an upload thread: steps INDEX_UPLOADED to VERIFIED, whatever ends them kept for the commit. */
+    private void upload(InFlight f) {
+        try {
+            SegmentUpload up = owner.upload(f.seg, f.prepared, f.last);
+            owner.hook.reached(OffloadStep.VERIFIED, shard, f.seg.file().id());
+            f.upload = up;
+        } catch (Throwable t) {
+            f.failure = t;
+        } finally {
+            f.ended = true;
+        }
+    }
+
+    private boolean oldestEnded() {
+        InFlight oldest = flying.peekFirst();
+        return oldest != null && oldest.ended;
+    }
+
+    /** Records the oldest segments whose uploads ended, in order, up to the first failure. */
+    private void commitEnded() throws IOException {
+        while (failed == null && oldestEnded()) {
+            commitOldest();
+        }
+    }
+
+    /** Waits for every segment in flight and records them in order, up to the first failure. */
+    private void commitAll() throws IOException {
+        while (failed == null && !flying.isEmpty()) {
+            lanes.awaitUntil(this::oldestEnded, true);
+            commitOldest();
+        }
+    }
+
+    /** Records the oldest segment in flight, whose upload ended, or takes its failure as the shard's. */
+    private void commitOldest() throws IOException {
+        InFlight f = flying.pollFirst();
+        Throwable failure = f.failure;
+        if (failure == null) {
+            record(f);
+            return;
+        }
+        int pending = ShardOffload.countPending(locals, f.index);
+        if (failure instanceof ShardOffload.CollisionException e) {
+            failed = new Ending(e.collision.describe(), null, pending);
+            failed.collision = e.collision;
+            LOG.error("{}: {}", shard, failed.problem);
+        } else if (failure instanceof StoreException e) {
+            failed = new Ending("store failure on segment " + f.seg.file().id() + ": " + e.getMessage(), null, pending);
+        } else if (failure instanceof ShardOffload.VerificationFailedException e) {
+            failed = new Ending(e.getMessage(), new ShardStop.VerificationFailed(e.segment, e.attempts), pending);
+        } else if (failure instanceof IOException e) {
+            throw e;
+        } else if (failure instanceof RuntimeException e) {
+            throw e;
+        } else if (failure instanceof Error e) {
+            throw e;
+        } else {
+            throw new IllegalStateException("upload of segment " + f.seg.file().id() + " failed", failure);
+        }
+    }
+
+    /** Step RECORDED for a segment whose copy is verified, every older one being recorded. */
+    private void record(InFlight f) throws IOException {
+        ShardOffload.Local seg = f.seg;
+        SegmentScan scan = f.scan;
+        long last = f.last;
+        SegmentUpload up = f.upload;
+        ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
+                scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
+        boolean proven = up.verifiedBy().proven();
+        if (!proven) {
+            // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
+            proofs.forget(up.key(), manifests.manifest());
+        }
+        // Recorded only while the segment is still the broker's: a truncation removes it after
+        // dropping its entry, and an entry for a removed segment would name records it gave up.
+        manifests.save(manifests.manifest().withEntry(entry), () -> {
+            if (Files.size(seg.file().log()) != seg.size()) {
+                throw new ManifestChangedException(shard, seg.file().log(), "(segment "
+                        + seg.file().id() + " changed size) before its entry was saved");
+            }
+        });
+        owner.hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
+        owner.recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
+        if (proven) {
+            owner.recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
+            crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+        }
+        uploaded.add(up);
+        LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
+                seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+    }
+}
