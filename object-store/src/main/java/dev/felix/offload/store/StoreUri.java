@@ -2,7 +2,7 @@ package dev.felix.offload.store;
 
 import dev.felix.offload.store.fs.FilesystemStore;
 import dev.felix.offload.store.minio.MinioWire;
-import dev.felix.offload.store.remote.ChecksumMode;
+import dev.felix.offload.store.remote.ChecksumPolicy;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.Encryption;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
@@ -207,7 +207,7 @@ public final class StoreUri {
             }
         });
         apply("path-style", () -> b.pathStyle(kind == Kind.MINIO || bool(params.getOrDefault("path-style", "false"))));
-        apply("checksum", () -> b.checksumMode(ChecksumMode.parse(params.getOrDefault("checksum", "auto"))));
+        apply("checksum", () -> b.checksumMode(ChecksumPolicy.parse(params.getOrDefault("checksum", "auto"))));
         apply("sse", () -> b.encryption(Encryption.parse(params.get("sse"), params.get("sse-kms-key-id"))));
         apply("storage-class", () -> b.storageClass(params.get("storage-class")));
         RemoteStoreSettings defaults = b.build();

@@ -7,7 +7,7 @@ import dev.felix.offload.store.fs.FilesystemStore;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
 import dev.felix.offload.store.minio.MinioWire;
-import dev.felix.offload.store.remote.ChecksumMode;
+import dev.felix.offload.store.remote.ChecksumPolicy;
 import dev.felix.offload.store.remote.Encryption;
 import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
@@ -51,7 +51,7 @@ class StoreUriTest {
         assertThat(s.endpoint()).hasValue(URI.create("http://127.0.0.1:9000"));
         assertThat(s.region()).isEqualTo("eu-west-1");
         assertThat(s.pathStyle()).isTrue();
-        assertThat(s.checksumMode()).isEqualTo(ChecksumMode.WHEN_REQUIRED);
+        assertThat(s.checksumMode()).isEqualTo(ChecksumPolicy.WHEN_REQUIRED);
         assertThat(s.encryption()).isEqualTo(Encryption.kms("key-1"));
         assertThat(s.storageClass()).hasValue("STANDARD_IA");
         assertThat(s.multipartThreshold()).isEqualTo(32L << 20);
@@ -69,7 +69,7 @@ class StoreUriTest {
         assertThat(s.endpoint()).isEmpty();
         assertThat(s.region()).isEqualTo("us-east-1");
         assertThat(s.pathStyle()).isFalse();
-        assertThat(s.checksumMode()).isEqualTo(ChecksumMode.AUTO);
+        assertThat(s.checksumMode()).isEqualTo(ChecksumPolicy.AUTO);
         assertThat(s.encryption()).isEqualTo(Encryption.NONE);
     }
 

@@ -43,7 +43,7 @@ import java.util.zip.CRC32;
  * <p>Every operation runs under the settings' {@link RetryPolicy} (backoff with full jitter,
  * bounded in attempts and time); the clients' own retries are off. What the server does with
  * CRC32 headers, {@code Content-MD5} and {@code If-None-Match} is probed on first use
- * ({@link ProbedServer}), and the store sends and asks for checksums only where that makes sense;
+ * ({@link ServerProbe}), and the store sends and asks for checksums only where that makes sense;
  * where the server checks Content-MD5 and answers MD5 ETags, a put's answer proves its copy
  * ({@link PutResult#contentMd5Proven()}). Bodies above the multipart
  * threshold go up in parts, several at once ({@link PartedUpload}), aborted if any part or the
@@ -58,7 +58,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
     private final RemoteStoreSettings settings;
     private final S3Wire wire;
     private final ExecutorService partUploads;
-    private final ProbedServer server;
+    private final ServerProbe server;
     private final Map<String, String> uploadHeaders;
 
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire) {
@@ -69,7 +69,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
             t.setDaemon(true);
             return t;
         });
-        this.server = new ProbedServer(settings, new ProbeTarget());
+        this.server = new ServerProbe(settings, new ProbeTarget());
         this.uploadHeaders = uploadHeaders(settings);
     }
 
@@ -272,7 +272,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
 
     // ---- fetch
 
-    /** The head before a put on a server that ignores If-None-Match (see {@link ProbedServer#checkCreateOnly}). */
+    /** The head before a put on a server that ignores If-None-Match (see {@link ServerProbe#checkCreateOnly}). */
     private boolean exists(String key) throws StoreException {
         try {
             head(key);

@@ -26,7 +26,7 @@ public final class RemoteStoreSettings {
     private final String region;
     private final boolean pathStyle;
     private final Credentials credentials;
-    private final ChecksumMode checksumMode;
+    private final ChecksumPolicy checksumMode;
     private final long multipartThreshold;
     private final long partSize;
     private final int partConcurrency;
@@ -102,7 +102,7 @@ public final class RemoteStoreSettings {
         return credentials;
     }
 
-    public ChecksumMode checksumMode() {
+    public ChecksumPolicy checksumMode() {
         return checksumMode;
     }
 
@@ -186,7 +186,7 @@ public final class RemoteStoreSettings {
         private String region = "us-east-1";
         private boolean pathStyle;
         private Credentials credentials = Credentials.defaultChain();
-        private ChecksumMode checksumMode = ChecksumMode.AUTO;
+        private ChecksumPolicy checksumMode = ChecksumPolicy.AUTO;
         private long multipartThreshold = 64L * 1024 * 1024;
         private long partSize = 16L * 1024 * 1024;
         private int partConcurrency = 4;
@@ -252,7 +252,7 @@ public final class RemoteStoreSettings {
             return this;
         }
 
-        public Builder checksumMode(ChecksumMode value) {
+        public Builder checksumMode(ChecksumPolicy value) {
             this.checksumMode = Objects.requireNonNull(value, "checksum mode");
             return this;
         }

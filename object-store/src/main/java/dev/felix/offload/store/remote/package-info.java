@@ -2,7 +2,7 @@
  * The S3-compatible store, written once: {@link dev.felix.offload.store.remote.RemoteStore} over
  * the {@link dev.felix.offload.store.remote.S3Wire} calls of one HTTP client. Beside it, the parts
  * that do not depend on the client: the server probe and what it found
- * ({@code ServerProbe}, {@code ProbedServer}, {@code ServerTraits}), multipart uploads and their
+ * ({@code ServerProbe}, which probes on first need and decides each request, and {@code ServerTraits}), multipart uploads and their
  * part CRC32s, answer checks, the error translation over S3's HTTP answers, and the settings.
  */
 package dev.felix.offload.store.remote;

@@ -24,7 +24,7 @@ import dev.felix.offload.store.harness.FaultProxy.ResetMidBody;
 import dev.felix.offload.store.harness.FaultProxy.TruncateBody;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
-import dev.felix.offload.store.remote.ChecksumMode;
+import dev.felix.offload.store.remote.ChecksumPolicy;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,11 +100,11 @@ abstract class StoreFaultsTest {
         mockProxy = FaultProxy.start(s3mock.endpoint());
         // The probe is not needed with checksum when-required, so only the operations under test cross the proxy.
         RetryPolicy retries = new RetryPolicy(ATTEMPTS, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60));
-        store = open(s3proxy.settings(bucket).endpoint(proxy.endpoint()).checksumMode(ChecksumMode.WHEN_REQUIRED)
+        store = open(s3proxy.settings(bucket).endpoint(proxy.endpoint()).checksumMode(ChecksumPolicy.WHEN_REQUIRED)
                 .retryPolicy(retries).build());
-        quickTimeoutStore = open(s3proxy.settings(bucket).endpoint(proxy.endpoint()).checksumMode(ChecksumMode.WHEN_REQUIRED)
+        quickTimeoutStore = open(s3proxy.settings(bucket).endpoint(proxy.endpoint()).checksumMode(ChecksumPolicy.WHEN_REQUIRED)
                 .retryPolicy(retries).timeouts(Duration.ofSeconds(2), Duration.ofSeconds(1)).build());
-        multipartStore = open(s3mock.settings(mockBucket).endpoint(mockProxy.endpoint()).checksumMode(ChecksumMode.WHEN_REQUIRED)
+        multipartStore = open(s3mock.settings(mockBucket).endpoint(mockProxy.endpoint()).checksumMode(ChecksumPolicy.WHEN_REQUIRED)
                 .retryPolicy(retries).multipart(5 * MIB, 5 * MIB, 4).build());
         s3proxy.admin().putObject(b -> b.bucket(bucket).key(FIXTURE), RequestBody.fromBytes(fixture));
     }

@@ -1,5 +1,6 @@
 package dev.felix.offload.store.remote;
 
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -156,7 +157,7 @@ abstract class RemoteStoreOptionsTest {
         S3Server server = S3Servers.s3mock();
         String bucket = server.createBucket("when-required");
         byte[] body = ContractData.bytes(1000, 1);
-        try (ObjectStore store = open(server.settings(bucket).checksumMode(ChecksumMode.WHEN_REQUIRED).build())) {
+        try (ObjectStore store = open(server.settings(bucket).checksumMode(ChecksumPolicy.WHEN_REQUIRED).build())) {
             assertThat(store.capabilities()).containsExactlyInAnyOrder(StoreCapability.USER_METADATA, StoreCapability.CREATE_ONLY_PUT);
             // Not sent, so the server cannot refuse it: when-required trades that check for compatibility.
             store.put("k", UploadBody.ofBytes(body), PutOptions.defaults().withCrc32(ContractData.crc32(body) ^ 1));
@@ -169,16 +170,16 @@ abstract class RemoteStoreOptionsTest {
         S3Server server = S3Servers.s3mock();
         String bucket = server.createBucket("always");
         byte[] body = ContractData.bytes(1000, 2);
-        try (ObjectStore store = open(server.settings(bucket).checksumMode(ChecksumMode.ALWAYS).build())) {
+        try (ObjectStore store = open(server.settings(bucket).checksumMode(ChecksumPolicy.ALWAYS).build())) {
             store.put("k", UploadBody.ofBytes(body));
             assertThat(store.head("k").crc32()).hasValue(ContractData.crc32(body));
             assertThat(server.admin().headObject(b -> b.bucket(bucket).key("k")
-                    .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32())
+                    .checksumMode(ChecksumMode.ENABLED)).checksumCRC32())
                     .isEqualTo(Crc32Text.toBase64(ContractData.crc32(body)));
         }
         S3Server proxy = S3Servers.s3proxy();
         String proxyBucket = proxy.createBucket("always-proxy");
-        try (ObjectStore store = open(proxy.settings(proxyBucket).checksumMode(ChecksumMode.ALWAYS).build())) {
+        try (ObjectStore store = open(proxy.settings(proxyBucket).checksumMode(ChecksumPolicy.ALWAYS).build())) {
             store.put("k", UploadBody.ofBytes(body));
             assertThat(store.readAll("k", 2000, OptionalLong.of(ContractData.crc32(body)))).isEqualTo(body);
         }
@@ -198,7 +199,7 @@ abstract class RemoteStoreOptionsTest {
             assertThat(store.put("good", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc)).parts()).isEqualTo(2);
             // The server keeps a CRC of the part CRCs ("...-2"), not the object's; head proves the object's from it.
             String composite = server.admin().headObject(b -> b.bucket(bucket).key("good")
-                    .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32();
+                    .checksumMode(ChecksumMode.ENABLED)).checksumCRC32();
             assertThat(composite).endsWith("-2");
             assertThat(store.head("good").crc32()).hasValue(crc);
             assertThat(store.readAll("good", (int) (7 * MIB), OptionalLong.of(crc))).hasSize((int) (6 * MIB));
@@ -215,7 +216,7 @@ abstract class RemoteStoreOptionsTest {
 
     private static String serverChecksum(S3Server server, String bucket, String key) {
         return server.admin().headObject(b -> b.bucket(bucket).key(key)
-                .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).checksumCRC32();
+                .checksumMode(ChecksumMode.ENABLED)).checksumCRC32();
     }
 
     @Test
@@ -288,7 +289,7 @@ abstract class RemoteStoreOptionsTest {
         }
         S3Server mock = S3Servers.s3mock();
         String mockBucket = mock.createBucket("parted-when-required");
-        try (ObjectStore store = open(small(mock, mockBucket).checksumMode(ChecksumMode.WHEN_REQUIRED).build())) {
+        try (ObjectStore store = open(small(mock, mockBucket).checksumMode(ChecksumPolicy.WHEN_REQUIRED).build())) {
             store.put("k", UploadBody.ofFile(file), PutOptions.defaults().withCrc32(crc));
             assertThat(serverChecksum(mock, mockBucket, "k")).as("no part CRC32s sent, none kept").isNull();
             assertThat(store.head("k").crc32()).isEmpty();

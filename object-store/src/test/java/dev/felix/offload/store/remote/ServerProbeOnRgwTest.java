@@ -90,7 +90,7 @@ class ServerProbeOnRgwTest {
         String bucket = rgw.createBucket("wrong-crc-rgw");
         byte[] body = ContractData.bytes(4096, 3);
         long crc = ContractData.crc32(body);
-        try (ObjectStore store = client.open().apply(rgw.settings(bucket).checksumMode(ChecksumMode.ALWAYS).build())) {
+        try (ObjectStore store = client.open().apply(rgw.settings(bucket).checksumMode(ChecksumPolicy.ALWAYS).build())) {
             store.put("k", UploadBody.ofBytes(body), PutOptions.defaults().withCrc32(crc ^ 0x10));
             assertThat(store.head("k").size()).isEqualTo(body.length);
             assertThat(store.readAll("k", 8192, OptionalLong.of(crc))).isEqualTo(body);

@@ -9,7 +9,7 @@ import java.util.Locale;
  * trailing checksum, so the stores never send trailers: they send a precomputed
  * {@code x-amz-checksum-crc32} header, or nothing.
  */
-public enum ChecksumMode {
+public enum ChecksumPolicy {
     /** Probe the server once: send CRC32 headers only if it accepts them, and read back stored CRC32s if it keeps them. */
     AUTO,
     /** Send checksums (CRC32 or Content-MD5) only where the S3 API requires one (batch delete); never ask for stored CRC32s. */
@@ -18,7 +18,7 @@ public enum ChecksumMode {
     ALWAYS;
 
     /** Parses {@code auto}, {@code when-required} or {@code always}; the error names the setting. */
-    public static ChecksumMode parse(String value) {
+    public static ChecksumPolicy parse(String value) {
         String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
         switch (v) {
             case "auto":
