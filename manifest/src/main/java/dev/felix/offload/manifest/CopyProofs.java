@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,7 +124,12 @@ public final class CopyProofs {
      * {@code manifest} still holds. Not flushed: a proof lost to a crash is only proven again.
      */
     public synchronized void prove(ManifestEntry e, String how, Manifest manifest) throws IOException {
-        byKey.put(e.objectKey(), Proof.of(e, how));
+        prove(Map.of(e, how), manifest);
+    }
+
+    /** {@link #prove(ManifestEntry, String, Manifest)} for several entries, in one write of the file. */
+    public synchronized void prove(Map<ManifestEntry, String> how, Manifest manifest) throws IOException {
+        how.forEach((e, h) -> byKey.put(e.objectKey(), Proof.of(e, h)));
         write(manifest, DurableFiles.Sync.NONE);
     }
 
@@ -138,9 +144,14 @@ public final class CopyProofs {
     }
 
     private void write(Manifest manifest, DurableFiles.Sync sync) throws IOException {
+        Map<String, ManifestEntry> named = new HashMap<>();
+        for (ManifestEntry e : manifest.entries()) {
+            named.put(e.objectKey(), e);
+        }
         List<Proof> kept = new ArrayList<>();
         for (Proof p : byKey.values()) {
-            if (manifest.entries().stream().anyMatch(p::covers)) {
+            ManifestEntry e = named.get(p.key());
+            if (e != null && p.covers(e)) {
                 kept.add(p);
             }
         }

@@ -264,11 +264,11 @@ public final class ShardOffload {
         }
     }
 
-    /** Writes the entry's largest timestamp beside the manifest; derived data, so a failure only logs. */
-    void recordLargestTimestamp(ManifestStore manifests, ManifestEntry entry, long largest) {
+    /** Writes the entries' largest timestamps beside the manifest, in one write; derived data, so a failure only logs. */
+    void recordLargestTimestamps(ManifestStore manifests, Map<ManifestEntry, Long> largest) {
         try {
             LargestTimestamps side = LargestTimestamps.load(shardDir);
-            side.put(entry, largest);
+            largest.forEach(side::put);
             side.save(manifests.manifest().entries());
         } catch (IOException e) {
             LOG.warn("{}: {} not written ({}); retention rebuilds it from the objects", shard,
@@ -636,12 +636,17 @@ public final class ShardOffload {
     }
 
     void recordProof(CopyProofs proofs, ManifestEntry entry, String how, Manifest manifest) {
+        recordProofs(proofs, Map.of(entry, how), manifest);
+    }
+
+    /** {@link #recordProof} for several entries, in one write of the proofs file. */
+    void recordProofs(CopyProofs proofs, Map<ManifestEntry, String> how, Manifest manifest) {
         try {
-            proofs.prove(entry, how, manifest);
+            proofs.prove(how, manifest);
         } catch (IOException e) {
             // Derived: a proof not written only means the copy is proven again before its segment goes.
-            LOG.warn("{}: could not write {} ({}); the copy of segment {} will be proven again", shard,
-                    CopyProofs.FILE_NAME, e.getMessage(), entry.segmentId());
+            LOG.warn("{}: could not write {} ({}); the copies of segments {} will be proven again", shard,
+                    CopyProofs.FILE_NAME, e.getMessage(), how.keySet().stream().map(ManifestEntry::segmentId).toList());
         }
     }
 

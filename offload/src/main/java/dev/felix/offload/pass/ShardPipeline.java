@@ -13,8 +13,10 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -177,7 +179,7 @@ final class ShardPipeline {
             try {
                 // While the bytes are not free, older segments that finished are recorded meanwhile.
                 while (!bytes.awaitOr(this::oldestEnded)) {
-                    commitOldest();
+                    commitEnded();
                     if (failed != null) {
                         bytes.release();
                         return null;
@@ -221,10 +223,25 @@ final class ShardPipeline {
         return oldest != null && oldest.ended;
     }
 
-    /** Records the oldest segments whose uploads ended, in order, up to the first failure. */
+    /**
+     * Records the oldest segments whose uploads ended, in order, up to the first failure. Those that
+     * succeeded one after another are recorded together: one manifest write (and one of each side
+     * file) for the lot, instead of one per segment, which for small segments was a fixed cost each.
+     */
     private void commitEnded() throws IOException {
-        while (failed == null && oldestEnded()) {
-            commitOldest();
+        List<InFlight> batch = new ArrayList<>();
+        try {
+            while (failed == null && oldestEnded()) {
+                if (flying.peekFirst().failure != null) {
+                    record(batch); // the older ones first
+                    batch.clear();
+                    commitOldest();
+                } else {
+                    batch.add(flying.pollFirst());
+                }
+            }
+        } finally {
+            record(batch);
         }
     }
 
@@ -232,7 +249,7 @@ final class ShardPipeline {
     private void commitAll() throws IOException {
         while (failed == null && !flying.isEmpty()) {
             lanes.awaitUntil(this::oldestEnded, true);
-            commitOldest();
+            commitEnded();
         }
     }
 
@@ -241,7 +258,7 @@ final class ShardPipeline {
         InFlight f = flying.pollFirst();
         Throwable failure = f.failure;
         if (failure == null) {
-            record(f);
+            record(List.of(f));
             return;
         }
         int pending = ShardOffload.countPending(locals, f.index);
@@ -264,35 +281,56 @@ final class ShardPipeline {
         }
     }
 
-    /** Step RECORDED for a segment whose copy is verified, every older one being recorded. */
-    private void record(InFlight f) throws IOException {
-        ShardOffload.Local seg = f.seg;
-        SegmentScan scan = f.scan;
-        long last = f.last;
-        SegmentUpload up = f.upload;
-        ManifestEntry entry = new ManifestEntry(seg.file().id(), seg.header().baseOffset(), last, scan.validEnd(),
-                scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
-        boolean proven = up.verifiedBy().proven();
-        if (!proven) {
-            // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
-            proofs.forget(up.key(), manifests.manifest());
+    /**
+     * Step RECORDED for segments whose copies are verified, oldest first, every older one being
+     * recorded: their entries in one manifest write.
+     */
+    private void record(List<InFlight> batch) throws IOException {
+        if (batch.isEmpty()) {
+            return;
         }
-        // Recorded only while the segment is still the broker's: a truncation removes it after
+        Manifest manifest = manifests.manifest();
+        Map<ManifestEntry, InFlight> entries = new LinkedHashMap<>();
+        for (InFlight f : batch) {
+            SegmentScan scan = f.scan;
+            SegmentUpload up = f.upload;
+            ManifestEntry entry = new ManifestEntry(f.seg.file().id(), f.seg.header().baseOffset(), f.last,
+                    scan.validEnd(), scan.oldestTimestamp(), scan.newestTimestamp(), (int) up.crc32(), up.key());
+            if (!up.verifiedBy().proven()) {
+                // Recorded unproven: no proof of an older copy at this key may stand for it, even after a crash.
+                proofs.forget(up.key(), manifest);
+            }
+            entries.put(entry, f);
+            manifest = manifest.withEntry(entry);
+        }
+        // Recorded only while the segments are still the broker's: a truncation removes one after
         // dropping its entry, and an entry for a removed segment would name records it gave up.
-        manifests.save(manifests.manifest().withEntry(entry), () -> {
-            if (Files.size(seg.file().log()) != seg.size()) {
-                throw new ManifestChangedException(shard, seg.file().log(), "(segment "
-                        + seg.file().id() + " changed size) before its entry was saved");
+        manifests.save(manifest, () -> {
+            for (InFlight f : batch) {
+                if (Files.size(f.seg.file().log()) != f.seg.size()) {
+                    throw new ManifestChangedException(shard, f.seg.file().log(), "(segment "
+                            + f.seg.file().id() + " changed size) before its entry was saved");
+                }
             }
         });
-        owner.hook.reached(OffloadStep.RECORDED, shard, seg.file().id());
-        owner.recordLargestTimestamp(manifests, entry, scan.largestTimestamp());
-        if (proven) {
-            owner.recordProof(proofs, entry, up.verifiedBy().label(), manifests.manifest());
-            crcOfValidBytes.put(seg.file().id(), scan.validBytesCrc32());
+        Map<ManifestEntry, Long> largest = new LinkedHashMap<>();
+        Map<ManifestEntry, String> proven = new LinkedHashMap<>();
+        for (Map.Entry<ManifestEntry, InFlight> e : entries.entrySet()) {
+            InFlight f = e.getValue();
+            owner.hook.reached(OffloadStep.RECORDED, shard, f.seg.file().id());
+            largest.put(e.getKey(), f.scan.largestTimestamp());
+            if (f.upload.verifiedBy().proven()) {
+                proven.put(e.getKey(), f.upload.verifiedBy().label());
+                crcOfValidBytes.put(f.seg.file().id(), f.scan.validBytesCrc32());
+            }
+            uploaded.add(f.upload);
+            LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
+                    f.seg.file().id(), f.seg.header().baseOffset(), f.last, f.upload.bytes(), f.upload.key(),
+                    f.upload.verifiedBy());
         }
-        uploaded.add(up);
-        LOG.info("{}: offloaded segment {} (offsets {}..{}, {} bytes) to {}, verified by {}", shard,
-                seg.file().id(), seg.header().baseOffset(), last, up.bytes(), up.key(), up.verifiedBy());
+        owner.recordLargestTimestamps(manifests, largest);
+        if (!proven.isEmpty()) {
+            owner.recordProofs(proofs, proven, manifests.manifest());
+        }
     }
 }

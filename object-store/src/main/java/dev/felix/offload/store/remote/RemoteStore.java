@@ -159,6 +159,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         // the answer proves the caller's bytes only where the two agree; a body changing after that read
         // is refused by the server. A caller's CRC32 that disagrees still travels as before (a server that
         // checks it refuses the put; one that does not stores the bytes), but proves nothing.
+        wire.contentMd5CheckedByServer();
         BodyDigests digests = PartedUpload.digests(key, body, Math.max(1, body.length()));
         boolean callersBytes = options.crc32().isEmpty() || options.crc32().getAsLong() == digests.crc32();
         OptionalLong sent = server.sendsCrc32() ? OptionalLong.of(options.crc32().orElse(digests.crc32()))
@@ -187,7 +188,11 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
         String fullKey = settings.fullKey(key);
-        return PartedUpload.run(key, body, options, sendCrc, server.sendsContentMd5(), server.provesByContentMd5(),
+        boolean sendMd5 = server.sendsContentMd5();
+        if (sendMd5) {
+            wire.contentMd5CheckedByServer();
+        }
+        return PartedUpload.run(key, body, options, sendCrc, sendMd5, server.provesByContentMd5(),
                 settings, partUploads, new PartedUpload.Calls() {
             @Override
             public String create(Map<String, String> userMetadata) throws StoreException {

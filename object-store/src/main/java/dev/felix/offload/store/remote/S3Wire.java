@@ -100,6 +100,14 @@ public interface S3Wire extends AutoCloseable {
     /** One page of the multipart uploads under the prefix; markers null for the first page. */
     UploadPage listMultipartUploads(String fullPrefix, String keyMarker, String uploadIdMarker) throws Exception;
 
+    /**
+     * Told once the probe saw the server refuse a body that does not match its {@code Content-MD5}:
+     * from then on an upload request that carries one may leave its body out of the signature, since
+     * the signed MD5 header already binds it. Nothing changes for a client that cannot do so.
+     */
+    default void contentMd5CheckedByServer() {
+    }
+
     /** The store's exception for a failure of this client's, naming the operation and the (short) key. */
     StoreException translate(String operation, String key, Throwable failure);
 

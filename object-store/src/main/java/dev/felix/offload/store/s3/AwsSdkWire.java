@@ -29,9 +29,11 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
@@ -62,32 +64,63 @@ public final class AwsSdkWire implements S3Wire {
     private static final String CONTENT_TYPE = "application/octet-stream";
 
     private final String bucket;
+    private final SdkHttpClient http;
     private final S3Client s3;
+    /** The same client but for upload bodies, which it leaves out of the signature; over the same connections. */
+    private final S3Client unsignedBodies;
+    private volatile boolean md5CheckedByServer;
 
-    private AwsSdkWire(String bucket, S3Client s3) {
+    private AwsSdkWire(String bucket, SdkHttpClient http, S3Client s3, S3Client unsignedBodies) {
         this.bucket = bucket;
+        this.http = http;
         this.s3 = s3;
+        this.unsignedBodies = unsignedBodies;
     }
 
     /** A store over this client. */
     public static RemoteStore store(RemoteStoreSettings settings) {
-        S3Client client = S3Client.builder()
+        SdkHttpClient http = ApacheHttpClient.builder()
+                .connectionTimeout(settings.connectTimeout())
+                .socketTimeout(settings.attemptTimeout())
+                .maxConnections(settings.partConcurrency() * 2 + 16)
+                .build();
+        AwsCredentialsProvider credentials = credentialsProvider(settings);
+        S3Client signed = client(settings, http, credentials).build();
+        S3Client unsigned = client(settings, http, credentials).putAuthScheme(new UnsignedBodySigning()).build();
+        return new RemoteStore(settings, new AwsSdkWire(settings.bucket(), http, signed, unsigned));
+    }
+
+    /** A client over the shared connections; the SDK's own retries are off, as RemoteStore retries. */
+    private static S3ClientBuilder client(RemoteStoreSettings settings, SdkHttpClient http,
+            AwsCredentialsProvider credentials) {
+        return S3Client.builder()
                 .region(Region.of(settings.region()))
                 .applyMutation(b -> settings.endpoint().ifPresent(b::endpointOverride))
                 .forcePathStyle(settings.pathStyle())
-                .credentialsProvider(credentialsProvider(settings))
+                .credentialsProvider(credentials)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
-                .httpClientBuilder(ApacheHttpClient.builder()
-                        .connectionTimeout(settings.connectTimeout())
-                        .socketTimeout(settings.attemptTimeout())
-                        .maxConnections(settings.partConcurrency() * 2 + 16))
+                .httpClient(http)
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(settings.attemptTimeout())
-                        .apiCallTimeout(settings.attemptTimeout()))
-                .build();
-        return new RemoteStore(settings, new AwsSdkWire(settings.bucket(), client));
+                        .apiCallTimeout(settings.attemptTimeout()));
+    }
+
+    /**
+     * Over plain HTTP the SDK hashes every upload body with SHA-256 for its signature, a second read
+     * of the bytes and, on a small machine, a fifth of the pass's CPU. Once the server was seen to
+     * refuse a body that does not match its {@code Content-MD5}, a request that carries one needs no
+     * such hash: the MD5 header is signed, and the server refuses any body other than the one it
+     * names. Requests without one stay signed in full.
+     */
+    @Override
+    public void contentMd5CheckedByServer() {
+        md5CheckedByServer = true;
+    }
+
+    private S3Client forBody(Optional<String> contentMd5) {
+        return md5CheckedByServer && contentMd5.isPresent() ? unsignedBodies : s3;
     }
 
     private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
@@ -110,6 +143,8 @@ public final class AwsSdkWire implements S3Wire {
     @Override
     public void close() {
         s3.close();
+        unsignedBodies.close();
+        http.close(); // shared, so neither client closes it
     }
 
     @Override
@@ -147,7 +182,7 @@ public final class AwsSdkWire implements S3Wire {
         if (upload.createOnly()) {
             b.ifNoneMatch("*");
         }
-        return s3.putObject(b.build(), requestBody(body, 0, body.length())).eTag();
+        return forBody(upload.contentMd5()).putObject(b.build(), requestBody(body, 0, body.length())).eTag();
     }
 
     private static RequestBody requestBody(UploadBody body, long from, long count) {
@@ -223,7 +258,7 @@ public final class AwsSdkWire implements S3Wire {
                 .uploadId(uploadId).partNumber(partNumber).contentLength(count);
         crc32Base64.ifPresent(b::checksumCRC32);
         contentMd5.ifPresent(b::contentMD5);
-        return s3.uploadPart(b.build(), requestBody(body, from, count)).eTag();
+        return forBody(contentMd5).uploadPart(b.build(), requestBody(body, from, count)).eTag();
     }
 
     @Override

@@ -14,4 +14,9 @@ class S3StoreOptionsTest extends RemoteStoreOptionsTest {
     protected ServerTraits traits(ObjectStore store) throws StoreException {
         return ((RemoteStore) store).traits();
     }
+
+    @Override
+    protected String damagedBodyRefusal() {
+        return "BadDigest";
+    }
 }
