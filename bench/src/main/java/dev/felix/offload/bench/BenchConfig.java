@@ -28,7 +28,13 @@ final class BenchConfig {
 
     final List<String> servers = list("bench.servers", "s3proxy,s3mock,rgw");
     final long offloadBytes = size("bench.offload.bytes", quick ? 128 * MiB : GiB);
-    final long offloadSegmentBytes = size("bench.offload.segment.bytes", quick ? 32 * MiB : 128 * MiB);
+    /**
+     * The segment sizes the offload section runs with, each its own root of {@link #offloadBytes}: large
+     * segments, and small ones so that costs per segment show. The reads and HTTP sections use the first.
+     */
+    final List<Long> offloadSegmentSizes = list("bench.offload.segment.bytes", quick ? "32m" : "128m,4m").stream()
+            .map(BenchConfig::parseSize).toList();
+    final long offloadSegmentBytes = offloadSegmentSizes.get(0);
     final int offloadShards = integer("bench.offload.shards", 2);
     final int offloadParallelism = integer("bench.offload.parallelism", 2);
     final int offloadPayloadBytes = integer("bench.offload.payload.bytes", 1024);
@@ -66,7 +72,8 @@ final class BenchConfig {
     Map<String, String> describe() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("runs", runs + " measured after " + warmups + " warm-up");
-        m.put("offload", Table.bytes(offloadBytes) + " of sealed segments of " + Table.bytes(offloadSegmentBytes)
+        m.put("offload", Table.bytes(offloadBytes) + " of sealed segments of "
+                + String.join(" and of ", offloadSegmentSizes.stream().map(Table::bytes).toList())
                 + ", " + offloadShards + " shards, parallelism " + offloadParallelism + ", payloads of "
                 + offloadPayloadBytes + " B");
         m.put("reads", randomReads + " random single-record reads per run, chunks of " + Table.bytes(chunkBytes));

@@ -9,6 +9,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -103,15 +104,29 @@ public final class BenchMain {
 
     // ------------------------------------------------------------------ 1 and 2
 
-    private void remote() throws IOException {
-        int sealedPerShard = (int) Math.max(1, Math.round(config.offloadBytes / (double) config.offloadSegmentBytes
+    private RootGenerator.Root root(long segmentBytes, boolean first) throws IOException {
+        int sealedPerShard = (int) Math.max(1, Math.round(config.offloadBytes / (double) segmentBytes
                 / config.offloadShards));
         System.out.println("generating the data root (" + config.offloadShards + " shards x " + sealedPerShard
-                + " sealed segments of " + Table.bytes(config.offloadSegmentBytes) + ") ...");
-        RootGenerator.Root root = RootGenerator.generate(config.work.resolve("offload-root"), config.offloadShards,
-                sealedPerShard, config.offloadSegmentBytes, config.offloadPayloadBytes);
+                + " sealed segments of " + Table.bytes(segmentBytes) + ") ...");
+        return RootGenerator.generate(config.work.resolve(first ? "offload-root" : "offload-root-" + segmentBytes),
+                config.offloadShards, sealedPerShard, segmentBytes, config.offloadPayloadBytes);
+    }
+
+    private void remote() throws IOException {
+        RootGenerator.Root root = root(config.offloadSegmentBytes, true);
+        Map<Long, RootGenerator.Root> shapes = new LinkedHashMap<>();
+        shapes.put(config.offloadSegmentBytes, root);
+        if (config.runs("offload")) {
+            for (long size : config.offloadSegmentSizes) {
+                if (!shapes.containsKey(size)) {
+                    shapes.put(size, root(size, false));
+                }
+            }
+        }
         OffloadSection.Rclone rclone = new OffloadSection.Rclone(config.rclone, config.work);
-        List<OffloadSection.Result> offload = new ArrayList<>();
+        Map<Long, List<OffloadSection.Result>> offload = new LinkedHashMap<>();
+        shapes.keySet().forEach(size -> offload.put(size, new ArrayList<>()));
         List<ReadsSection.Result> reads = new ArrayList<>();
         List<HttpClientSection.Result> http = new ArrayList<>();
         for (String name : config.servers) {
@@ -121,13 +136,16 @@ public final class BenchMain {
             System.out.println("starting " + name + " ...");
             try (S3ServerProcess server = S3ServerProcess.start(name, dir)) {
                 if (config.runs("offload")) {
-                    try {
-                        offload.add(new OffloadSection(config, root, rclone).run(server));
-                    } catch (IOException | RuntimeException e) {
-                        e.printStackTrace();
-                        OffloadSection.Result failed = new OffloadSection.Result(server.label());
-                        failed.failures.put("all", e.toString());
-                        offload.add(failed);
+                    for (Map.Entry<Long, RootGenerator.Root> shape : shapes.entrySet()) {
+                        try {
+                            offload.get(shape.getKey()).add(new OffloadSection(config, shape.getValue(), shape.getKey(),
+                                    rclone).run(server));
+                        } catch (IOException | RuntimeException e) {
+                            e.printStackTrace();
+                            OffloadSection.Result failed = new OffloadSection.Result(server.label());
+                            failed.failures.put("all", e.toString());
+                            offload.get(shape.getKey()).add(failed);
+                        }
                     }
                 }
                 if (config.runs("reads")) {
@@ -146,7 +164,12 @@ public final class BenchMain {
             }
         }
         if (config.runs("offload")) {
-            emit(Report.offload(config, root, rclone, offload));
+            emit("## 1. Offload throughput\n\n");
+            char part = 'a';
+            for (Map.Entry<Long, RootGenerator.Root> shape : shapes.entrySet()) {
+                emit(Report.offload(config, shape.getValue(), shape.getKey(), "1" + part++, rclone,
+                        offload.get(shape.getKey())));
+            }
         }
         if (config.runs("reads")) {
             emit(Report.reads(config, reads));

@@ -7,14 +7,13 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
 import software.amazon.awssdk.http.crt.AwsCrtHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
-import software.amazon.awssdk.services.s3.auth.scheme.S3AuthSchemeProvider;
+import dev.felix.offload.store.s3.UnsignedBodySigning;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -199,11 +198,8 @@ final class HttpClientSection {
                 .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 .httpClientBuilder(http);
         if (side.endsWith("unsigned payload")) {
-            S3AuthSchemeProvider defaults = S3AuthSchemeProvider.defaultProvider();
-            b.authSchemeProvider(params -> defaults.resolveAuthScheme(params).stream()
-                    .map(o -> o.toBuilder().putSignerProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, false)
-                            .build())
-                    .toList());
+            // The SDK's signer hashes every body over plain HTTP whatever its settings say; this one does not.
+            b.putAuthScheme(new UnsignedBodySigning());
         }
         return b.build();
     }

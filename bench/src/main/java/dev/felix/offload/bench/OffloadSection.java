@@ -54,6 +54,7 @@ final class OffloadSection {
 
     private final BenchConfig config;
     private final RootGenerator.Root root;
+    private final long segmentBytes;
     private final Rclone rclone;
 
     /** What one server's runs measured. */
@@ -70,9 +71,10 @@ final class OffloadSection {
         }
     }
 
-    OffloadSection(BenchConfig config, RootGenerator.Root root, Rclone rclone) {
+    OffloadSection(BenchConfig config, RootGenerator.Root root, long segmentBytes, Rclone rclone) {
         this.config = config;
         this.root = root;
+        this.segmentBytes = segmentBytes;
         this.rclone = rclone;
     }
 
@@ -101,7 +103,7 @@ final class OffloadSection {
         }
         S3Client client = server.client(config.offloadParallelism * 2 + 16);
         // b1: the same store with its multipart threshold above the segment size, so each segment is one PUT.
-        long threshold = Math.max(2 * config.offloadSegmentBytes, 64L * 1024 * 1024);
+        long threshold = Math.max(2 * segmentBytes, 64L * 1024 * 1024);
         try (ObjectStore store = AwsSdkWire.store(server.settings(bucket));
              ObjectStore singlePut = AwsSdkWire.store(server.settings(bucket).toBuilder()
                      .multipart(threshold, 16L * 1024 * 1024, 4).build())) {

@@ -49,22 +49,26 @@ final class Report {
 
             """;
 
-    static String offload(BenchConfig config, RootGenerator.Root root, OffloadSection.Rclone rclone,
-                          List<OffloadSection.Result> results) {
-        StringBuilder sb = new StringBuilder("## 1. Offload throughput\n\n");
+    static String offload(BenchConfig config, RootGenerator.Root root, long segmentBytes, String number,
+                          OffloadSection.Rclone rclone, List<OffloadSection.Result> results) {
+        StringBuilder sb = new StringBuilder("### " + number + ". Segments of " + Table.bytes(segmentBytes) + "\n\n");
         sb.append(Table.f("%s of sealed segments (%d files of about %s, in %d shards, payloads of %d random bytes), "
                         + "moved to each server by:\n\n", Table.bytes(root.sealedBytes()), root.sealed().size(),
-                Table.bytes(config.offloadSegmentBytes), root.shards().size(), config.offloadPayloadBytes));
+                Table.bytes(segmentBytes), root.shards().size(), config.offloadPayloadBytes));
         sb.append("- **a**: plain AWS SDK v2 `PutObject` of each file (one PUT each), ")
                 .append(config.offloadParallelism).append(" files at a time, one long-lived client with the ")
                 .append("settings an S3-compatible server needs (path style, no aws-chunked checksum trailers) ")
-                .append("and the same Apache HTTP client as the project's store;\n");
+                .append("and the same Apache HTTP client as the project's store (over plain HTTP the SDK signs ")
+                .append("each body's SHA-256);\n");
         sb.append("- **b**: one offload pass (`OffloadPass`, what `felix-offload offload` runs) with the CLI's ")
                 .append("defaults: `--verify auto`, `--parallelism ").append(config.offloadParallelism)
                 .append("` (shards at a time), the store an `s3://` URI gives by default (multipart above 64 MiB ")
-                .append("in 16 MiB parts, 4 at a time); each segment is fully scanned and CRC-checked, its index ")
-                .append("rebuilt and uploaded, the segment uploaded with its CRC32, verified, and recorded in the ")
-                .append("manifest (fsync);\n");
+                .append("in 16 MiB parts, 4 at a time); one read of each segment checks every record and builds its ")
+                .append("index, CRC32 and MD5s; the index and the segment are uploaded create-only (a HEAD first ")
+                .append("where the server ignores `If-None-Match`), with uploads of several segments in flight up to ")
+                .append("256 MiB; each copy is proven (the server checked its Content-MD5 and answered it as the ETag, ")
+                .append("or keeps a CRC32 it checked, or else a read-back) and recorded in the manifest (fsync), ")
+                .append("oldest first, those that ended together in one write;\n");
         sb.append("- **c**: `rclone copy --transfers ").append(config.offloadParallelism).append("` of the same files ")
                 .append(rclone.available() ? "(" + rclone.version() + ", defaults otherwise: single PUT below its "
                         + "200 MiB cutoff, MD5 compared with the ETag), `AWS_CA_BUNDLE` unset, timed from process "
@@ -196,8 +200,10 @@ final class Report {
         sb.append(Table.f("The same %s of sealed segment files put (one PUT each) and then fetched whole, %d at a "
                 + "time, by one SDK client per side, each configured as the store configures its own (path style, no "
                 + "aws-chunked bodies, no SDK checksums) and differing in one thing. Over plain HTTP the SDK signs "
-                + "each body's SHA-256 (reading it twice); unsigned, it sends `UNSIGNED-PAYLOAD`, as it does over "
-                + "HTTPS. The baseline is what the store does today: **%s**. MiB/s: median (slowest–fastest); "
+                + "each body's SHA-256 (reading it twice), whatever its payload-signing setting says; the unsigned "
+                + "sides sign with the store's `UnsignedBodySigning` (every header, `UNSIGNED-PAYLOAD` for the body, "
+                + "as over HTTPS), which the store uses for bodies whose Content-MD5 the server checks (here the "
+                + "bodies carry none, so this is the client's cost alone). The baseline is what the store does today: **%s**. MiB/s: median (slowest–fastest); "
                 + "ratios of MiB/s to the baseline within a run, median over runs.\n\n",
                 Table.bytes(root.sealedBytes()), config.offloadParallelism, HttpClientSection.BASELINE));
         Table t = new Table("server", "client", "PUT MiB/s", "PUT / baseline", "GET MiB/s", "GET / baseline");

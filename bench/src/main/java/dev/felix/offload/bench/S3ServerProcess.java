@@ -23,6 +23,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -158,8 +159,13 @@ final class S3ServerProcess implements AutoCloseable {
         return "s3://" + bucket + "?endpoint=" + endpoint + "&region=" + region + "&path-style=true";
     }
 
+    /** Creates {@code bucket} unless this server already has it (a section run once per segment size). */
     void createBucket(String bucket) {
-        admin().createBucket(b -> b.bucket(bucket));
+        try {
+            admin().headBucket(b -> b.bucket(bucket));
+        } catch (NoSuchBucketException absent) {
+            admin().createBucket(b -> b.bucket(bucket));
+        }
     }
 
     /** Deletes every object under {@code prefix} in {@code bucket}. */

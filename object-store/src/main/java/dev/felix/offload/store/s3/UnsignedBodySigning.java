@@ -16,9 +16,10 @@ import software.amazon.awssdk.identity.spi.IdentityProviders;
  * SigV4 that signs every header but leaves the body out ({@code x-amz-content-sha256:
  * UNSIGNED-PAYLOAD}), also over plain HTTP, where the SDK's own signer always hashes a body. Used
  * only for upload requests whose {@code Content-MD5} a server was seen to check: that signed header
- * binds the body instead, without a second read of it.
+ * binds the body instead, without a second read of it. (Public for the benchmark's HTTP-client
+ * section, which puts it beside the SDK's own signing.)
  */
-final class UnsignedBodySigning implements AwsV4AuthScheme {
+public final class UnsignedBodySigning implements AwsV4AuthScheme {
     private final AwsV4AuthScheme standard = AwsV4AuthScheme.create();
     private final AwsV4HttpSigner signer = new HeadersOnly(standard.signer());
 
