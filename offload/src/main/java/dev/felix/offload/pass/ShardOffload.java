@@ -468,6 +468,11 @@ public final class ShardOffload {
             return CopyProofKind.NONE;
         }
         if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
+            // The server checked the MD5s taken in the same read as crc (the store checked crc against
+            // that read) and answered the ETag they predict: nothing to ask or read back.
+            if (mode == VerifyMode.AUTO && put != null && put.contentMd5Proven() && put.size() == size) {
+                return CopyProofKind.CONTENT_MD5;
+            }
             // A stored CRC32 is the server's word only where it was seen to refuse a wrong one; a server
             // that keeps the header unchecked answers back what it was sent, whatever it stored.
             java.util.Set<StoreCapability> caps = store.capabilities();
@@ -481,11 +486,6 @@ public final class ShardOffload {
                     check(key, by.label().replace('-', ' '), head.size(), head.crc32().getAsLong(), size, crc);
                     return by;
                 }
-            }
-            // The server checked the MD5s taken in the same read as crc (the store checked crc against
-            // that read) and answered the ETag they predict: nothing to read back.
-            if (mode == VerifyMode.AUTO && put != null && put.contentMd5Proven() && put.size() == size) {
-                return CopyProofKind.CONTENT_MD5;
             }
             if (mode == VerifyMode.SERVER_CHECKSUM) {
                 throw new IllegalStateException("verify=server-checksum, but " + store.describe()

@@ -103,10 +103,17 @@ class OffloadOnS3Test {
 
     static Stream<Arguments> multipartBackends() {
         return Stream.of(
-                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), "server-checksum"),
-                Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), "server-checksum"),
-                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false), "content-md5"),
-                Arguments.of(new Backend("MinIO client on S3Proxy", S3Servers.s3proxy(), true), "content-md5"));
+                // auto takes the put's own answer where it proves the copy, before asking for a kept CRC32
+                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), VerifyMode.AUTO, "content-md5"),
+                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), VerifyMode.SERVER_CHECKSUM,
+                        "server-checksum"),
+                Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), VerifyMode.AUTO,
+                        "content-md5"),
+                Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), VerifyMode.SERVER_CHECKSUM,
+                        "server-checksum"),
+                Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false), VerifyMode.AUTO, "content-md5"),
+                Arguments.of(new Backend("MinIO client on S3Proxy", S3Servers.s3proxy(), true), VerifyMode.AUTO,
+                        "content-md5"));
     }
 
     static Stream<Arguments> s3proxyClients() {
@@ -160,10 +167,10 @@ class OffloadOnS3Test {
      * Segments larger than the multipart threshold go up in parts; where the server keeps part CRC32s the
      * pass proves them without reading them back, and where it keeps none it reads them back.
      */
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0}, verify {1}")
     @MethodSource("multipartBackends")
-    void multipartSegmentsAreProvenByTheServerWhereItKeepsPartChecksums(Backend backend, String provenBy)
-            throws Exception {
+    void multipartSegmentsAreProvenByTheServerWhereItKeepsPartChecksums(Backend backend, VerifyMode verify,
+            String provenBy) throws Exception {
         Path root = Files.createDirectories(tmp.resolve("root"));
         Path dir = root.resolve(new dev.felix.offload.log.ShardKey("acme", "default", "big", 0).directoryName());
         java.util.SplittableRandom random = new java.util.SplittableRandom(24);
@@ -178,7 +185,7 @@ class OffloadOnS3Test {
         String bucket = backend.server().createBucket("parts");
         var parted = backend.server().settings(bucket).prefix("tiered").multipart(5L << 20, 5L << 20, 2).build();
         try (ObjectStore store = backend.minioClient() ? MinioWire.store(parted) : AwsSdkWire.store(parted)) {
-            PassReport report = new OffloadPass(new DataRoot(root), store, settings(), StepHook.none(),
+            PassReport report = new OffloadPass(new DataRoot(root), store, settings().withVerify(verify), StepHook.none(),
                     Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
             assertThat(report.complete()).as(report.toString()).isTrue();
             List<SegmentUpload> uploads = report.shards().get(0).uploaded();
