@@ -63,8 +63,12 @@ public final class ChunkCache {
         }
     }
 
-    /** Read-ahead of 4 chunks (16 MiB with the default chunk size). */
-    public static final int DEFAULT_READ_AHEAD_CHUNKS = 4;
+    /**
+     * Read-ahead of 8 chunks (32 MiB with the default chunk size), or as many as fit in half the
+     * cache. Measured on S3Proxy, each ranged GET costs a fixed ~5-10 ms beyond its bytes (8 GETs of
+     * 4 MiB took twice as long as one of 32 MiB), so a sequential reader is served by few large GETs.
+     */
+    public static final int DEFAULT_READ_AHEAD_CHUNKS = 8;
     /** At most this many chunks in one ranged GET. */
     static final int MAX_CHUNKS_PER_GET = 8;
 
@@ -77,7 +81,7 @@ public final class ChunkCache {
     private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
 
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes) {
-        this(store, chunkBytes, maxBytes, DEFAULT_READ_AHEAD_CHUNKS);
+        this(store, chunkBytes, maxBytes, (int) Math.min(DEFAULT_READ_AHEAD_CHUNKS, Math.max(0, maxBytes / 2 / chunkBytes)));
     }
 
     /** {@code readAheadChunks} 0 turns read-ahead off. */
@@ -277,6 +281,27 @@ public final class ChunkCache {
             s.ahead = to;
         }
         fetchAhead(next, 0, to);
+    }
+
+    /**
+     * For a reader that has said it wants more than a chunk from {@code position} (a read with a
+     * large budget): starts the window at the chunk holding {@code position}, that chunk and the
+     * next ones in one ranged GET, instead of waiting to see the reader step into a second chunk.
+     * A read that wants no more than a chunk asks for nothing ahead.
+     */
+    public void expect(ObjectIdentity object, long position, long bytes) {
+        if (readAheadChunks == 0 || bytes <= chunkBytes || position < 0 || position >= object.size()) {
+            return;
+        }
+        long index = position / chunkBytes;
+        long wanted = (position - index * chunkBytes + bytes + chunkBytes - 1) / chunkBytes;
+        long to = Math.min(index + Math.min(readAheadChunks, wanted) - 1, lastChunk(object));
+        Stream s = streams.get(object, o -> new Stream(index, index - 1));
+        synchronized (s) {
+            s.last = index;
+            s.ahead = s.ahead >= index ? Math.max(s.ahead, to) : to;
+        }
+        fetchAhead(object, index, to); // chunks already cached or in flight are skipped
     }
 
     /** Whether a reader has been moving through {@code object} chunk after chunk. */
