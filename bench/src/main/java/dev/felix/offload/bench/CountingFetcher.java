@@ -55,6 +55,14 @@ final class CountingFetcher implements ObjectFetcher {
     }
 
     @Override
+    public void readRangeInto(String key, ByteRange range, java.util.List<byte[]> targets,
+            java.util.function.IntConsumer filled) throws StoreException {
+        gets.increment();
+        store.readRangeInto(key, range, targets, filled);
+        bytes.add(range.length());
+    }
+
+    @Override
     public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
         gets.increment();
         byte[] b = store.readAll(key, maxSize, expectedCrc32);

@@ -82,6 +82,15 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
     }
 
     @Override
+    public void readRangeInto(String key, ByteRange range, java.util.List<byte[]> targets,
+            java.util.function.IntConsumer filled) throws StoreException {
+        observed("get", () -> {
+            store.readRangeInto(key, range, targets, filled);
+            return null;
+        });
+    }
+
+    @Override
     public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
         return observed("get", () -> store.readAll(key, maxSize, expectedCrc32));
     }

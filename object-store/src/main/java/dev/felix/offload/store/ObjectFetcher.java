@@ -1,6 +1,8 @@
 package dev.felix.offload.store;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.function.IntConsumer;
 import java.util.OptionalLong;
 
 /**
@@ -29,6 +31,40 @@ public interface ObjectFetcher {
 
     /** Exactly the bytes of {@code range}. */
     byte[] readRange(String key, ByteRange range) throws StoreException;
+
+    /**
+     * The bytes of {@code range} into {@code targets}, one after another, each filled whole: what
+     * {@link #readRange} answers, for a caller that keeps the range in pieces (a cache of chunks), so
+     * no array of the whole range is made and copied. The targets' lengths must add up to the range's
+     * length. {@code filled} hears the index of each target as soon as it holds its bytes, in order,
+     * so a reader can use the first pieces while the rest are still arriving; a target it has heard
+     * of is never written again (a retry asks only for the rest). On failure the targets not heard
+     * of hold no defined bytes. This default reads the range and copies it; a store that streams
+     * bodies fills the targets from the response directly.
+     */
+    default void readRangeInto(String key, ByteRange range, List<byte[]> targets, IntConsumer filled)
+            throws StoreException {
+        checkTargets(range, targets);
+        byte[] all = readRange(key, range);
+        int at = 0;
+        for (int i = 0; i < targets.size(); i++) {
+            byte[] t = targets.get(i);
+            System.arraycopy(all, at, t, 0, t.length);
+            at += t.length;
+            filled.accept(i);
+        }
+    }
+
+    /** Refuses targets whose lengths do not add up to the range's. */
+    static void checkTargets(ByteRange range, List<byte[]> targets) {
+        long total = 0;
+        for (byte[] t : targets) {
+            total += t.length;
+        }
+        if (total != range.length()) {
+            throw new IllegalArgumentException("targets of " + total + " bytes for a range of " + range.length());
+        }
+    }
 
     /** The whole object into memory, refused when larger than {@code maxSize} bytes. */
     byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException;

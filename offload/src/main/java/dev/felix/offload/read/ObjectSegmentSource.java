@@ -39,6 +39,9 @@ final class ObjectSegmentSource implements SegmentSource {
     private final ObjectFetcher store;
     private final ChunkCache chunks;
     private final CorruptionSite site;
+    /** The chunk the scan is reading in, and its index. */
+    private byte[] held;
+    private long heldIndex = -1;
 
     ObjectSegmentSource(String shard, ObjectIdentity object, ObjectFetcher store, ChunkCache chunks, CorruptionSite site) {
         this.shard = shard;
@@ -58,10 +61,31 @@ final class ObjectSegmentSource implements SegmentSource {
      * than the copy that was verified: damage to report as such (naming the key and byte), not a
      * store failure.
      */
+    /**
+     * A view of the chunk the bytes lie in (a copy only for bytes spanning chunks). The chunk the scan
+     * is in is kept here, so the records inside it cost no lookup in the cache; it is dropped when
+     * the scan moves on or asks for a refetch.
+     */
     @Override
     public ByteBuffer read(long position, int length) throws IOException, CorruptionException {
         try {
-            return ByteBuffer.wrap(chunks.read(object, position, length));
+            if (position < 0 || length < 0 || position + length > object.size()) {
+                throw new IllegalArgumentException("range " + position + "+" + length + " outside " + object.key()
+                        + " of " + object.size() + " bytes");
+            }
+            int chunkBytes = chunks.chunkBytes();
+            long index = position / chunkBytes;
+            int from = (int) (position - index * chunkBytes);
+            if (from + (long) length > chunkBytes) {
+                held = null;
+                return chunks.view(object, position, length);
+            }
+            if (index != heldIndex || held == null) {
+                held = null; // not kept past a failed fetch
+                held = chunks.chunk(object, index);
+                heldIndex = index;
+            }
+            return ByteBuffer.wrap(held, from, length).slice();
         } catch (InvalidRangeException e) {
             long actual;
             try {
@@ -80,6 +104,7 @@ final class ObjectSegmentSource implements SegmentSource {
     @Override
     public boolean refetch(CorruptionException failure) {
         LOG.warn("{}: {}; fetching the bytes again", shard, failure.getMessage());
+        held = null;
         chunks.invalidate(object, failure.site().position(), RecordCodec.MAX_HEADER_LENGTH + RecordCodec.MAX_PAYLOAD_BYTES);
         return true;
     }

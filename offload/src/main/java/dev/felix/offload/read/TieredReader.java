@@ -20,6 +20,7 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestLookup;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
@@ -79,6 +80,13 @@ public final class TieredReader {
             .weigher((ObjectIdentity k, SegmentIndex v) -> INDEX_OVERHEAD_BYTES + v.size() * INDEX_ENTRY_BYTES)
             .build();
     private final Cache<ObjectIdentity, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
+    /**
+     * Where the last read of each object stopped: the offset it would have taken next and that
+     * record's byte position. A sequential reader's next read starts there without the index (one
+     * GET fewer per object); like an index entry the point is checked, not trusted. Dropped with the
+     * indexes.
+     */
+    private final Cache<ObjectIdentity, IndexedScan.Entry> resumePoints = Caffeine.newBuilder().maximumSize(1024).build();
     private volatile Manifest manifest;
     private volatile FileTime manifestTime;
     private volatile long manifestSize = -1;
@@ -129,6 +137,7 @@ public final class TieredReader {
             // whatever was learnt of the objects the old manifest named may describe another history now
             indexes.invalidateAll();
             headers.invalidateAll();
+            resumePoints.invalidateAll();
             manifest = ManifestStore.read(shardDir);
             manifestTime = time;
             manifestSize = size;
@@ -278,24 +287,45 @@ public final class TieredReader {
         ObjectIdentity object = ObjectIdentity.of(entry);
         String key = entry.objectKey();
         CorruptionSite site = CorruptionSite.inFile(shard, key, 0);
-        SegmentHeader header = headerOf(object, site);
+        IndexedScan.Entry start;
+        IndexedScan.Entry resume = resumePoints.getIfPresent(object);
+        if (want == entry.baseOffset()) {
+            start = IndexedScan.Entry.NONE; // the first record: no index is needed to find it
+        } else if (resume != null && resume.offset() == want) {
+            start = resume; // where the previous read of this object stopped
+        } else {
+            SegmentIndex index = indexFor(object, entry);
+            int e = index.entryAtOrBelow(want);
+            start = e < 0 ? IndexedScan.Entry.NONE : new IndexedScan.Entry(index.offsetAt(e), index.positionAt(e));
+        }
+        long startAt = start == IndexedScan.Entry.NONE ? SegmentHeader.LENGTH : start.position();
+        if (budget.maxRecords > 1) {
+            // A reader asking for more than a chunk is read ahead from its first chunk on (before the
+            // header, which may come from that chunk).
+            chunks.expect(object, startAt, budget.bytesLeft());
+        }
+        SegmentHeader header = headerOf(object, site, startAt);
         if (header.baseOffset() != entry.baseOffset()) {
             throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(SegmentHeader.BASE_OFFSET_OFFSET),
                     "object begins at offset " + Long.toUnsignedString(header.baseOffset()) + ", its manifest entry at "
                             + Long.toUnsignedString(entry.baseOffset()));
         }
-        SegmentIndex index = indexFor(object, entry);
-        int e = index.entryAtOrBelow(want);
-        IndexedScan.Entry start = e < 0 ? IndexedScan.Entry.NONE
-                : new IndexedScan.Entry(index.offsetAt(e), index.positionAt(e));
+        ObjectSink sink = new ObjectSink(entry, object, budget);
+        boolean fromResume = start == resume && resume != null;
         try {
             IndexedScan.Outcome outcome = IndexedScan.read(
                     () -> SegmentScanner.over(new ObjectSegmentSource(shard, object, store, chunks, site), site, header),
-                    start, want, new ObjectSink(entry, object, budget), (bad, why) -> {
-                        LOG.warn("{}: index of {} points at no valid record at byte {}; scanning from the start", shard,
-                                key, bad.position());
-                        indexes.put(object, empty(entry));
+                    start, want, sink, (bad, why) -> {
+                        LOG.warn("{}: {} of {} points at no valid record at byte {}; scanning from the start", shard,
+                                fromResume ? "the last read's stop point" : "the index", key, bad.position());
+                        if (!fromResume) {
+                            indexes.put(object, empty(entry));
+                        }
+                        resumePoints.invalidate(object);
                     });
+            if (outcome.stopped() && sink.lastEnd > 0) {
+                resumePoints.put(object, new IndexedScan.Entry(outcome.nextOffset(), sink.lastEnd));
+            }
             return outcome.stopped() ? outcome.nextOffset() : entry.lastOffset() + 1;
         } catch (ObjectSegmentSource.StoreFailure failure) {
             throw failure.storeCause();
@@ -309,6 +339,8 @@ public final class TieredReader {
         private final Budget budget;
         private final long lastChunkStart;
         private boolean handedOn;
+        /** Where the last record taken ends; 0 before any. */
+        long lastEnd;
 
         ObjectSink(ManifestEntry entry, ObjectIdentity object, Budget budget) {
             this.entry = entry;
@@ -331,6 +363,7 @@ public final class TieredReader {
         @Override
         public void take(Record record, long end) {
             budget.take(record, true);
+            lastEnd = end;
             remoteRecordBytes += record.encodedLength();
             if (!handedOn && end >= lastChunkStart && chunks.sequential(object)) {
                 handedOn = true;
@@ -352,24 +385,42 @@ public final class TieredReader {
     }
 
     /**
-     * The object's segment header, by a ranged GET of its 32 bytes (not a whole chunk), fetched once
-     * more if it does not decode, and kept.
+     * The object's segment header, kept once read. When the scan starts in the object's first chunk,
+     * which it is about to fetch anyway (a sequential reader has it under way already), the header
+     * comes from that chunk; otherwise by a ranged GET of its 32 bytes, not a whole chunk. Either is
+     * read once more if it does not decode (the chunk dropped first).
      */
-    private SegmentHeader headerOf(ObjectIdentity object, CorruptionSite site) throws StoreException, CorruptionException {
+    private SegmentHeader headerOf(ObjectIdentity object, CorruptionSite site, long scanStart)
+            throws StoreException, CorruptionException {
         SegmentHeader cached = headers.getIfPresent(object);
         if (cached != null) {
             return cached;
         }
         String key = object.key();
-        ByteRange range = ByteRange.of(0, (int) Math.min(SegmentHeader.LENGTH, object.size()));
+        int length = (int) Math.min(SegmentHeader.LENGTH, object.size());
+        boolean fromChunk = scanStart < chunks.chunkBytes();
         SegmentHeader header;
         try {
-            header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
+            header = SegmentHeader.decode(headerBytes(object, length, fromChunk), site);
         } catch (CorruptionException first) {
-            header = SegmentHeader.decode(ByteBuffer.wrap(store.readRange(key, range)), site);
+            if (fromChunk) {
+                chunks.invalidate(object, 0, length);
+            }
+            header = SegmentHeader.decode(headerBytes(object, length, fromChunk), site);
         }
         headers.put(object, header);
         return header;
+    }
+
+    private ByteBuffer headerBytes(ObjectIdentity object, int length, boolean fromChunk) throws StoreException {
+        if (fromChunk) {
+            try {
+                return chunks.view(object, 0, length);
+            } catch (InvalidRangeException shorter) {
+                // the object is shorter than its entry says: the scan reports that as damage, naming the byte
+            }
+        }
+        return ByteBuffer.wrap(store.readRange(object.key(), ByteRange.of(0, length)));
     }
 
     private SegmentIndex indexFor(ObjectIdentity object, ManifestEntry entry) {

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ChunkCacheTest {
 
     /** An in-memory object whose ranged GETs are counted and can be held back. */
-    static final class CountingFetcher implements ObjectFetcher {
+    static class CountingFetcher implements ObjectFetcher {
         final byte[] object;
         final AtomicInteger gets = new AtomicInteger();
         volatile CountDownLatch gate = new CountDownLatch(0);
@@ -163,5 +163,70 @@ class ChunkCacheTest {
         assertThat(f.gets.get()).as("four chunks in one GET").isEqualTo(1);
         assertThat(cache.read(next, 0, 4 * 4096)).isEqualTo(Arrays.copyOfRange(f.object, 0, 4 * 4096));
         assertThat(cache.sequential(next)).isTrue();
+    }
+
+    @Test
+    void aViewInsideOneChunkSharesItsBytesAndCoversExactlyTheRange() throws StoreException {
+        CountingFetcher f = new CountingFetcher(3 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 0);
+        ObjectIdentity k = new ObjectIdentity("k", 3 * 4096, 1);
+        java.nio.ByteBuffer a = cache.view(k, 4096 + 100, 50);
+        java.nio.ByteBuffer b = cache.view(k, 4096 + 3000, 1096);
+        assertThat(a.remaining()).isEqualTo(50);
+        assertThat(a.capacity()).as("nothing of the chunk beyond the range is reachable").isEqualTo(50);
+        byte[] got = new byte[50];
+        a.duplicate().get(got);
+        assertThat(got).isEqualTo(Arrays.copyOfRange(f.object, 4196, 4246));
+        assertThat(a.array()).as("a view of the cached chunk, not a copy").isSameAs(b.array());
+        assertThat(f.gets.get()).isEqualTo(1);
+        // across a chunk boundary: the bytes assembled, still exactly the range
+        java.nio.ByteBuffer spanning = cache.view(k, 4096 - 10, 20);
+        byte[] across = new byte[spanning.remaining()];
+        spanning.get(across);
+        assertThat(across).isEqualTo(Arrays.copyOfRange(f.object, 4086, 4106));
+    }
+
+    @Test
+    void aChunkOfAReadAheadGetIsServedBeforeTheRestOfItsResponseArrives() throws Exception {
+        CountDownLatch rest = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        CountingFetcher f = new CountingFetcher(10 * 4096) {
+            @Override
+            public void readRangeInto(String key, ByteRange range, List<byte[]> targets,
+                    java.util.function.IntConsumer filled) {
+                runs.incrementAndGet();
+                int at = (int) range.offset();
+                for (int i = 0; i < targets.size(); i++) {
+                    if (i == 1) {
+                        try {
+                            rest.await(30, TimeUnit.SECONDS); // the rest of the body is still on the wire
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    System.arraycopy(object, at, targets.get(i), 0, targets.get(i).length);
+                    at += targets.get(i).length;
+                    filled.accept(i);
+                }
+            }
+        };
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 10 * 4096, 1);
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        try {
+            cache.read(k, 0, 10);
+            cache.read(k, 4096, 10); // sequential: chunks 2..5 asked for in one GET
+            Future<byte[]> third = reader.submit(() -> cache.read(k, 2 * 4096, 4096));
+            assertThat(third.get(10, TimeUnit.SECONDS)).as("chunk 2 while 3..5 are held back")
+                    .isEqualTo(Arrays.copyOfRange(f.object, 2 * 4096, 3 * 4096));
+            assertThat(runs.get()).isEqualTo(1);
+            rest.countDown();
+            assertThat(reader.submit(() -> cache.read(k, 3 * 4096, 3 * 4096)).get(10, TimeUnit.SECONDS))
+                    .isEqualTo(Arrays.copyOfRange(f.object, 3 * 4096, 6 * 4096));
+            assertThat(f.gets.get()).as("chunks 0 and 1 on demand only").isEqualTo(2);
+        } finally {
+            rest.countDown();
+            reader.shutdownNow();
+        }
     }
 }

@@ -9,6 +9,7 @@ import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.KeyRules;
 import dev.felix.offload.store.ListPage;
+import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
@@ -313,6 +314,39 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
                             + range.length() + " bytes asked for", key, null, null);
                 }
                 return out;
+            } finally {
+                release(in, complete);
+            }
+        });
+    }
+
+    @Override
+    public void readRangeInto(String key, ByteRange range, List<byte[]> targets, java.util.function.IntConsumer filled)
+            throws StoreException {
+        ObjectFetcher.checkTargets(range, targets);
+        KeyRules.check(key);
+        String fullKey = settings.fullKey(key);
+        int[] done = {0}; // targets filled by earlier attempts: a retry asks for the rest only
+        call("ranged get", key, () -> {
+            long skipped = 0;
+            for (int i = 0; i < done[0]; i++) {
+                skipped += targets.get(i).length;
+            }
+            ByteRange rest = ByteRange.of(range.offset() + skipped, (int) (range.length() - skipped));
+            S3Wire.Body in = wire.getObject(fullKey, rest, false);
+            boolean complete = false;
+            try {
+                ResponseChecks.rangeAnswer(key, rest, in.contentRange(), in.contentLength());
+                while (done[0] < targets.size()) {
+                    ResponseChecks.readFully(key, in.stream(), targets.get(done[0]));
+                    filled.accept(done[0]++);
+                }
+                complete = in.stream().read() < 0;
+                if (!complete) {
+                    throw new TransientStoreException("ranged get of key '" + key + "' returned more than the "
+                            + rest.length() + " bytes asked for", key, null, null);
+                }
+                return null;
             } finally {
                 release(in, complete);
             }

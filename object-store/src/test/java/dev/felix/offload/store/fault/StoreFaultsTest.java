@@ -237,6 +237,29 @@ abstract class StoreFaultsTest {
     }
 
     @Test
+    void aRangeReadIntoPiecesResumesAfterABrokenBodyAtTheFirstPieceNotHeard() throws Exception {
+        // four pieces of 10,000 bytes; the proxy cuts the first answer after half its body (two pieces)
+        proxy.inject("GET", key(FIXTURE), new TruncateBody(), 1);
+        java.util.List<byte[]> pieces = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            pieces.add(new byte[10_000]);
+        }
+        java.util.List<Integer> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.List<byte[]> asHeard = new java.util.ArrayList<>();
+        store.readRangeInto(FIXTURE, ByteRange.of(1000, 40_000), pieces, n -> {
+            heard.add(n);
+            asHeard.add(pieces.get(n).clone());
+        });
+        assertThat(heard).containsExactly(0, 1, 2, 3);
+        for (int i = 0; i < 4; i++) {
+            byte[] want = java.util.Arrays.copyOfRange(fixture, 1000 + i * 10_000, 1000 + (i + 1) * 10_000);
+            assertThat(pieces.get(i)).as("piece %d", i).isEqualTo(want);
+            assertThat(asHeard.get(i)).as("piece %d when it was handed over", i).isEqualTo(want);
+        }
+        assertThat(requests("GET", FIXTURE)).as("the first answer, then one for the rest").isEqualTo(2);
+    }
+
+    @Test
     void truncatedBodyIsRetriedAndNeverReturned() throws Exception {
         proxy.inject("GET", key(FIXTURE), new TruncateBody(), 1);
         assertThat(store.readAll(FIXTURE, fixture.length, OptionalLong.empty())).isEqualTo(fixture);
