@@ -36,6 +36,18 @@ final class Merge {
                 out.append(e.getValue());
             }
         }
+        for (Map.Entry<String, String> e : newParts.entrySet()) {
+            // a section the earlier run did not have (added since) goes after the others
+            if (e.getKey().matches("## \\d.*") && !oldParts.containsKey(e.getKey())) {
+                String body = e.getValue();
+                int firstLineEnd = body.indexOf('\n') + 1;
+                out.append(body, 0, firstLineEnd).append('\n')
+                        .append("*Run alone on ").append(when).append(" (median of ").append(runs)
+                        .append(" runs); new since the full run.*\n")
+                        .append(body.substring(firstLineEnd));
+                replaced.add(e.getKey().substring(3));
+            }
+        }
         String merged = out.toString().stripTrailing() + "\n";
         out = new StringBuilder(merged);
         int footer = old.lastIndexOf(FOOTER);
