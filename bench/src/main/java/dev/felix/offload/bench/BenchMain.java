@@ -141,7 +141,7 @@ public final class BenchMain {
                             offload.get(shape.getKey()).add(new OffloadSection(config, shape.getValue(), shape.getKey(),
                                     rclone).run(server));
                         } catch (IOException | RuntimeException e) {
-                            e.printStackTrace();
+                            System.out.println("  [offload " + name + "] failed: " + e);
                             OffloadSection.Result failed = new OffloadSection.Result(server.label());
                             failed.failures.put("all", e.toString());
                             offload.get(shape.getKey()).add(failed);
@@ -152,7 +152,7 @@ public final class BenchMain {
                     try {
                         reads.add(new ReadsSection(config, root).run(server));
                     } catch (IOException | RuntimeException e) {
-                        e.printStackTrace();
+                        System.out.println("  [reads " + name + "] failed: " + e);
                         ReadsSection.Result failed = new ReadsSection.Result(server.label());
                         failed.failure = e.toString();
                         reads.add(failed);
