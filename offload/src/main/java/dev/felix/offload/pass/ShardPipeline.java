@@ -81,6 +81,12 @@ final class ShardPipeline {
     private final Deque<InFlight> flying = new ArrayDeque<>();
     /** Set by the first commit that fails. */
     private Ending failed;
+    /**
+     * Set when an upload's own exception is thrown on from its commit: nothing younger than it may be
+     * recorded after that, or the manifest would skip the failed segment for good (entries only grow
+     * upwards, so a later pass would take it for older than the manifest).
+     */
+    private boolean thrown;
 
     ShardPipeline(ShardOffload owner, ManifestStore manifests, List<ShardOffload.Local> locals,
                   List<SegmentUpload> uploaded, List<Long> unlinked, InFlightUploads lanes) throws IOException {
@@ -231,7 +237,7 @@ final class ShardPipeline {
     private void commitEnded() throws IOException {
         List<InFlight> batch = new ArrayList<>();
         try {
-            while (failed == null && oldestEnded()) {
+            while (failed == null && !thrown && oldestEnded()) {
                 if (flying.peekFirst().failure != null) {
                     record(batch); // the older ones first
                     batch.clear();
@@ -247,7 +253,7 @@ final class ShardPipeline {
 
     /** Waits for every segment in flight and records them in order, up to the first failure. */
     private void commitAll() throws IOException {
-        while (failed == null && !flying.isEmpty()) {
+        while (failed == null && !thrown && !flying.isEmpty()) {
             lanes.awaitUntil(this::oldestEnded, true);
             commitEnded();
         }
@@ -271,12 +277,16 @@ final class ShardPipeline {
         } else if (failure instanceof ShardOffload.VerificationFailedException e) {
             failed = new Ending(e.getMessage(), new ShardStop.VerificationFailed(e.segment, e.attempts), pending);
         } else if (failure instanceof IOException e) {
+            thrown = true;
             throw e;
         } else if (failure instanceof RuntimeException e) {
+            thrown = true;
             throw e;
         } else if (failure instanceof Error e) {
+            thrown = true;
             throw e;
         } else {
+            thrown = true;
             throw new IllegalStateException("upload of segment " + f.seg.file().id() + " failed", failure);
         }
     }

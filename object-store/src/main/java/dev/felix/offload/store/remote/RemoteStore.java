@@ -299,25 +299,9 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
 
     @Override
     public byte[] readRange(String key, ByteRange range) throws StoreException {
-        KeyRules.check(key);
-        String fullKey = settings.fullKey(key);
-        return call("ranged get", key, () -> {
-            S3Wire.Body in = wire.getObject(fullKey, range, false);
-            boolean complete = false;
-            try {
-                ResponseChecks.rangeAnswer(key, range, in.contentRange(), in.contentLength());
-                byte[] out = new byte[range.length()];
-                ResponseChecks.readFully(key, in.stream(), out);
-                complete = in.stream().read() < 0;
-                if (!complete) {
-                    throw new TransientStoreException("ranged get of key '" + key + "' returned more than the "
-                            + range.length() + " bytes asked for", key, null, null);
-                }
-                return out;
-            } finally {
-                release(in, complete);
-            }
-        });
+        byte[] out = new byte[range.length()];
+        readRangeInto(key, range, List.of(out), filled -> { });
+        return out;
     }
 
     @Override
