@@ -87,6 +87,11 @@ final class S3ServerProcess implements AutoCloseable {
         }
         Path rgwDir = Files.createDirectories(dir).resolve("rgw");
         System.setProperty("felix.rgw.dir", rgwDir.toString());
+        // Room for a round's sides (a GiB each, deleted after each, freed by the gateway's collector a
+        // few seconds later) with margin; the OSD only takes the memory it holds data in.
+        if (System.getProperty("felix.rgw.memstore.bytes") == null) {
+            System.setProperty("felix.rgw.memstore.bytes", Long.toString(10L << 30));
+        }
         try {
             return new S3ServerProcess(RGW, CephRgw.server(), CephRgw::shutdown, rgwDir.resolve("log"));
         } catch (IllegalStateException e) {

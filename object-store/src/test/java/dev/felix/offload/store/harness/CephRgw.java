@@ -248,14 +248,39 @@ public final class CephRgw {
                 "[osd]",
                 "osd data = " + d + "/osd/$cluster-$id",
                 "osd objectstore = memstore",
-                "memstore device bytes = 4294967296",
+                // a cap, not a reservation: the OSD's memory grows with what is stored. The benchmark's
+                // runs store a GiB each and delete it after, and deleted data is freed only by the
+                // gateway's garbage collection (below), so 4 GiB filled up within a few runs.
+                "memstore device bytes = " + memstoreBytes(),
                 "[client.rgw.a]",
                 "rgw frontends = beast endpoint=127.0.0.1:" + rgwPort,
+                // deleted objects (and overwritten or aborted parts) wait two hours for the collector by
+                // default, for readers still on the old tail; nothing here reads that long, and a run
+                // that deletes what it wrote should get the memory back while the cluster lives
+                "rgw gc obj min wait = 5",
+                "rgw gc processor period = 10",
                 // radosgw asks for cephx and a secure monitor session on its own; without these two it
                 // cannot fetch its configuration from a cluster with authentication off
                 "auth client required = none",
                 "ms mon client mode = crc secure",
                 "");
+    }
+
+    /** The memstore's cap: {@code felix.rgw.memstore.bytes}, 4 GiB unless set (the benchmark sets more). */
+    static long memstoreBytes() {
+        String v = System.getProperty("felix.rgw.memstore.bytes");
+        if (v == null || v.isBlank()) {
+            return 4L << 30;
+        }
+        try {
+            long bytes = Long.parseLong(v.trim());
+            if (bytes < (1L << 30)) {
+                throw new IllegalArgumentException("felix.rgw.memstore.bytes must be at least 1 GiB (1073741824): " + v);
+            }
+            return bytes;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("felix.rgw.memstore.bytes is a number of bytes: " + v, e);
+        }
     }
 
     private Process daemon(String name, String... command) throws IOException {
