@@ -4,6 +4,7 @@ import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.s3.AwsSdkWire;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadPass;
@@ -38,7 +39,9 @@ import java.util.concurrent.TimeUnit;
  * PutObject calls with the same parallelism, (b) one offload pass with verification on (the CLI's
  * defaults: verify auto, two shards at a time), (b0) the same pass with verify none, to attribute
  * the cost of verifying, (b1) the same pass with a multipart threshold above the segment size (one
- * PUT per segment, as (a) does), to attribute the cost of multipart, and (c) {@code rclone copy}. Each run writes under a fresh key prefix, which
+ * PUT per segment, as (a) does), to attribute the cost of multipart, (c) {@code rclone copy} and, where the
+ * segments are above the store's multipart threshold, (c1) {@code rclone copy} sending them in the same parts
+ * as the pass, so what the server spends assembling parts is on both sides. Each run writes under a fresh key prefix, which
  * is deleted (untimed) after it; before each pass the shards' manifests are removed so every segment
  * is offloaded again.
  */
@@ -49,6 +52,7 @@ final class OffloadSection {
     static final String PASS_NO_VERIFY = "b0: offload, verify none";
     static final String PASS_SINGLE_PUT = "b1: offload, single PUT";
     static final String RCLONE = "c: rclone copy";
+    static final String RCLONE_PARTS = "c1: rclone, in the pass's parts";
     static final String PASS_JAR = "b2: the jar, -Xmx256m";
     private static final String NODE = "bench-node";
 
@@ -89,10 +93,19 @@ final class OffloadSection {
         if (config.offloadSinglePutSide) {
             sides.add(PASS_SINGLE_PUT);
         }
+        RemoteStoreSettings defaults = server.settings(bucket);
+        boolean parts = segmentBytes > defaults.multipartThreshold();
         if (rclone.available()) {
             sides.add(RCLONE);
+            if (parts) {
+                sides.add(RCLONE_PARTS);
+            }
         } else {
             result.failures.put(RCLONE, rclone.why());
+            result.failures.put(RCLONE_PARTS, rclone.why());
+        }
+        if (!parts) {
+            result.failures.put(RCLONE_PARTS, "not run: segments go in one PUT");
         }
         sides.add(PASS_JAR);
         if (!Files.isRegularFile(config.cliJar)) {
@@ -123,11 +136,16 @@ final class OffloadSection {
                             case PASS_NO_VERIFY -> pass(store, prefix, VerifyMode.NONE, null);
                             case PASS_SINGLE_PUT -> pass(singlePut, prefix, VerifyMode.AUTO,
                                     round >= 0 ? result.verifiedBySinglePut : null);
-                            case RCLONE -> rclone.copy(server, bucket, prefix, root, config.offloadParallelism);
+                            case RCLONE -> rclone.copy(server, bucket, prefix, root, config.offloadParallelism, List.of());
+                            case RCLONE_PARTS -> rclone.copy(server, bucket, prefix, root, config.offloadParallelism,
+                                    // rclone reads a bare number as KiB; B says bytes
+                                    List.of("--s3-upload-cutoff", defaults.multipartThreshold() + "B",
+                                            "--s3-chunk-size", defaults.partSize() + "B",
+                                            "--s3-upload-concurrency", Integer.toString(defaults.partConcurrency())));
                             case PASS_JAR -> jar(server, bucket, prefix);
                             default -> throw new IllegalStateException(side);
                         };
-                        if (side.equals(SDK) || side.equals(RCLONE)) {
+                        if (side.equals(SDK) || side.equals(RCLONE) || side.equals(RCLONE_PARTS)) {
                             long stored = server.storedBytes(bucket, prefix + "/");
                             if (stored != root.sealedBytes()) {
                                 throw new IOException(side + " stored " + stored + " bytes, expected " + root.sealedBytes());
@@ -151,6 +169,7 @@ final class OffloadSection {
                 if (round >= 0) {
                     ratio(result, thisRound, "b/a", PASS, SDK);
                     ratio(result, thisRound, "b/c", PASS, RCLONE);
+                    ratio(result, thisRound, "b/c1", PASS, RCLONE_PARTS);
                     ratio(result, thisRound, "b0/a", PASS_NO_VERIFY, SDK);
                     ratio(result, thisRound, "b/b0", PASS, PASS_NO_VERIFY);
                     ratio(result, thisRound, "b1/b", PASS_SINGLE_PUT, PASS);
@@ -333,10 +352,10 @@ final class OffloadSection {
         /**
          * {@code rclone copy} of the sealed files to {@code bucket/prefix}, {@code transfers} at a time,
          * rclone's defaults otherwise (single PUT below its 200 MiB cutoff, MD5 checked against the
-         * ETag); with {@code AWS_CA_BUNDLE} unset. Seconds, from process start to exit.
+         * ETag) but {@code flags}; with {@code AWS_CA_BUNDLE} unset. Seconds, from process start to exit.
          */
-        double copy(S3ServerProcess server, String bucket, String prefix, RootGenerator.Root root, int transfers)
-                throws IOException {
+        double copy(S3ServerProcess server, String bucket, String prefix, RootGenerator.Root root, int transfers,
+                List<String> flags) throws IOException {
             Path list = work.resolve("rclone-files.txt");
             StringBuilder files = new StringBuilder();
             for (Path f : root.sealed()) {
@@ -348,10 +367,11 @@ final class OffloadSection {
                 Files.writeString(config, "");
             }
             Path log = work.resolve("rclone-" + server.name + ".log");
-            ProcessBuilder pb = new ProcessBuilder(command, "copy", root.path().toString(), ":s3:" + bucket + "/" + prefix,
-                    "--files-from", list.toString(), "--transfers", Integer.toString(transfers),
-                    "--checkers", Integer.toString(Math.max(transfers, 1)), "-q")
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            List<String> args = new ArrayList<>(List.of(command, "copy", root.path().toString(),
+                    ":s3:" + bucket + "/" + prefix, "--files-from", list.toString(), "--transfers", Integer.toString(transfers),
+                    "--checkers", Integer.toString(Math.max(transfers, 1)), "-q"));
+            args.addAll(flags);
+            ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile());
             Map<String, String> env = pb.environment();
             env.remove("AWS_CA_BUNDLE");
             env.put("RCLONE_CONFIG", config.toString());
