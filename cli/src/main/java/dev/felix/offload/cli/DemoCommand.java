@@ -45,7 +45,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -194,7 +193,7 @@ final class DemoCommand implements Callable<Integer> {
                 Record a = back.get(i).record();
                 Record b = written.get(i);
                 same = a.offset() == b.offset() && a.timestampMicros() == b.timestampMicros()
-                        && Arrays.equals(a.payload(), b.payload()) && a.kind() == b.kind();
+                        && a.payloadView().equals(b.payloadView()) && a.kind() == b.kind();
             }
             out.printf("5. read back %s offsets %d..%d (the local base is now %s): %d records, %d from the store "
                             + "(%d object reads, %s of records), every record checksum verified; %s  [%s]%n",

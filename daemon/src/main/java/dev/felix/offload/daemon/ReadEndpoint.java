@@ -190,7 +190,7 @@ final class ReadEndpoint {
                 for (int i = 0; i < taken.size(); i++) {
                     Record r = taken.get(i).record();
                     taken.set(i, null); // let each record go once written
-                    body.write(RecordCodec.encode(r));
+                    RecordCodec.writeTo(r, body); // a remote record's stored bytes, not a copy
                 }
             } else {
                 PrintWriter out = new PrintWriter(new OutputStreamWriter(body, StandardCharsets.UTF_8));

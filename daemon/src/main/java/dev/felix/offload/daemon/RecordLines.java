@@ -31,7 +31,7 @@ public final class RecordLines {
             if (position >= 0) {
                 g.writeNumberField("position", position);
             }
-            g.writeStringField("payload_base64", BASE64.encodeToString(r.payload()));
+            g.writeStringField("payload_base64", base64(r));
             if (r.kind() == RecordKind.BATCH_OPEN) {
                 Json.u64(g, "producer_id", r.tag().producerId());
                 Json.u64(g, "sequence", r.tag().sequence());
@@ -55,7 +55,7 @@ public final class RecordLines {
         if (position >= 0) {
             line.append(" position=").append(position);
         }
-        line.append(" payload_len=").append(r.payload().length);
+        line.append(" payload_len=").append(r.payloadLength());
         if (r.kind() == RecordKind.BATCH_OPEN) {
             line.append(" producer_id=").append(Long.toUnsignedString(r.tag().producerId()))
                     .append(" sequence=").append(Long.toUnsignedString(r.tag().sequence()))
@@ -66,7 +66,13 @@ public final class RecordLines {
         if (source != null) {
             line.append(" source=").append(source);
         }
-        line.append(" payload_base64=").append(BASE64.encodeToString(r.payload()));
+        line.append(" payload_base64=").append(base64(r));
         out.println(line);
+    }
+
+    /** The payload in base64, encoded from the record's bytes where they lie (no copy of a view's payload). */
+    private static String base64(Record r) {
+        java.nio.ByteBuffer b = BASE64.encode(r.payloadView());
+        return new String(b.array(), b.arrayOffset() + b.position(), b.remaining(), java.nio.charset.StandardCharsets.US_ASCII);
     }
 }

@@ -101,6 +101,15 @@ final class ObjectSegmentSource implements SegmentSource {
         }
     }
 
+    /**
+     * Chunks are never changed once fetched (an invalidated one is dropped, not refilled), and a range
+     * across two chunks is a fresh array: records may stay views of them.
+     */
+    @Override
+    public boolean buffersStay() {
+        return true;
+    }
+
     @Override
     public boolean refetch(CorruptionException failure) {
         LOG.warn("{}: {}; fetching the bytes again", shard, failure.getMessage());

@@ -95,6 +95,41 @@ class TieredSequentialReadTest {
     }
 
     @Test
+    void remoteRecordsAreViewsOfTheirChunksAndLocalOnesOwnTheirPayloads() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("root"));
+        FilesystemStore fs = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
+        Map<Path, List<Record>> shards = TestRoots.write(root, 1, 300, 11);
+        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1));
+        new OffloadPass(new DataRoot(root), fs, settings, StepHook.none(), Map.of(NodeId.ENV, "node-a"),
+                dir -> OptionalLong.empty()).run(ProgressListener.none());
+        Path shard = shards.keySet().iterator().next();
+        List<Record> written = shards.get(shard);
+        TieredReader reader = new TieredReader(shard, fs, new ChunkCache(fs, 4096, 1 << 20));
+        List<TieredRead.SourcedRecord> seen = new ArrayList<>();
+        long next = 0;
+        while (next < written.size()) {
+            TieredRead.Records r = (TieredRead.Records) reader.read(next, 50, 1 << 16);
+            assertThat(r.records()).as("progress at %d", next).isNotEmpty();
+            seen.addAll(r.records());
+            next = r.nextOffset();
+        }
+        assertThat(seen).extracting(TieredRead.SourcedRecord::record).isEqualTo(written);
+        assertThat(seen).as("both sides read").anyMatch(TieredRead.SourcedRecord::remote)
+                .anyMatch(sr -> !sr.remote());
+        for (TieredRead.SourcedRecord sr : seen) {
+            Record r = sr.record();
+            // what a raw /read response writes: a remote record's stored bytes, the same as encoding it
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            dev.felix.offload.log.format.RecordCodec.writeTo(r, out);
+            assertThat(out.toByteArray()).as("bytes of record %d", r.offset())
+                    .isEqualTo(dev.felix.offload.log.format.RecordCodec.encode(written.get((int) r.offset())));
+            // local scans reuse their read buffer, so only the remote side may hand out views
+            assertThat(r.encodedView().isPresent()).as("record %d (remote %s) is a view", r.offset(), sr.remote())
+                    .isEqualTo(sr.remote());
+        }
+    }
+
+    @Test
     void aSequentialReaderFetchesEachObjectOnceInFewGetsAndNoIndexOrHeader() throws Exception {
         Path root = Files.createDirectories(tmp.resolve("root"));
         FilesystemStore fs = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));

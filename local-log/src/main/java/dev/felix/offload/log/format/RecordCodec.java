@@ -64,11 +64,34 @@ public final class RecordCodec {
         return buf.array();
     }
 
+    /**
+     * Writes the record's bytes, exactly as stored in a segment, to {@code out}: a view's stored bytes
+     * as they are (verified when decoded), anything else encoded first.
+     */
+    public static void writeTo(Record record, java.io.OutputStream out) throws java.io.IOException {
+        java.util.Optional<ByteBuffer> stored = record.encodedView();
+        if (stored.isPresent()) {
+            ByteBuffer b = stored.get();
+            if (b.hasArray()) {
+                out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+            } else {
+                java.nio.channels.Channels.newChannel(out).write(b);
+            }
+            return;
+        }
+        out.write(encode(record));
+    }
+
     /** Writes the record's bytes at {@code buf}'s position and advances it. */
     public static void encodeInto(Record record, ByteBuffer buf) {
         int start = buf.position();
-        byte[] payload = record.payload();
-        buf.putInt(start + PAYLOAD_LEN_OFFSET, payload.length | record.kind().bit());
+        java.util.Optional<ByteBuffer> stored = record.encodedView();
+        if (stored.isPresent()) {
+            buf.put(stored.get());
+            return;
+        }
+        ByteBuffer payload = record.payloadView();
+        buf.putInt(start + PAYLOAD_LEN_OFFSET, payload.remaining() | record.kind().bit());
         buf.putLong(start + OFFSET_OFFSET, record.offset());
         buf.putLong(start + TIMESTAMP_OFFSET, record.timestampMicros());
         buf.putInt(start + HEADER_CRC_OFFSET, Crc32s.of(buf, start, HEADER_CRC_OFFSET));
@@ -189,6 +212,16 @@ public final class RecordCodec {
      */
     public static Record decodeBody(RecordHeader header, ByteBuffer record, CorruptionSite site)
             throws CorruptionException {
+        return decodeBody(header, record, site, false);
+    }
+
+    /**
+     * As {@link #decodeBody(RecordHeader, ByteBuffer, CorruptionSite)}; where {@code stays} (the caller's
+     * word that {@code record}'s bytes never change) and they lie in a writable heap array, the record
+     * is a view of them ({@link Record#encodedView()}) rather than a copy of its payload.
+     */
+    public static Record decodeBody(RecordHeader header, ByteBuffer record, CorruptionSite site, boolean stays)
+            throws CorruptionException {
         int p = record.position();
         if (record.remaining() != header.totalLength()) {
             throw new IllegalArgumentException("expected " + header.totalLength() + " record bytes, got "
@@ -201,6 +234,11 @@ public final class RecordCodec {
         if (computed != header.storedChecksum()) {
             throw CorruptionException.checksum(CorruptionKind.RECORD_CHECKSUM, site.at(header.position()), "record "
                     + header.offset(), header.storedChecksum(), computed);
+        }
+        if (stays && record.hasArray()) {
+            int at = record.arrayOffset() + p;
+            return Record.viewOf(header.offset(), header.timestampMicros(), header.kind(), header.tag(), record.array(),
+                    at, at + header.headerLength(), header.payloadLength());
         }
         byte[] payload = new byte[header.payloadLength()];
         record.get(p + header.headerLength(), payload);

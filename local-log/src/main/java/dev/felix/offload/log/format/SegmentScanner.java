@@ -238,7 +238,7 @@ public final class SegmentScanner implements Closeable {
         ByteBuffer bytes = source.read(h.position(), h.totalLength());
         Record record;
         try {
-            record = RecordCodec.decodeBody(h, bytes.duplicate(), site);
+            record = RecordCodec.decodeBody(h, bytes.duplicate(), site, source.buffersStay());
         } catch (CorruptionException e) {
             failed = true;
             throw e;

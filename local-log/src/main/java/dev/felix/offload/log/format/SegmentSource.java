@@ -25,6 +25,15 @@ public interface SegmentSource extends Closeable {
     ByteBuffer read(long position, int length) throws IOException, CorruptionException;
 
     /**
+     * Whether every buffer {@link #read} answers keeps its bytes unchanged for as long as anyone holds
+     * it (immutable chunks, say), rather than only until the next read. Then the scanner hands out
+     * records as views of those bytes instead of copying each payload. False unless a source says so.
+     */
+    default boolean buffersStay() {
+        return false;
+    }
+
+    /**
      * Forgets what was read from the record {@code failure} names on, so the next read fetches it
      * anew, for a holder whose bytes may have been damaged on their way (in transit, in a cache).
      * Answers false when a second read could not give other bytes, as for a local file.

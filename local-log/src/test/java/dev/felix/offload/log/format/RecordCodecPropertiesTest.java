@@ -59,6 +59,50 @@ class RecordCodecPropertiesTest {
     }
 
     @Property(tries = 300)
+    void aRecordDecodedFromBytesThatStayIsAViewOfThemThatEncodesAndWritesTheStoredBytes(
+            @ForAll("anyRecord") Record record, @ForAll @Size(max = 64) byte[] before,
+            @ForAll @Size(max = 64) byte[] after) throws Exception {
+        byte[] bytes = RecordCodec.encode(record);
+        byte[] array = new byte[before.length + bytes.length + after.length];
+        System.arraycopy(before, 0, array, 0, before.length);
+        System.arraycopy(bytes, 0, array, before.length, bytes.length);
+        System.arraycopy(after, 0, array, before.length + bytes.length, after.length);
+        // a slice, as a chunk view is: its position 0 is not the array's
+        ByteBuffer slice = ByteBuffer.wrap(array, before.length, bytes.length).slice();
+        RecordHeader h = RecordCodec.decodeHeader(slice.duplicate(), 32, SegmentHeader.VERSION_4, SITE);
+
+        Record view = RecordCodec.decodeBody(h, slice.duplicate(), SITE, true);
+        assertThat(view).isEqualTo(record).hasSameHashCodeAs(record);
+        assertThat(view.payloadLength()).isEqualTo(record.payload().length);
+        assertThat(view.payload()).isEqualTo(record.payload());
+        assertThat(view.payloadView()).isEqualTo(ByteBuffer.wrap(record.payload()));
+        assertThat(view.encodedView()).isPresent();
+        assertThat(view.encodedView().get()).isEqualTo(ByteBuffer.wrap(bytes));
+        assertThat(RecordCodec.encode(view)).isEqualTo(bytes);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        RecordCodec.writeTo(view, out);
+        assertThat(out.toByteArray()).isEqualTo(bytes);
+        if (record.kind() == RecordKind.GENERATION_START) {
+            assertThat(view.generation()).isEqualTo(record.generation());
+        }
+        if (view.payloadLength() > 0) {
+            // a view's payload() is a copy; the viewed bytes are not the caller's to change
+            view.payload()[0] ^= 1;
+            assertThat(view).isEqualTo(record);
+            array[before.length + h.headerLength()] ^= 1; // and the view does see its array (no copy was taken)
+            assertThat(view.payloadView().get(0)).isEqualTo((byte) (record.payload()[0] ^ 1));
+        }
+
+        // without the caller's word, or from a read-only buffer, the record owns its payload
+        assertThat(RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes), SITE).encodedView()).isEmpty();
+        assertThat(RecordCodec.decodeBody(h, ByteBuffer.wrap(bytes).asReadOnlyBuffer(), SITE, true).encodedView()).isEmpty();
+        // a record built in memory is encoded, not viewed
+        out.reset();
+        RecordCodec.writeTo(record, out);
+        assertThat(out.toByteArray()).isEqualTo(bytes);
+    }
+
+    @Property(tries = 300)
     void headerDecodesFromItsHeaderBytesAloneAtAnyBufferPosition(@ForAll("anyRecord") Record record,
                                                                 @ForAll @Size(max = 64) byte[] before) throws Exception {
         byte[] bytes = RecordCodec.encode(record);
