@@ -311,6 +311,81 @@ class PipelinedOffloadTest {
         assertThat(shard.collision().segmentId()).isEqualTo(SegmentFile.list(shard0()).get(0).id());
     }
 
+    /**
+     * The oldest upload throws (a crash after INDEX_UPLOADED) while the shard is still handing out
+     * segments, a younger one already ended: nothing younger may be recorded, or the manifest skips
+     * the oldest for good. The order is forced by the bound: two small segments fit in 1 MiB, the
+     * third waits for the second to give its bytes back (so the second has ended once the third's
+     * upload begins), and the fourth, larger than the bound, is granted only once nothing else is in
+     * flight, so the shard is still in send() when the oldest's failure reaches its commit.
+     */
+    @Test
+    void anOlderUploadThatThrowsWhileSegmentsAreStillHandedOutRecordsNoYoungerSegment() throws Exception {
+        setUp();
+        long bound = 1L << 20;
+        Path dir = root.resolve(new ShardKey("acme", "default", "orders", 0).directoryName());
+        ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(400 * 1024).withIndexSpacingBytes(4096)
+                .withFsyncPolicy(FsyncPolicy.none());
+        SplittableRandom random = new SplittableRandom(18);
+        List<Record> list = new ArrayList<>();
+        try (ShardLog log = ShardLog.open(dir, config)) {
+            for (int i = 0; i < 430; i++) {
+                // a record over the segment size gets a segment of its own: the fourth, larger than the bound
+                byte[] bytes = new byte[i == 280 ? (3 << 20) / 2 : 4000];
+                random.nextBytes(bytes);
+                long offset = log.append(1000L + i, bytes);
+                list.add(Record.plain(offset, 1000L + i, bytes));
+            }
+        }
+        Map<Path, List<Record>> written = Map.of(dir, list);
+        List<SegmentFile> segments = SegmentFile.list(dir);
+        assertThat(segments).hasSize(6);
+        long[] size = new long[segments.size()];
+        for (int i = 0; i < size.length; i++) {
+            size[i] = Files.size(segments.get(i).log());
+        }
+        assertThat(size[0] + size[1]).as("the two oldest fit in flight together").isLessThanOrEqualTo(bound);
+        assertThat(size[0] + size[1] + size[2]).as("the third waits for the second").isGreaterThan(bound);
+        assertThat(size[3]).as("the fourth runs alone").isGreaterThan(bound);
+        List<Long> sealed = segments.subList(0, segments.size() - 1).stream().map(SegmentFile::id).toList();
+        long failing = sealed.get(0);
+        long third = sealed.get(2);
+
+        CountDownLatch thirdUnderWay = new CountDownLatch(1);
+        List<Long> recorded = new CopyOnWriteArrayList<>();
+        StepHook hook = (step, s, id) -> {
+            if (step == OffloadStep.INDEX_UPLOADED && id == third) {
+                thirdUnderWay.countDown();
+            }
+            if (step == OffloadStep.INDEX_UPLOADED && id == failing) {
+                try {
+                    await(thirdUnderWay, "the third segment's upload begins while the oldest is held");
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                throw new java.io.IOException("simulated crash after INDEX_UPLOADED of the oldest segment");
+            }
+            if (step == OffloadStep.RECORDED) {
+                recorded.add(id);
+            }
+        };
+        OffloadSettings settings = settings().withMaxBytesInFlight(bound)
+                .withLocalRetention(new LocalRetention.KeepSegments(1));
+        PassReport broken = pass(fs, settings, hook);
+
+        assertThat(broken.complete()).isFalse();
+        assertThat(broken.shards().get(0).problem()).contains("simulated crash");
+        assertThat(ids(ManifestStore.read(dir))).as("no entry younger than the failed oldest segment").isEmpty();
+        assertThat(recorded).isEmpty();
+        assertThat(Files.exists(segments.get(0).log())).as("the failed segment is still local").isTrue();
+
+        PassReport resumed = pass(fs, settings, StepHook.none());
+        assertThat(resumed.complete()).as(resumed.toString()).isTrue();
+        assertThat(ids(ManifestStore.read(dir))).as("every sealed segment, oldest first, none skipped")
+                .containsExactlyElementsOf(sealed);
+        TestRoots.assertEveryOffsetReadsBack(written, fs);
+    }
+
     private Path shard0() {
         return root.resolve(new ShardKey("acme", "default", "orders", 0).directoryName());
     }
