@@ -374,14 +374,14 @@ public final class ShardOffload {
      * store takes in the slices it asks for (none if it cannot say now: it then takes its own).
      */
     SegmentPreparation.Prepared prepare(Local seg) throws IOException {
-        OptionalLong partSize;
+        java.util.Optional<dev.felix.offload.store.DigestPlan> plan;
         try {
-            partSize = store.digestPartSize(seg.size());
+            plan = store.digestPlan(seg.size());
         } catch (StoreException e) {
-            partSize = OptionalLong.empty(); // the put meets the failure itself
+            plan = java.util.Optional.empty(); // the put meets the failure itself
         }
         return SegmentPreparation.read(seg.file().log(), shard, seg.file().id(), SegmentWriter.DEFAULT_INDEX_SPACING_BYTES,
-                partSize);
+                plan);
     }
 
     /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
