@@ -468,8 +468,13 @@ public final class ShardOffload {
             return CopyProofKind.NONE;
         }
         if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
+            // The server computed the CRC32 of what it received and accepted it only as crc (or, in parts,
+            // as part CRC32s the store checked crc against): nothing to ask or read back.
+            if (mode == VerifyMode.AUTO && put != null && put.crc32Proven() && put.size() == size) {
+                return CopyProofKind.SERVER_CHECKSUM;
+            }
             // The server checked the MD5s taken in the same read as crc (the store checked crc against
-            // that read) and answered the ETag they predict: nothing to ask or read back.
+            // that read) and answered the ETag they predict: nothing to ask or read back either.
             if (mode == VerifyMode.AUTO && put != null && put.contentMd5Proven() && put.size() == size) {
                 return CopyProofKind.CONTENT_MD5;
             }
