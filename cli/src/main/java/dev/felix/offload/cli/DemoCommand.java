@@ -278,7 +278,8 @@ final class DemoCommand implements Callable<Integer> {
     /** What a {@code verified_by} value proved, in words, so that no store's proof reads as another's. */
     static String proof(CopyProofKind verifiedBy) {
         return switch (verifiedBy) {
-            case SERVER_CHECKSUM -> "the CRC32 the server computed and keeps, equal to the local segment's";
+            case SERVER_CHECKSUM -> "the CRC32 the server computed over the bytes it received, equal to the local"
+                    + " segment's (checked by the server at the upload, or kept by it and asked for by a head)";
             case STORE_CHECKSUM -> "the CRC32 the filesystem store computed over the bytes as it wrote and fsynced each"
                     + " file, equal to the local segment's (no server checked anything; the file was not read back)";
             case CONTENT_MD5 -> "the server checking each upload's Content-MD5 (taken in the same read as the local"

@@ -67,8 +67,8 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
     }
 
     @Override
-    public java.util.OptionalLong digestPartSize(long length) throws StoreException {
-        return store.digestPartSize(length);
+    public java.util.Optional<dev.felix.offload.store.DigestPlan> digestPlan(long length) throws StoreException {
+        return store.digestPlan(length);
     }
 
     @Override

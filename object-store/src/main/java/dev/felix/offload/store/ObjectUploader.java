@@ -32,13 +32,13 @@ public interface ObjectUploader {
     PutResult put(String key, UploadBody body, PutOptions options) throws StoreException;
 
     /**
-     * The slice size a body of {@code length} bytes would be digested in for a put
-     * ({@link UploadBody#digests(long)}), so a caller reading the bytes anyway can take the digests
-     * on the way ({@link UploadBody#withDigests}) and spare the store a read; empty where the store
-     * takes no digests.
+     * The digests a put of a body of {@code length} bytes would take ({@link UploadBody#digests(long,
+     * boolean)}): the slice size, and whether MD5s are among them. A caller reading the bytes anyway
+     * can take them on the way ({@link UploadBody#withDigests}) and spare the store a read, and
+     * skip the MD5 where the store sends none; empty where the store takes no digests.
      */
-    default java.util.OptionalLong digestPartSize(long length) throws StoreException {
-        return java.util.OptionalLong.empty();
+    default java.util.Optional<DigestPlan> digestPlan(long length) throws StoreException {
+        return java.util.Optional.empty();
     }
 
     default PutResult put(String key, UploadBody body) throws StoreException {

@@ -4,7 +4,11 @@ package dev.felix.offload.store;
 public enum StoreCapability {
     /** A create-only put fails with {@link PreconditionFailedException} when the key exists. */
     CREATE_ONLY_PUT,
-    /** A put whose given CRC32 does not match its bytes fails with {@link IntegrityRejectedException}. */
+    /**
+     * A put whose given CRC32 does not match its bytes fails with {@link IntegrityRejectedException}.
+     * Where a server does this check (not the filesystem store), a put's acceptance proves its copy
+     * ({@link PutResult#crc32Proven()}) and the remote stores send no {@code Content-MD5}.
+     */
     CRC32_VERIFIED_ON_PUT,
     /**
      * {@link ObjectFetcher#head(String)} reports the CRC32 of a single-part object, as the server keeps
@@ -23,7 +27,8 @@ public enum StoreCapability {
     /**
      * The server checks the {@code Content-MD5} an upload's requests carry and refuses a body that
      * does not match it ({@link IntegrityRejectedException}); the remote stores send one with every
-     * upload request where the probe saw a wrong one refused.
+     * upload request where the probe saw a wrong one refused, unless the server checks the CRC32s
+     * they carry as well ({@link #CRC32_VERIFIED_ON_PUT}), which proves as much for less.
      */
     CONTENT_MD5_VERIFIED_ON_PUT,
     /**

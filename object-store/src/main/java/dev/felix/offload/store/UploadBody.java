@@ -77,11 +77,19 @@ public final class UploadBody {
     }
 
     /**
-     * The digests of this body in slices of {@code partSize}: the ones it was given where they fit
-     * that size, else taken now in one sequential read (not paced: nothing is sent).
+     * The digests of this body in slices of {@code partSize}, MD5s included: the ones it was given
+     * where they fit that size, else taken now in one sequential read (not paced: nothing is sent).
      */
     public BodyDigests digests(long partSize) throws IOException {
-        if (digests != null && digests.fits(partSize)) {
+        return digests(partSize, true);
+    }
+
+    /**
+     * As {@link #digests(long)}, with the part MD5s only if {@code md5} asks for them (given digests
+     * without them do not fit a request for them).
+     */
+    public BodyDigests digests(long partSize, boolean md5s) throws IOException {
+        if (digests != null && digests.fits(partSize) && (digests.hasMd5s() || !md5s)) {
             return digests;
         }
         if (partSize <= 0) {
@@ -89,7 +97,7 @@ public final class UploadBody {
         }
         int partCount = BodyDigests.partCount(length, partSize);
         long[] crcs = new long[partCount];
-        byte[][] md5s = new byte[partCount][];
+        byte[][] partMd5s = md5s ? new byte[partCount][] : null;
         byte[] buffer = new byte[256 * 1024];
         CRC32 whole = new CRC32();
         CRC32 crc = new CRC32();
@@ -105,14 +113,18 @@ public final class UploadBody {
                     }
                     crc.update(buffer, 0, n);
                     whole.update(buffer, 0, n);
-                    md5.update(buffer, 0, n);
+                    if (md5s) {
+                        md5.update(buffer, 0, n);
+                    }
                     left -= n;
                 }
                 crcs[i] = crc.getValue();
-                md5s[i] = md5.digest();
+                if (md5s) {
+                    partMd5s[i] = md5.digest();
+                }
             }
         }
-        return new BodyDigests(length, partSize, whole.getValue(), crcs, md5s);
+        return new BodyDigests(length, partSize, whole.getValue(), crcs, partMd5s);
     }
 
     /** The whole file, its length taken now. */

@@ -37,4 +37,19 @@ class UploadBodyDigestsTest {
         assertThat(d.md5Etag(false)).isEqualTo(java.util.HexFormat.of().formatHex(BodyDigests.md5().digest(bytes)));
         assertThat(d.crc32()).isEqualTo(ContractData.crc32(bytes));
     }
+
+    @Test
+    void digestsWithoutMd5sServeCrcOnlyRequestsButNotOnesForMd5s() throws Exception {
+        byte[] bytes = ContractData.bytes(70_000, 5);
+        BodyDigests crcOnly = UploadBody.ofBytes(bytes).digests(30_000, false);
+        assertThat(crcOnly.hasMd5s()).isFalse();
+        assertThat(crcOnly.partCrc32s()).isEqualTo(UploadBody.ofBytes(bytes).digests(30_000).partCrc32s());
+        assertThatThrownBy(() -> crcOnly.contentMd5(0)).isInstanceOf(IllegalStateException.class);
+        UploadBody body = UploadBody.ofBytes(bytes).withDigests(crcOnly);
+        assertThat(body.digests(30_000, false)).isSameAs(crcOnly);
+        BodyDigests withMd5s = body.digests(30_000, true);
+        assertThat(withMd5s.hasMd5s()).isTrue();
+        assertThat(withMd5s.contentMd5(2)).isEqualTo(java.util.Base64.getEncoder().encodeToString(
+                BodyDigests.md5().digest(java.util.Arrays.copyOfRange(bytes, 60_000, 70_000))));
+    }
 }

@@ -5,7 +5,12 @@ package dev.felix.offload.pass;
  * reports, logs, JSON and {@code offload.proofs} say.
  */
 public enum CopyProofKind {
-    /** A CRC32 the server computed and keeps, from a server seen to refuse a wrong one. */
+    /**
+     * A CRC32 the server computed over the bytes it received and compared with the local one, on a
+     * server seen to refuse a wrong one: at the put (it accepted the CRC32 the upload carried, or
+     * each part's, taken in the same read as the local CRC32), or later, by a head answering the
+     * CRC32 it keeps.
+     */
     SERVER_CHECKSUM("server-checksum"),
     /**
      * The server refused nothing of the {@code Content-MD5} the upload carried (it was seen to refuse a

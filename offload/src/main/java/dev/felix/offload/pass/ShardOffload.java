@@ -374,14 +374,14 @@ public final class ShardOffload {
      * store takes in the slices it asks for (none if it cannot say now: it then takes its own).
      */
     SegmentPreparation.Prepared prepare(Local seg) throws IOException {
-        OptionalLong partSize;
+        java.util.Optional<dev.felix.offload.store.DigestPlan> plan;
         try {
-            partSize = store.digestPartSize(seg.size());
+            plan = store.digestPlan(seg.size());
         } catch (StoreException e) {
-            partSize = OptionalLong.empty(); // the put meets the failure itself
+            plan = java.util.Optional.empty(); // the put meets the failure itself
         }
         return SegmentPreparation.read(seg.file().log(), shard, seg.file().id(), SegmentWriter.DEFAULT_INDEX_SPACING_BYTES,
-                partSize);
+                plan);
     }
 
     /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
@@ -468,8 +468,13 @@ public final class ShardOffload {
             return CopyProofKind.NONE;
         }
         if (mode == VerifyMode.AUTO || mode == VerifyMode.SERVER_CHECKSUM) {
+            // The server computed the CRC32 of what it received and accepted it only as crc (or, in parts,
+            // as part CRC32s the store checked crc against): nothing to ask or read back.
+            if (mode == VerifyMode.AUTO && put != null && put.crc32Proven() && put.size() == size) {
+                return CopyProofKind.SERVER_CHECKSUM;
+            }
             // The server checked the MD5s taken in the same read as crc (the store checked crc against
-            // that read) and answered the ETag they predict: nothing to ask or read back.
+            // that read) and answered the ETag they predict: nothing to ask or read back either.
             if (mode == VerifyMode.AUTO && put != null && put.contentMd5Proven() && put.size() == size) {
                 return CopyProofKind.CONTENT_MD5;
             }

@@ -103,12 +103,13 @@ class OffloadOnS3Test {
 
     static Stream<Arguments> multipartBackends() {
         return Stream.of(
-                // auto takes the put's own answer where it proves the copy, before asking for a kept CRC32
-                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), VerifyMode.AUTO, "content-md5"),
+                // auto takes the put's own answer where it proves the copy, before asking for a kept CRC32: on
+                // S3Mock the part CRC32s it checked (no MD5 is sent), on S3Proxy the Content-MD5s and the ETag
+                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), VerifyMode.AUTO, "server-checksum"),
                 Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false), VerifyMode.SERVER_CHECKSUM,
                         "server-checksum"),
                 Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), VerifyMode.AUTO,
-                        "content-md5"),
+                        "server-checksum"),
                 Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true), VerifyMode.SERVER_CHECKSUM,
                         "server-checksum"),
                 Arguments.of(new Backend("SDK on S3Proxy", S3Servers.s3proxy(), false), VerifyMode.AUTO, "content-md5"),
@@ -153,6 +154,54 @@ class OffloadOnS3Test {
                 } else {
                     assertThat(uploads).allSatisfy(u -> assertThat(u.verifiedBy()).isEqualTo(CopyProofKind.READ_BACK));
                     assertThat(segmentGets).hasSizeGreaterThanOrEqualTo(uploads.size());
+                }
+                TestRoots.assertEveryOffsetReadsBack(written, store);
+            }
+        }
+    }
+
+    static Stream<Arguments> s3mockClients() {
+        return Stream.of(
+                Arguments.of(new Backend("SDK on S3Mock", S3Servers.s3mock(), false)),
+                Arguments.of(new Backend("MinIO client on S3Mock", S3Servers.s3mock(), true)));
+    }
+
+    /**
+     * S3Mock checks the CRC32 header of every upload: under {@code auto} the put's acceptance proves
+     * each copy ({@code server-checksum}), no segment upload carries a Content-MD5, and nothing is
+     * headed or read back; {@code server-checksum} still asks a head for the kept CRC32.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("s3mockClients")
+    void whereTheServerChecksCrc32sThePutsAcceptanceIsTheProofWithoutAnMd5OrAHead(Backend backend) throws Exception {
+        String bucket = backend.server().createBucket("crc-proof");
+        for (VerifyMode mode : List.of(VerifyMode.AUTO, VerifyMode.SERVER_CHECKSUM)) {
+            Path root = Files.createDirectories(tmp.resolve("root-" + mode.label()));
+            Map<Path, List<Record>> written = TestRoots.write(root, 1, 300, 26);
+            Path shard = written.keySet().iterator().next();
+            try (dev.felix.offload.store.harness.FaultProxy recorder =
+                         dev.felix.offload.store.harness.FaultProxy.start(backend.server().endpoint());
+                 ObjectStore store = open(backend, backend.server().settings(bucket).prefix(mode.label())
+                         .endpoint(recorder.endpoint()).build())) {
+                PassReport report = new OffloadPass(new DataRoot(root), store, settings().withVerify(mode),
+                        StepHook.none(), Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
+                assertThat(report.complete()).as(report.toString()).isTrue();
+                List<SegmentUpload> uploads = report.shards().get(0).uploaded();
+                assertThat(uploads).isNotEmpty().allSatisfy(u ->
+                        assertThat(u.verifiedBy()).isEqualTo(CopyProofKind.SERVER_CHECKSUM));
+                assertThat(Files.readString(shard.resolve(dev.felix.offload.manifest.CopyProofs.FILE_NAME)))
+                        .contains(" server-checksum ");
+                assertThat(recorder.exchanges("PUT", t -> t.contains(".segment")))
+                        .hasSizeGreaterThanOrEqualTo(uploads.size())
+                        .allSatisfy(x -> assertThat(x.headers()).doesNotContainKey("content-md5")
+                                .containsKey("x-amz-checksum-crc32"));
+                assertThat(recorder.exchanges("GET", t -> t.contains(".segment"))).as("nothing read back").isEmpty();
+                List<dev.felix.offload.store.harness.FaultProxy.Exchange> heads =
+                        recorder.exchanges("HEAD", t -> t.contains(".segment"));
+                if (mode == VerifyMode.AUTO) {
+                    assertThat(heads).as("no head asked").isEmpty();
+                } else {
+                    assertThat(heads).hasSizeGreaterThanOrEqualTo(uploads.size());
                 }
                 TestRoots.assertEveryOffsetReadsBack(written, store);
             }

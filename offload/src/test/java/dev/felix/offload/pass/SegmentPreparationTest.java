@@ -57,7 +57,7 @@ class SegmentPreparationTest {
         for (SegmentFile f : sealedSegments(false)) {
             long size = Files.size(f.log());
             SegmentPreparation.Prepared p = SegmentPreparation.read(f.log(), "prep", f.id(),
-                    SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, OptionalLong.of(size));
+                    SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, java.util.Optional.of(new dev.felix.offload.store.DigestPlan(size, true)));
             assertThat(p.bytesRead()).as("read once, straddling record starts again").isBetween(size, size + size / 5);
             assertThat(p.digests()).isNotNull();
         }
@@ -69,7 +69,7 @@ class SegmentPreparationTest {
             long size = Files.size(f.log());
             for (long partSize : new long[] {size, 1_000_000, 262_144}) {
                 SegmentPreparation.Prepared p = SegmentPreparation.read(f.log(), "prep", f.id(),
-                        SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, OptionalLong.of(partSize));
+                        SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, java.util.Optional.of(new dev.felix.offload.store.DigestPlan(partSize, true)));
                 sameScan(p.scan(), SegmentScan.of(f.log(), "prep", f.id(), true));
                 assertThat(p.index().encode()).isEqualTo(ShardLog.rebuildIndexOf(f, "prep", size,
                         SegmentWriter.DEFAULT_INDEX_SPACING_BYTES).encode());
@@ -83,6 +83,14 @@ class SegmentPreparationTest {
                     assertThat(got.contentMd5(i)).isEqualTo(expected.contentMd5(i));
                 }
                 assertThat(got.md5Etag(got.partCount() > 1)).isEqualTo(expected.md5Etag(expected.partCount() > 1));
+
+                // a store that sends no MD5 gets the same CRC32s and no MD5s
+                BodyDigests crcOnly = SegmentPreparation.read(f.log(), "prep", f.id(),
+                        SegmentWriter.DEFAULT_INDEX_SPACING_BYTES,
+                        java.util.Optional.of(new dev.felix.offload.store.DigestPlan(partSize, false))).digests();
+                assertThat(crcOnly.hasMd5s()).isFalse();
+                assertThat(crcOnly.crc32()).isEqualTo(expected.crc32());
+                assertThat(crcOnly.partCrc32s()).isEqualTo(expected.partCrc32s());
             }
         }
     }
@@ -91,7 +99,7 @@ class SegmentPreparationTest {
     void withoutAPartSizeNothingIsDigestedAndADamagedSegmentOffersNoDigests() throws Exception {
         SegmentFile f = sealedSegments(true).get(0);
         SegmentPreparation.Prepared none = SegmentPreparation.read(f.log(), "prep", f.id(),
-                SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, OptionalLong.empty());
+                SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, java.util.Optional.empty());
         assertThat(none.scan().isClean()).isTrue();
         assertThat(none.digests()).isNull();
 
@@ -99,7 +107,7 @@ class SegmentPreparationTest {
         bytes[bytes.length - 10] ^= 0x08;
         Files.write(f.log(), bytes);
         SegmentPreparation.Prepared damaged = SegmentPreparation.read(f.log(), "prep", f.id(),
-                SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, OptionalLong.of(bytes.length));
+                SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, java.util.Optional.of(new dev.felix.offload.store.DigestPlan(bytes.length, true)));
         assertThat(damaged.scan().isClean()).isFalse();
         sameScan(damaged.scan(), SegmentScan.of(f.log(), "prep", f.id(), true));
         assertThat(damaged.digests()).isNull();

@@ -31,9 +31,10 @@ import java.util.concurrent.Future;
  * there, the same values travel in the part headers, and they are recorded on the object
  * ({@link PartCrc32s}) so that a later head can prove the whole object's CRC32 from the server's
  * composite checksum. What is recorded is therefore exactly what the caller's CRC32 was checked
- * against and what the server was asked to verify part by part. The part MD5s come from the same
- * read: where the server checks {@code Content-MD5}, each part carries its MD5, and the completion's
- * ETag (the MD5 of the part MD5s with the part count, where ETags are MD5s) proves the object.
+ * against and what the server was asked to verify part by part; where the server was seen to check
+ * them, its accepting every part proves the object. Otherwise, where the server checks
+ * {@code Content-MD5}, the part MD5s come from the same read, each part carries its MD5, and the
+ * completion's ETag (the MD5 of the part MD5s with the part count, where ETags are MD5s) proves it.
  */
 public final class PartedUpload {
     /** What one part upload returned. */
@@ -57,10 +58,13 @@ public final class PartedUpload {
 
     /**
      * @param sendCrc  parts carry their CRC32s
+     * @param crc32Checked the server refuses a part whose bytes do not match its CRC32, so the
+     *     completion proves the object ({@link PutResult#crc32Proven()}); only with {@code sendCrc}
      * @param sendMd5  parts carry their MD5s as {@code Content-MD5}
      * @param md5Etags the server's ETags are MD5s, so the completion's can prove the object
      */
-    public static PutResult run(String key, UploadBody body, PutOptions options, boolean sendCrc, boolean sendMd5,
+    public static PutResult run(String key, UploadBody body, PutOptions options, boolean sendCrc, boolean crc32Checked,
+            boolean sendMd5,
             boolean md5Etags, RemoteStoreSettings settings, ExecutorService pool, Calls calls) throws StoreException {
         long partSize = settings.partSize();
         int partCount = (int) ((body.length() + partSize - 1) / partSize);
@@ -68,7 +72,7 @@ public final class PartedUpload {
         BodyDigests digests = null;
         Map<String, String> metadata = new LinkedHashMap<>(options.userMetadata());
         if (sendCrc || sendMd5 || options.crc32().isPresent()) {
-            digests = digests(key, body, partSize);
+            digests = digests(key, body, partSize, sendMd5);
             if (digests.partCount() != partCount) {
                 throw new IllegalStateException(digests.partCount() + " part digests for " + partCount + " parts");
             }
@@ -105,7 +109,8 @@ public final class PartedUpload {
             }
             String etag = retry.run(() -> calls.complete(uploadId, parts));
             boolean proven = sendMd5 && md5Etags && ContentMd5Proof.holds(key, etag, digests, true);
-            return new PutResult(key, body.length(), etag, partCount, proven);
+            // every part's CRC32 came from the read whose combined CRC32 was checked against the caller's
+            return new PutResult(key, body.length(), etag, partCount, proven, sendCrc && crc32Checked);
         } catch (StoreException | RuntimeException | Error e) {
             for (Future<PartReceipt> f : futures) {
                 f.cancel(true);
@@ -157,10 +162,13 @@ public final class PartedUpload {
         }
     }
 
-    /** The body's digests in parts of {@code partSize}: the caller's where they fit, else one sequential read. */
-    static BodyDigests digests(String key, UploadBody body, long partSize) throws StoreException {
+    /**
+     * The body's digests in parts of {@code partSize}, MD5s only if {@code md5s}: the caller's where
+     * they fit, else one sequential read.
+     */
+    static BodyDigests digests(String key, UploadBody body, long partSize, boolean md5s) throws StoreException {
         try {
-            return body.digests(partSize);
+            return body.digests(partSize, md5s);
         } catch (IOException e) {
             throw new TransientStoreException("reading the body of key '" + key + "' failed: " + e, key, null, e);
         }

@@ -4,6 +4,7 @@ import static dev.felix.offload.store.remote.ResponseChecks.unquote;
 
 import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.DigestPlan;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.InvalidRangeException;
@@ -45,8 +46,9 @@ import java.util.zip.CRC32;
  * bounded in attempts and time); the clients' own retries are off. What the server does with
  * CRC32 headers, {@code Content-MD5} and {@code If-None-Match} is probed on first use
  * ({@link ServerProbe}), and the store sends and asks for checksums only where that makes sense;
- * where the server checks Content-MD5 and answers MD5 ETags, a put's answer proves its copy
- * ({@link PutResult#contentMd5Proven()}). Bodies above the multipart
+ * where the server checks the CRC32s it is sent, a put's acceptance proves its copy
+ * ({@link PutResult#crc32Proven()}), and no MD5 is taken; else where it checks Content-MD5 and
+ * answers MD5 ETags, the answer's ETag does ({@link PutResult#contentMd5Proven()}). Bodies above the multipart
  * threshold go up in parts, several at once ({@link PartedUpload}), aborted if any part or the
  * completion fails. Every answer is checked before it is believed: a range answer's range and
  * length, a whole body's length and CRC32, a listing's prefix. Multipart uploads a killed process
@@ -150,6 +152,17 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
             return multipartPut(key, body, options, server.sendsCrc32());
         }
         String fullKey = settings.fullKey(key);
+        if (server.provesByCrc32()) {
+            // The server computes the CRC32 of what arrives and refuses the put unless it is the one sent,
+            // the caller's (or, without one, the body's as read now): its acceptance is the proof, no MD5 needed.
+            wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CRC32);
+            OptionalLong sent = options.crc32().isPresent() ? options.crc32()
+                    : OptionalLong.of(PartedUpload.digests(key, body, Math.max(1, body.length()), false).crc32());
+            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, Optional.empty(),
+                    options.createOnly());
+            return call("put", key, () -> new PutResult(key, body.length(),
+                    unquote(wire.putObject(fullKey, body, upload)), 1, false, true));
+        }
         if (!server.sendsContentMd5()) {
             OptionalLong sent = server.crc32ToSend(key, body, options);
             S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, Optional.empty(),
@@ -160,8 +173,8 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         // the answer proves the caller's bytes only where the two agree; a body changing after that read
         // is refused by the server. A caller's CRC32 that disagrees still travels as before (a server that
         // checks it refuses the put; one that does not stores the bytes), but proves nothing.
-        wire.contentMd5CheckedByServer();
-        BodyDigests digests = PartedUpload.digests(key, body, Math.max(1, body.length()));
+        wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CONTENT_MD5);
+        BodyDigests digests = PartedUpload.digests(key, body, Math.max(1, body.length()), true);
         boolean callersBytes = options.crc32().isEmpty() || options.crc32().getAsLong() == digests.crc32();
         OptionalLong sent = server.sendsCrc32() ? OptionalLong.of(options.crc32().orElse(digests.crc32()))
                 : OptionalLong.empty();
@@ -171,29 +184,35 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         return call("put", key, () -> {
             String etag = unquote(wire.putObject(fullKey, body, upload));
             return new PutResult(key, body.length(), etag, 1,
-                    md5Etags && ContentMd5Proof.holds(key, etag, digests, false));
+                    md5Etags && ContentMd5Proof.holds(key, etag, digests, false), false);
         });
     }
 
     /**
      * Multipart bodies in the configured part size (their part CRC32s check the caller's), a single
      * request's as one slice where it carries a Content-MD5 or CRC32; none where it carries neither.
+     * MD5s only where the requests carry them.
      */
     @Override
-    public OptionalLong digestPartSize(long length) throws StoreException {
+    public Optional<DigestPlan> digestPlan(long length) throws StoreException {
+        boolean md5s = server.sendsContentMd5();
         if (length > settings.multipartThreshold()) {
-            return OptionalLong.of(settings.partSize());
+            return Optional.of(new DigestPlan(settings.partSize(), md5s));
         }
-        return server.sendsContentMd5() || server.sendsCrc32() ? OptionalLong.of(Math.max(1, length)) : OptionalLong.empty();
+        return md5s || server.sendsCrc32() ? Optional.of(new DigestPlan(Math.max(1, length), md5s)) : Optional.empty();
     }
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
         String fullKey = settings.fullKey(key);
         boolean sendMd5 = server.sendsContentMd5();
         if (sendMd5) {
-            wire.contentMd5CheckedByServer();
+            wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CONTENT_MD5);
         }
-        return PartedUpload.run(key, body, options, sendCrc, sendMd5, server.provesByContentMd5(),
+        boolean crc32Checked = sendCrc && server.provesByCrc32();
+        if (crc32Checked) {
+            wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CRC32);
+        }
+        return PartedUpload.run(key, body, options, sendCrc, crc32Checked, sendMd5, server.provesByContentMd5(),
                 settings, partUploads, new PartedUpload.Calls() {
             @Override
             public String create(Map<String, String> userMetadata) throws StoreException {

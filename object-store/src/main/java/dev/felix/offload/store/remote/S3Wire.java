@@ -100,12 +100,22 @@ public interface S3Wire extends AutoCloseable {
     /** One page of the multipart uploads under the prefix; markers null for the first page. */
     UploadPage listMultipartUploads(String fullPrefix, String keyMarker, String uploadIdMarker) throws Exception;
 
+    /** A header a server may check an upload request's body against. */
+    enum BodyChecksum {
+        /** {@code Content-MD5} */
+        CONTENT_MD5,
+        /** {@code x-amz-checksum-crc32} */
+        CRC32
+    }
+
     /**
-     * Told once the probe saw the server refuse a body that does not match its {@code Content-MD5}:
-     * from then on an upload request that carries one may leave its body out of the signature, since
-     * the signed MD5 header already binds it. Nothing changes for a client that cannot do so.
+     * Told, after the probe, that the server was seen to refuse a body that does not match this
+     * checksum header: from then on an upload request that carries that header may leave its body
+     * out of the signature, since the signed header already binds the body. Requests carrying only a
+     * header the server was not seen to check stay signed in full, and so do the probe's own puts,
+     * which run before anyone is told. Nothing changes for a client that cannot sign so.
      */
-    default void contentMd5CheckedByServer() {
+    default void bodyChecksumCheckedByServer(BodyChecksum checksum) {
     }
 
     /** The store's exception for a failure of this client's, naming the operation and the (short) key. */

@@ -145,9 +145,22 @@ public final class ServerProbe {
         return settings.encryption().kind() != Encryption.Kind.KMS;
     }
 
-    /** Whether upload requests carry {@code Content-MD5}: where the probe saw the server refuse a wrong one. */
+    /**
+     * Whether upload requests carry {@code Content-MD5}: where the probe saw the server refuse a wrong
+     * one, unless the CRC32 the requests carry is checked already ({@link #provesByCrc32()}): an MD5
+     * would then cost a digest of every byte and prove nothing more.
+     */
     public boolean sendsContentMd5() throws StoreException {
-        return traits().contentMd5Verified();
+        return traits().contentMd5Verified() && !provesByCrc32();
+    }
+
+    /**
+     * Whether an upload's answer proves its copy by the CRC32s it carried: uploads carry them, and
+     * the probe saw the server refuse a wrong one (a server checking part CRC32s as S3 and S3Mock do;
+     * {@link #trustsComposites()} relies on the same).
+     */
+    public boolean provesByCrc32() throws StoreException {
+        return sendsCrc32() && traits().crc32Verified();
     }
 
     /**

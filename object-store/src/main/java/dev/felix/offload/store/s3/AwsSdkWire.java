@@ -69,6 +69,7 @@ public final class AwsSdkWire implements S3Wire {
     /** The same client but for upload bodies, which it leaves out of the signature; over the same connections. */
     private final S3Client unsignedBodies;
     private volatile boolean md5CheckedByServer;
+    private volatile boolean crc32CheckedByServer;
 
     private AwsSdkWire(String bucket, SdkHttpClient http, S3Client s3, S3Client unsignedBodies) {
         this.bucket = bucket;
@@ -110,17 +111,24 @@ public final class AwsSdkWire implements S3Wire {
     /**
      * Over plain HTTP the SDK hashes every upload body with SHA-256 for its signature, a second read
      * of the bytes and, on a small machine, a fifth of the pass's CPU. Once the server was seen to
-     * refuse a body that does not match its {@code Content-MD5}, a request that carries one needs no
-     * such hash: the MD5 header is signed, and the server refuses any body other than the one it
-     * names. Requests without one stay signed in full.
+     * refuse a body that does not match its {@code Content-MD5}, or its {@code x-amz-checksum-crc32},
+     * a request that carries such a header needs no such hash: the header is signed, and the server
+     * refuses any body other than the one it names. Requests without one stay signed in full. The
+     * CRC32 still goes as the plain, precomputed header the probe tried: the SDK neither computes nor
+     * trails one (checksum calculation when required, chunked encoding off), and the signer adds
+     * no trailer where the header is there already.
      */
     @Override
-    public void contentMd5CheckedByServer() {
-        md5CheckedByServer = true;
+    public void bodyChecksumCheckedByServer(BodyChecksum checksum) {
+        switch (checksum) {
+            case CONTENT_MD5 -> md5CheckedByServer = true;
+            case CRC32 -> crc32CheckedByServer = true;
+        }
     }
 
-    private S3Client forBody(Optional<String> contentMd5) {
-        return md5CheckedByServer && contentMd5.isPresent() ? unsignedBodies : s3;
+    private S3Client forBody(Optional<String> contentMd5, boolean carriesCrc32) {
+        boolean bound = (md5CheckedByServer && contentMd5.isPresent()) || (crc32CheckedByServer && carriesCrc32);
+        return bound ? unsignedBodies : s3;
     }
 
     private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
@@ -182,7 +190,7 @@ public final class AwsSdkWire implements S3Wire {
         if (upload.createOnly()) {
             b.ifNoneMatch("*");
         }
-        return forBody(upload.contentMd5()).putObject(b.build(), requestBody(body, 0, body.length())).eTag();
+        return forBody(upload.contentMd5(), upload.crc32().isPresent()).putObject(b.build(), requestBody(body, 0, body.length())).eTag();
     }
 
     private static RequestBody requestBody(UploadBody body, long from, long count) {
@@ -258,7 +266,7 @@ public final class AwsSdkWire implements S3Wire {
                 .uploadId(uploadId).partNumber(partNumber).contentLength(count);
         crc32Base64.ifPresent(b::checksumCRC32);
         contentMd5.ifPresent(b::contentMD5);
-        return forBody(contentMd5).uploadPart(b.build(), requestBody(body, from, count)).eTag();
+        return forBody(contentMd5, crc32Base64.isPresent()).uploadPart(b.build(), requestBody(body, from, count)).eTag();
     }
 
     @Override

@@ -15,8 +15,8 @@ import software.amazon.awssdk.identity.spi.IdentityProviders;
 /**
  * SigV4 that signs every header but leaves the body out ({@code x-amz-content-sha256:
  * UNSIGNED-PAYLOAD}), also over plain HTTP, where the SDK's own signer always hashes a body. Used
- * only for upload requests whose {@code Content-MD5} a server was seen to check: that signed header
- * binds the body instead, without a second read of it. (Public for the benchmark's HTTP-client
+ * only for upload requests carrying a {@code Content-MD5} or {@code x-amz-checksum-crc32} that the
+ * server was seen to check: that signed header binds the body instead, without a second read of it. (Public for the benchmark's HTTP-client
  * section, which puts it beside the SDK's own signing.)
  */
 public final class UnsignedBodySigning implements AwsV4AuthScheme {

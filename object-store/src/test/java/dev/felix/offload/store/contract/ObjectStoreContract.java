@@ -365,8 +365,11 @@ public abstract class ObjectStoreContract {
         byte[] body = ContractData.bytes(100_000, 21);
         PutResult small = store.put("md5/small", UploadBody.ofBytes(body), PutOptions.defaults().withCrc32(
                 ContractData.crc32(body)));
-        boolean proves = has(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT) && has(StoreCapability.MD5_ETAG);
+        // a server that checks the CRC32 it is sent needs no MD5: its acceptance proves the copy
+        boolean byCrc32 = has(StoreCapability.CRC32_VERIFIED_ON_PUT) && has(StoreCapability.CRC32_KEPT_BY_SERVER);
+        boolean proves = !byCrc32 && has(StoreCapability.CONTENT_MD5_VERIFIED_ON_PUT) && has(StoreCapability.MD5_ETAG);
         assertThat(small.contentMd5Proven()).isEqualTo(proves);
+        assertThat(small.crc32Proven()).isEqualTo(byCrc32);
         if (has(StoreCapability.MD5_ETAG)) {
             assertThat(small.etag()).isEqualToIgnoringCase(HexFormat.of().formatHex(md5(body)));
             assertThat(store.head("md5/small").etag()).isEqualToIgnoringCase(small.etag());
@@ -378,6 +381,7 @@ public abstract class ObjectStoreContract {
         PutResult parted = store.put("md5/big", UploadBody.ofFile(big), PutOptions.defaults().withCrc32(
                 ContractData.crc32(bytes)));
         assertThat(parted.contentMd5Proven()).isEqualTo(proves);
+        assertThat(parted.crc32Proven()).isEqualTo(byCrc32);
         if (proves && parted.parts() > 1) {
             MessageDigest ofParts = BodyDigests.md5();
             for (long at = 0; at < bytes.length; at += partSize()) {

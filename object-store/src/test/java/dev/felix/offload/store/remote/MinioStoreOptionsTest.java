@@ -19,4 +19,9 @@ class MinioStoreOptionsTest extends RemoteStoreOptionsTest {
     protected String damagedBodyRefusal() {
         return "XAmzContentSHA256Mismatch";
     }
+
+    @Override
+    protected boolean leavesCheckedBodiesUnsigned() {
+        return false;
+    }
 }

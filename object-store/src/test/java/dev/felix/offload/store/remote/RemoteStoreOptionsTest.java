@@ -49,6 +49,12 @@ abstract class RemoteStoreOptionsTest {
      */
     protected abstract String damagedBodyRefusal();
 
+    /**
+     * Whether this client leaves a body whose checksum header the server checks out of the signature
+     * ({@code UNSIGNED-PAYLOAD}); the MinIO client hashes every body over plain HTTP whatever it carries.
+     */
+    protected abstract boolean leavesCheckedBodiesUnsigned();
+
     private static RemoteStoreSettings.Builder small(S3Server server, String bucket) {
         return server.settings(bucket).multipart(5 * MIB, 5 * MIB, 2);
     }
@@ -137,6 +143,71 @@ abstract class RemoteStoreOptionsTest {
                     .doesNotContain(StoreCapability.MD5_ETAG);
             assertThat(store.put("single", UploadBody.ofBytes(new byte[] {4, 5, 6})).contentMd5Proven()).isFalse();
             assertThat(store.put("parted", UploadBody.ofFile(sixMiB())).contentMd5Proven()).isFalse();
+            // the CRC32 the server checks proves a copy whatever the ETags are
+            assertThat(store.put("single", UploadBody.ofBytes(new byte[] {4, 5, 6})).crc32Proven()).isTrue();
+        }
+    }
+
+    @Test
+    void whereTheServerChecksCrc32sNoRequestCarriesAnMd5AndTheAcceptanceProvesTheCopy() throws Exception {
+        S3Server server = S3Servers.s3mock();
+        String bucket = server.createBucket("crc-proof");
+        Path singleFile = scratch.resolve("single.bin");
+        byte[] single = ContractData.bytes(3000, 9);
+        Files.write(singleFile, single);
+        Path partedFile = sixMiB();
+        byte[] parted = Files.readAllBytes(partedFile);
+        try (FaultProxy recorder = FaultProxy.start(server.endpoint());
+                ObjectStore store = open(small(server, bucket).endpoint(recorder.endpoint()).build())) {
+            PutResult one = store.put("single", UploadBody.ofFile(singleFile),
+                    PutOptions.defaults().withCrc32(ContractData.crc32(single)));
+            assertThat(one.crc32Proven()).isTrue();
+            assertThat(one.contentMd5Proven()).isFalse();
+            PutResult two = store.put("parted", UploadBody.ofFile(partedFile),
+                    PutOptions.defaults().withCrc32(ContractData.crc32(parted)));
+            assertThat(two.parts()).isEqualTo(2);
+            assertThat(two.crc32Proven()).isTrue();
+            assertThat(two.contentMd5Proven()).isFalse();
+
+            List<FaultProxy.Exchange> uploads = new java.util.ArrayList<>(recorder.exchanges("PUT", t -> t.endsWith("/single")));
+            assertThat(uploads).hasSize(1);
+            assertThat(uploads.get(0).headers()).containsEntry("x-amz-checksum-crc32",
+                    Crc32Text.toBase64(ContractData.crc32(single)));
+            List<FaultProxy.Exchange> parts = recorder.exchanges("PUT", t -> t.contains("partNumber="));
+            assertThat(parts).hasSize(2);
+            assertThat(parts.get(0).headers()).containsKey("x-amz-checksum-crc32");
+            uploads.addAll(parts);
+            for (FaultProxy.Exchange x : uploads) {
+                assertThat(x.headers()).as(x.target()).doesNotContainKey("content-md5")
+                        .doesNotContainKey("x-amz-trailer").doesNotContainEntry("content-encoding", "aws-chunked");
+                assertThat("UNSIGNED-PAYLOAD".equals(x.headers().get("x-amz-content-sha256"))).as(x.target())
+                        .isEqualTo(leavesCheckedBodiesUnsigned());
+            }
+            // the probe's own puts stay signed in full
+            assertThat(recorder.exchanges("PUT", t -> t.contains("probe"))).isNotEmpty().allSatisfy(x ->
+                    assertThat(x.headers().get("x-amz-content-sha256")).isNotEqualTo("UNSIGNED-PAYLOAD"));
+            assertThat(store.readAll("single", 4000, OptionalLong.of(ContractData.crc32(single)))).isEqualTo(single);
+            assertThat(store.head("parted").crc32()).hasValue(ContractData.crc32(parted));
+        }
+    }
+
+    @Test
+    void aSingleBodyDamagedOnItsWayIsRefusedOnEitherServer() throws Exception {
+        byte[] body = ContractData.bytes(100_000, 12);
+        Path file = scratch.resolve("damaged.bin");
+        Files.write(file, body);
+        for (S3Server server : List.of(S3Servers.s3mock(), S3Servers.s3proxy())) {
+            String bucket = server.createBucket("damaged-single");
+            try (FaultProxy proxy = FaultProxy.start(server.endpoint());
+                    ObjectStore store = open(small(server, bucket).endpoint(proxy.endpoint()).build())) {
+                store.capabilities();
+                proxy.inject("PUT", t -> t.endsWith("/flipped"), new FaultProxy.FlipRequestByte(false), 1);
+                // S3Mock checks the CRC32 header; S3Proxy the signature or the Content-MD5
+                assertThatThrownBy(() -> store.put("flipped", UploadBody.ofFile(file),
+                        PutOptions.defaults().withCrc32(ContractData.crc32(body))))
+                        .isInstanceOf(IntegrityRejectedException.class);
+                assertThatThrownBy(() -> store.head("flipped")).isInstanceOf(ObjectNotFoundException.class);
+            }
         }
     }
 
