@@ -132,17 +132,7 @@ class OffloadOnS3Test {
     void whereTheServerChecksContentMd5NothingIsReadBackUnlessReadBackIsAsked(Backend backend) throws Exception {
         String bucket = backend.server().createBucket("content-md5");
         for (VerifyMode mode : List.of(VerifyMode.AUTO, VerifyMode.READ_BACK)) {
-            Path root = Files.createDirectories(tmp.resolve("root-" + mode.label()));
-            Map<Path, List<Record>> written = TestRoots.write(root, 1, 300, 25);
-            Path shard = written.keySet().iterator().next();
-            try (dev.felix.offload.store.harness.FaultProxy recorder =
-                         dev.felix.offload.store.harness.FaultProxy.start(backend.server().endpoint());
-                 ObjectStore store = open(backend, backend.server().settings(bucket).prefix(mode.label())
-                         .endpoint(recorder.endpoint()).build())) {
-                PassReport report = new OffloadPass(new DataRoot(root), store, settings().withVerify(mode),
-                        StepHook.none(), Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
-                assertThat(report.complete()).as(report.toString()).isTrue();
-                List<SegmentUpload> uploads = report.shards().get(0).uploaded();
+            recordedPass(backend, bucket, mode, 25, (recorder, uploads, shard) -> {
                 assertThat(uploads).isNotEmpty();
                 List<String> segmentGets = recorder.exchanges("GET", t -> t.contains(".segment")).stream()
                         .map(dev.felix.offload.store.harness.FaultProxy.Exchange::target).toList();
@@ -155,8 +145,36 @@ class OffloadOnS3Test {
                     assertThat(uploads).allSatisfy(u -> assertThat(u.verifiedBy()).isEqualTo(CopyProofKind.READ_BACK));
                     assertThat(segmentGets).hasSizeGreaterThanOrEqualTo(uploads.size());
                 }
-                TestRoots.assertEveryOffsetReadsBack(written, store);
-            }
+            });
+        }
+    }
+
+    /** What a test checks of a pass it ran through a recording proxy. */
+    @FunctionalInterface
+    private interface PassChecks {
+        void check(dev.felix.offload.store.harness.FaultProxy recorder, List<SegmentUpload> uploads, Path shard)
+                throws Exception;
+    }
+
+    /**
+     * Runs one complete pass over a fresh one-shard root (seed {@code seed}) under {@code mode}, to
+     * {@code bucket} under the mode's prefix through a proxy recording every request, hands the
+     * uploads to {@code checks}, and then reads every offset back through the same store.
+     */
+    private void recordedPass(Backend backend, String bucket, VerifyMode mode, int seed, PassChecks checks)
+            throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("root-" + mode.label()));
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 300, seed);
+        Path shard = written.keySet().iterator().next();
+        try (dev.felix.offload.store.harness.FaultProxy recorder =
+                     dev.felix.offload.store.harness.FaultProxy.start(backend.server().endpoint());
+             ObjectStore store = open(backend, backend.server().settings(bucket).prefix(mode.label())
+                     .endpoint(recorder.endpoint()).build())) {
+            PassReport report = new OffloadPass(new DataRoot(root), store, settings().withVerify(mode),
+                    StepHook.none(), Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
+            assertThat(report.complete()).as(report.toString()).isTrue();
+            checks.check(recorder, report.shards().get(0).uploaded(), shard);
+            TestRoots.assertEveryOffsetReadsBack(written, store);
         }
     }
 
@@ -176,17 +194,7 @@ class OffloadOnS3Test {
     void whereTheServerChecksCrc32sThePutsAcceptanceIsTheProofWithoutAnMd5OrAHead(Backend backend) throws Exception {
         String bucket = backend.server().createBucket("crc-proof");
         for (VerifyMode mode : List.of(VerifyMode.AUTO, VerifyMode.SERVER_CHECKSUM)) {
-            Path root = Files.createDirectories(tmp.resolve("root-" + mode.label()));
-            Map<Path, List<Record>> written = TestRoots.write(root, 1, 300, 26);
-            Path shard = written.keySet().iterator().next();
-            try (dev.felix.offload.store.harness.FaultProxy recorder =
-                         dev.felix.offload.store.harness.FaultProxy.start(backend.server().endpoint());
-                 ObjectStore store = open(backend, backend.server().settings(bucket).prefix(mode.label())
-                         .endpoint(recorder.endpoint()).build())) {
-                PassReport report = new OffloadPass(new DataRoot(root), store, settings().withVerify(mode),
-                        StepHook.none(), Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
-                assertThat(report.complete()).as(report.toString()).isTrue();
-                List<SegmentUpload> uploads = report.shards().get(0).uploaded();
+            recordedPass(backend, bucket, mode, 26, (recorder, uploads, shard) -> {
                 assertThat(uploads).isNotEmpty().allSatisfy(u ->
                         assertThat(u.verifiedBy()).isEqualTo(CopyProofKind.SERVER_CHECKSUM));
                 assertThat(Files.readString(shard.resolve(dev.felix.offload.manifest.CopyProofs.FILE_NAME)))
@@ -203,8 +211,7 @@ class OffloadOnS3Test {
                 } else {
                     assertThat(heads).hasSizeGreaterThanOrEqualTo(uploads.size());
                 }
-                TestRoots.assertEveryOffsetReadsBack(written, store);
-            }
+            });
         }
     }
 
