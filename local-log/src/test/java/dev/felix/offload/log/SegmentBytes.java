@@ -138,6 +138,37 @@ public final class SegmentBytes {
         }
     }
 
+    /**
+     * Scans with {@link SegmentScanner#nextChecked()}: every record verified as in
+     * {@link #readRecords}, only its header kept.
+     */
+    public static Outcome<RecordHeader> readChecked(Path file, String shard, long segmentId) throws IOException {
+        List<RecordHeader> headers = new ArrayList<>();
+        List<Long> positions = new ArrayList<>();
+        SegmentScanner scanner;
+        try {
+            scanner = SegmentScanner.open(file, shard, segmentId, true);
+        } catch (CorruptionException e) {
+            return new Outcome<>(headers, positions, e, null, 0);
+        }
+        try (scanner) {
+            while (true) {
+                long at = scanner.position();
+                RecordHeader h;
+                try {
+                    h = scanner.nextChecked();
+                } catch (CorruptionException e) {
+                    return new Outcome<>(headers, positions, e, scanner.header(), scanner.position());
+                }
+                if (h == null) {
+                    return new Outcome<>(headers, positions, null, scanner.header(), scanner.position());
+                }
+                headers.add(h);
+                positions.add(at);
+            }
+        }
+    }
+
     /** Steps over every record header with {@link SegmentScanner#nextHeader()} until the end or the first damage. */
     public static Outcome<RecordHeader> readHeaders(Path file, String shard, long segmentId) throws IOException {
         List<RecordHeader> headers = new ArrayList<>();

@@ -1,7 +1,7 @@
 package dev.felix.offload.pass;
 
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.Record;
+import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentIndex;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.log.format.SegmentScanner;
@@ -77,7 +77,7 @@ final class SegmentPreparation {
             try {
                 while (true) {
                     long position = scanner.position();
-                    Record r = scanner.nextRecord();
+                    RecordHeader r = scanner.nextChecked();
                     if (r == null) {
                         break;
                     }

@@ -222,6 +222,27 @@ public final class RecordCodec {
      */
     public static Record decodeBody(RecordHeader header, ByteBuffer record, CorruptionSite site, boolean stays)
             throws CorruptionException {
+        verifyBody(header, record, site);
+        int p = record.position();
+        if (stays && record.hasArray()) {
+            int at = record.arrayOffset() + p;
+            return Record.viewOf(header.offset(), header.timestampMicros(), header.kind(), header.tag(), record.array(),
+                    at, at + header.headerLength(), header.payloadLength());
+        }
+        byte[] payload = new byte[header.payloadLength()];
+        record.get(p + header.headerLength(), payload);
+        return Record.of(header.offset(), header.timestampMicros(), header.kind(), header.tag(), payload);
+    }
+
+    /**
+     * Checks a whole record's bytes ({@code record}'s remaining bytes, from its first header byte)
+     * against the checksum its header stores, without copying or keeping any of them; the buffer's
+     * position and limit are left as they were.
+     *
+     * @throws CorruptionException {@link CorruptionKind#RECORD_CHECKSUM}, both values printed
+     */
+    public static void verifyBody(RecordHeader header, ByteBuffer record, CorruptionSite site)
+            throws CorruptionException {
         int p = record.position();
         if (record.remaining() != header.totalLength()) {
             throw new IllegalArgumentException("expected " + header.totalLength() + " record bytes, got "
@@ -235,13 +256,5 @@ public final class RecordCodec {
             throw CorruptionException.checksum(CorruptionKind.RECORD_CHECKSUM, site.at(header.position()), "record "
                     + header.offset(), header.storedChecksum(), computed);
         }
-        if (stays && record.hasArray()) {
-            int at = record.arrayOffset() + p;
-            return Record.viewOf(header.offset(), header.timestampMicros(), header.kind(), header.tag(), record.array(),
-                    at, at + header.headerLength(), header.payloadLength());
-        }
-        byte[] payload = new byte[header.payloadLength()];
-        record.get(p + header.headerLength(), payload);
-        return Record.of(header.offset(), header.timestampMicros(), header.kind(), header.tag(), payload);
     }
 }

@@ -52,11 +52,11 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
                 while (true) {
                     long ts;
                     if (verifyRecords) {
-                        Record r = scanner.nextRecord();
-                        if (r == null) {
+                        RecordHeader h = scanner.nextChecked();
+                        if (h == null) {
                             break;
                         }
-                        ts = r.timestampMicros();
+                        ts = h.timestampMicros();
                     } else {
                         RecordHeader h = scanner.nextHeader();
                         if (h == null) {

@@ -243,11 +243,39 @@ public final class SegmentScanner implements Closeable {
             failed = true;
             throw e;
         }
+        passed(h, bytes);
+        return record;
+    }
+
+    /**
+     * The next record's header, after its whole record was read and checksum-verified as
+     * {@link #nextRecord()} verifies it, and counted in {@link #validBytesCrc32()}; its payload is
+     * neither copied nor kept. For readers that check a segment and take only what headers say
+     * (recovery, the offload's one pass), so the payload bytes are not copied a second time. Null
+     * at a clean end of file.
+     */
+    public RecordHeader nextChecked() throws IOException, CorruptionException {
+        RecordHeader h = peekHeader();
+        if (h == null) {
+            return null;
+        }
+        // Bounded: totalLength <= MAX_HEADER_LENGTH + MAX_PAYLOAD_BYTES, checked in decodePrefix.
+        ByteBuffer bytes = source.read(h.position(), h.totalLength());
+        try {
+            RecordCodec.verifyBody(h, bytes, site);
+        } catch (CorruptionException e) {
+            failed = true;
+            throw e;
+        }
+        passed(h, bytes);
+        return h;
+    }
+
+    private void passed(RecordHeader h, ByteBuffer bytes) {
         if (crcValid) {
             validBytesCrc.update(bytes);
         }
         advance(h);
-        return record;
     }
 
     private void advance(RecordHeader h) {

@@ -35,6 +35,14 @@ class SegmentBitFlipTest {
         }
     }
 
+    private Outcome<RecordHeader> checkedOnly(byte[] bytes, String at) {
+        try {
+            return SegmentBytes.readChecked(SegmentBytes.writeSegment(tmp.resolve(SHARD), 0, bytes), SHARD, 0);
+        } catch (Throwable t) {
+            throw new AssertionError(at + ": scan threw " + t, t);
+        }
+    }
+
     private Outcome<RecordHeader> headersOnly(byte[] bytes, String at) {
         try {
             return SegmentBytes.readHeaders(SegmentBytes.writeSegment(tmp.resolve(SHARD), 0, bytes), SHARD, 0);
@@ -65,6 +73,20 @@ class SegmentBitFlipTest {
             assertThat(full.failure().kind()).as(at + ": " + full.failure().getMessage()).isEqualTo(expected);
             assertThat(full.failure().storedChecksum()).as(at).isNotEqualTo(full.failure().computedChecksum());
             assertThat(full.endPosition()).as(at).isEqualTo(start);
+
+            // Checked headers (recovery's and the offload's walk): the same verdict as whole records.
+            Outcome<RecordHeader> checked = checkedOnly(flipped, at);
+            assertThat(checked.items()).as(at).hasSize(victim);
+            for (int i = 0; i < victim; i++) {
+                assertThat(checked.items().get(i).offset()).as(at).isEqualTo(before.get(i).offset());
+                assertThat(checked.positions().get(i)).as(at).isEqualTo(f.boundaries[i]);
+            }
+            assertThat(checked.failure()).as(at).isNotNull();
+            assertThat(checked.failure().kind()).as(at).isEqualTo(expected);
+            assertThat(checked.failure().site()).as(at).isEqualTo(full.failure().site());
+            assertThat(checked.failure().storedChecksum()).as(at).isEqualTo(full.failure().storedChecksum());
+            assertThat(checked.failure().computedChecksum()).as(at).isEqualTo(full.failure().computedChecksum());
+            assertThat(checked.endPosition()).as(at).isEqualTo(start);
 
             Outcome<RecordHeader> quick = headersOnly(flipped, at);
             if (inRecord < RecordCodec.CHECKSUM_OFFSET) {
