@@ -19,7 +19,7 @@ import java.util.Map;
  */
 public final class BenchMain {
 
-    static final String COMMAND = "mvn -B -ntp -Pbench -pl bench -am -DskipTests -Dexec.skip package"
+    static final String COMMAND = "mvn -B -ntp -Pbench -pl bench,cli -am -DskipTests -Dexec.skip clean package"
             + " && java -jar bench/target/felix-bench.jar";
 
     private final BenchConfig config = new BenchConfig();

@@ -109,7 +109,7 @@ final class OffloadSection {
         }
         sides.add(PASS_JAR);
         if (!Files.isRegularFile(config.cliJar)) {
-            result.failures.put(PASS_JAR, "no " + config.cliJar + " (mvn -B -ntp -DskipTests package builds it)");
+            result.failures.put(PASS_JAR, "no " + config.cliJar + " (the benchmark command in README builds it)");
         }
         for (String s : sides) {
             result.mibps.put(s, new ArrayList<>());
