@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -136,6 +137,7 @@ public final class FaultProxy implements AutoCloseable {
     private int maxHeld;
     private volatile Policy policy = PASS;
     private volatile ServerSocket server; // null while the store is down
+    private Thread acceptor; // the thread serving server; guarded by this
     private volatile boolean closed;
 
     private FaultProxy(URI upstream, ServerSocket server) {
@@ -224,8 +226,23 @@ public final class FaultProxy implements AutoCloseable {
     public synchronized void down() throws IOException {
         ServerSocket s = server;
         server = null;
-        if (s != null) {
-            s.close();
+        if (s == null) {
+            return;
+        }
+        s.close();
+        // close() returns while the acceptor is still inside accept(); the kernel keeps that
+        // listening socket (and queues new connections on it) until the blocked call returns.
+        // Only once the acceptor is gone are connections really refused.
+        Thread t = acceptor;
+        acceptor = null;
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while the proxy on port " + port + " stopped");
+        }
+        if (t.isAlive()) {
+            throw new IOException("the proxy on port " + port + " still accepts 5 s after its socket closed");
         }
     }
 
@@ -269,7 +286,7 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /** Serves connections on {@code socket} until it is closed (by down() or close()). */
-    private void acceptOn(ServerSocket socket) {
+    private synchronized void acceptOn(ServerSocket socket) {
         Thread acceptor = new Thread(() -> {
             while (!closed && !socket.isClosed()) {
                 try {
@@ -282,6 +299,7 @@ public final class FaultProxy implements AutoCloseable {
         }, "fault-proxy-accept");
         acceptor.setDaemon(true);
         acceptor.start();
+        this.acceptor = acceptor;
     }
 
     private void count(Fault fault) {
