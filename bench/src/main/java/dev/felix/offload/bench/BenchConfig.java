@@ -33,7 +33,14 @@ final class BenchConfig {
      * segments, and small ones so that costs per segment show. The reads and HTTP sections use the first.
      */
     final List<Long> offloadSegmentSizes = list("bench.offload.segment.bytes", quick ? "32m" : "128m,4m").stream()
-            .map(BenchConfig::parseSize).toList();
+            .map(v -> {
+                try {
+                    return parseSize(v);
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("bench.offload.segment.bytes: '" + v
+                            + "' is not a byte count (digits, then k, m or g)");
+                }
+            }).toList();
     final long offloadSegmentBytes = offloadSegmentSizes.get(0);
     final int offloadShards = integer("bench.offload.shards", 2);
     final int offloadParallelism = integer("bench.offload.parallelism", 2);
@@ -63,6 +70,21 @@ final class BenchConfig {
     final int jmhShots = integer("bench.jmh.shots", quick ? 2 : 4);
     /** Manifest loads and saves take up to a few hundred ms at 100k entries: a longer warm-up per iteration. */
     final int jmhManifestWarmupMillis = integer("bench.jmh.manifest.warmup.ms", 1000);
+
+    BenchConfig() {
+        // a typo in a name would otherwise run nothing for it, or fail only after the other servers' runs
+        only("bench.sections", sections, List.of("offload", "reads", "http", "log", "manifest"));
+        only("bench.servers", servers, List.of(S3ServerProcess.S3PROXY, S3ServerProcess.S3MOCK, S3ServerProcess.RGW));
+    }
+
+    private static void only(String setting, List<String> given, List<String> known) {
+        for (String name : given) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException(setting + ": unknown name '" + name + "'; use any of "
+                        + String.join(",", known));
+            }
+        }
+    }
 
     boolean runs(String section) {
         return sections.contains(section);
@@ -102,13 +124,21 @@ final class BenchConfig {
 
     private static int integer(String name, int def) {
         String v = System.getProperty(name);
-        return v == null ? def : Integer.parseInt(v.trim());
+        try {
+            return v == null ? def : Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": '" + v + "' is not a whole number");
+        }
     }
 
     /** A byte count: digits with an optional k, m or g (powers of 1024). */
     static long size(String name, long def) {
         String v = System.getProperty(name);
-        return v == null ? def : parseSize(v);
+        try {
+            return v == null ? def : parseSize(v);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(name + ": '" + v + "' is not a byte count (digits, then k, m or g)");
+        }
     }
 
     static long parseSize(String text) {

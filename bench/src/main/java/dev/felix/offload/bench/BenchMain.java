@@ -22,17 +22,26 @@ public final class BenchMain {
     static final String COMMAND = "mvn -B -ntp -Pbench -pl bench,cli -am -DskipTests -Dexec.skip clean package"
             + " && java -jar bench/target/felix-bench.jar";
 
-    private final BenchConfig config = new BenchConfig();
+    private final BenchConfig config;
     private final StringBuilder doc = new StringBuilder();
 
-    private BenchMain() {
+    private BenchMain(BenchConfig config) {
+        this.config = config;
     }
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
                 System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
-        new BenchMain().run();
+        BenchConfig config;
+        try {
+            config = new BenchConfig();
+        } catch (IllegalArgumentException e) { // a setting's message names it
+            System.err.println("felix-bench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        new BenchMain(config).run();
     }
 
     private void run() throws IOException {
@@ -134,7 +143,31 @@ public final class BenchMain {
             BenchFiles.deleteTree(dir);
             Files.createDirectories(dir);
             System.out.println("starting " + name + " ...");
-            try (S3ServerProcess server = S3ServerProcess.start(name, dir)) {
+            S3ServerProcess started;
+            try {
+                started = S3ServerProcess.start(name, dir);
+            } catch (IOException | RuntimeException e) {
+                // One server that cannot start (RGW not installed, say) costs its own rows, not the
+                // other servers' figures.
+                System.out.println("  [" + name + "] not started: " + e.getMessage());
+                String why = ("not started: " + e.getMessage()).replace('|', '/');
+                String label = S3ServerProcess.label(name);
+                for (List<OffloadSection.Result> results : offload.values()) {
+                    OffloadSection.Result failed = new OffloadSection.Result(label);
+                    failed.failures.put("all", why);
+                    results.add(failed);
+                }
+                ReadsSection.Result failedReads = new ReadsSection.Result(label);
+                failedReads.failure = why;
+                reads.add(failedReads);
+                HttpClientSection.Result failedHttp = new HttpClientSection.Result(label);
+                for (String side : HttpClientSection.SIDES) {
+                    failedHttp.failures.put(side, why);
+                }
+                http.add(failedHttp);
+                continue;
+            }
+            try (S3ServerProcess server = started) {
                 if (config.runs("offload")) {
                     for (Map.Entry<Long, RootGenerator.Root> shape : shapes.entrySet()) {
                         try {

@@ -60,10 +60,16 @@ final class S3ServerProcess implements AutoCloseable {
     }
 
     String label() {
+        return label(name);
+    }
+
+    /** How the tables name server {@code name}, also where it could not be started. */
+    static String label(String name) {
         return switch (name) {
             case S3MOCK -> "S3Mock 4.11.0";
             case RGW -> "Ceph RGW 16.2 (memstore OSD)";
-            default -> "S3Proxy 2.7.0 (filesystem-nio2)";
+            case S3PROXY -> "S3Proxy 2.7.0 (filesystem-nio2)";
+            default -> name;
         };
     }
 
