@@ -25,7 +25,8 @@ import java.util.concurrent.Executors;
  * {@code readAheadChunks} chunks ahead of it in flight, asking for the missing ones together once
  * half the window is used, so adjacent chunks come in one ranged GET. {@link #continueInto} carries
  * the window into the next object before the reader gets there. A random reader (one that jumps)
- * only ever fetches the chunks it touches.
+ * only ever fetches the chunks it touches: a read that says it {@link #jumpedTo} a position is not
+ * taken for a sequential one when it, or the next jump, lands in the chunk after the last.
  *
  * <p>Chunks are keyed by the object's {@link ObjectIdentity} (key, size and CRC32), not its key:
  * bytes cached for one history of a shard are never served for another offloaded under the same
@@ -52,10 +53,14 @@ public final class ChunkCache {
     private record Fetched(byte[] bytes, RuntimeException unexpected, StoreException failure) {
     }
 
-    /** How a reader has been moving through one object: the chunk it last touched, the last asked for ahead. */
+    /**
+     * How a reader has been moving through one object: the chunk it last touched, the last asked for
+     * ahead, and whether its current read began with a jump (found its start through the index).
+     */
     private static final class Stream {
         long last;
         long ahead;
+        boolean jumped;
 
         Stream(long last, long ahead) {
             this.last = last;
@@ -247,6 +252,14 @@ public final class ChunkCache {
             if (index == s.last) {
                 return;
             }
+            if (s.jumped) {
+                // A read that jumped here steps on to the next chunk when its record crosses into it,
+                // and a random reader's next jump may land in the chunk after its last one: neither
+                // says the reader is sequential. It proves that by continuing where it stopped.
+                s.last = index;
+                s.ahead = index;
+                return;
+            }
             if (index != s.last + 1) {
                 s.last = index; // a jump: a random reader, or one starting over
                 s.ahead = index;
@@ -261,6 +274,38 @@ public final class ChunkCache {
             s.ahead = Math.max(s.ahead, to);
         }
         fetchAhead(object, from, to);
+    }
+
+    /**
+     * Notes that a read starts at {@code position} of the object by a jump (a position found in the
+     * index, not where an earlier read stopped): until {@link #continuing} or {@link #expect}, the
+     * chunks it touches are fetched alone, with nothing read ahead, however they follow each other.
+     */
+    public void jumpedTo(ObjectIdentity object, long position) {
+        if (readAheadChunks == 0 || position < 0 || position >= object.size()) {
+            return;
+        }
+        long index = position / chunkBytes;
+        Stream s = streams.get(object, o -> new Stream(index, index));
+        synchronized (s) {
+            s.last = index;
+            s.ahead = index; // chunks still in flight from an earlier window stay cached
+            s.jumped = true;
+        }
+    }
+
+    /**
+     * Notes that a read of the object starts where the last one stopped: the reader is moving
+     * through it in order, so stepping into the next chunk keeps a window ahead again.
+     */
+    public void continuing(ObjectIdentity object) {
+        Stream s = streams.getIfPresent(object);
+        if (s == null) {
+            return;
+        }
+        synchronized (s) {
+            s.jumped = false;
+        }
     }
 
     /**
@@ -300,6 +345,7 @@ public final class ChunkCache {
         synchronized (s) {
             s.last = index;
             s.ahead = s.ahead >= index ? Math.max(s.ahead, to) : to;
+            s.jumped = false;
         }
         fetchAhead(object, index, to); // chunks already cached or in flight are skipped
     }
@@ -311,7 +357,7 @@ public final class ChunkCache {
             return false;
         }
         synchronized (s) {
-            return s.ahead > s.last;
+            return !s.jumped && s.ahead > s.last;
         }
     }
 

@@ -299,6 +299,12 @@ public final class TieredReader {
             start = e < 0 ? IndexedScan.Entry.NONE : new IndexedScan.Entry(index.offsetAt(e), index.positionAt(e));
         }
         long startAt = start == IndexedScan.Entry.NONE ? SegmentHeader.LENGTH : start.position();
+        boolean fromResume = start == resume && resume != null;
+        if (fromResume) {
+            chunks.continuing(object);
+        } else if (want != entry.baseOffset()) {
+            chunks.jumpedTo(object, startAt); // a random read: its chunks alone, nothing ahead
+        }
         if (budget.maxRecords > 1) {
             // A reader asking for more than a chunk is read ahead from its first chunk on (before the
             // header, which may come from that chunk).
@@ -311,7 +317,6 @@ public final class TieredReader {
                             + Long.toUnsignedString(entry.baseOffset()));
         }
         ObjectSink sink = new ObjectSink(entry, object, budget);
-        boolean fromResume = start == resume && resume != null;
         try {
             IndexedScan.Outcome outcome = IndexedScan.read(
                     () -> SegmentScanner.over(new ObjectSegmentSource(shard, object, store, chunks, site), site, header),

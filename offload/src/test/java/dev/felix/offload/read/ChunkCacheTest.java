@@ -151,6 +151,43 @@ class ChunkCacheTest {
     }
 
     @Test
+    void readsThatJumpIntoNeighbouringChunksFetchOnlyThoseChunks() throws Exception {
+        CountingFetcher f = new CountingFetcher(100 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 100 * 4096, 1);
+        // independent reads whose starts, found in an index, happen to fall in adjacent chunks
+        int[] chunksRead = {10, 11, 12, 13, 40, 41};
+        for (int c : chunksRead) {
+            cache.jumpedTo(k, c * 4096L + 10);
+            cache.read(k, c * 4096L + 10, 100);
+            assertThat(cache.sequential(k)).as("after a jump to chunk %d", c).isFalse();
+        }
+        // and one whose record runs over into the next chunk
+        cache.jumpedTo(k, 70 * 4096L + 4000);
+        cache.read(k, 70 * 4096L + 4000, 200);
+        Thread.sleep(200); // any read-ahead would have been started by now
+        assertThat(f.gets.get()).isEqualTo(chunksRead.length + 2);
+        assertThat(cache.bytesFetched()).isEqualTo((chunksRead.length + 2) * 4096L);
+    }
+
+    @Test
+    void aReaderThatContinuesAfterAJumpIsReadAheadAgain() throws Exception {
+        CountingFetcher f = new CountingFetcher(100 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
+        ObjectIdentity k = new ObjectIdentity("k", 100 * 4096, 1);
+        cache.jumpedTo(k, 20 * 4096L + 4000);
+        cache.read(k, 20 * 4096L + 4000, 100); // chunks 20 and 21, nothing ahead
+        cache.continuing(k); // the next read starts where this one stopped
+        cache.read(k, 20 * 4096L + 4100, 4096); // into chunk 22
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (cache.bytesFetched() < 5 * 4096L && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(cache.sequential(k)).isTrue();
+        assertThat(cache.bytesFetched()).as("chunks 20 to 22, and 23 to 24 ahead").isGreaterThanOrEqualTo(5 * 4096L);
+    }
+
+    @Test
     void aReaderHandedOnToTheNextObjectFindsItsFirstChunksFetched() throws Exception {
         CountingFetcher f = new CountingFetcher(8 * 4096);
         ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
