@@ -77,7 +77,7 @@ class TieredRandomReadTest {
     void readsThatJumpFetchTheChunksTheyTouchAndNothingAhead() throws Exception {
         offload();
         // The second read of a pair often lands in the chunk after the first's, and many reads,
-        // starting at an index entry (every 4 KiB) below their record, cross a chunk boundary.
+        // starting at an index entry (every KiB here) below their record, cross a chunk boundary.
         TieredSequentialReadTest.Counting bare = new TieredSequentialReadTest.Counting(fs);
         long touched = readPairs(new ChunkCache(bare, 4096, 1 << 20, 0), bare);
 

@@ -218,6 +218,35 @@ public final class SegmentIndex {
         return new SegmentIndex(version, base, offsets, positions);
     }
 
+    /**
+     * Decodes a run of whole entries cut from the middle of an index file, {@code fileOffset} being
+     * where the run starts in the file (which must be at an entry's start): for a reader that fetched
+     * only the part of a large remote index it needs. The header is not among these bytes, so
+     * {@code baseOffset} is taken from the caller; like every index entry these are only places to
+     * start a scan that checks what it finds there. Entries must ascend strictly.
+     */
+    public static SegmentIndex decodeEntries(ByteBuffer bytes, long fileOffset, long baseOffset, CorruptionSite site)
+            throws CorruptionException {
+        if (fileOffset < HEADER_LENGTH || (fileOffset - HEADER_LENGTH) % ENTRY_LENGTH != 0) {
+            throw new IllegalArgumentException("byte " + fileOffset + " is not the start of an index entry");
+        }
+        int p = bytes.position();
+        int count = bytes.remaining() / ENTRY_LENGTH;
+        long[] offsets = new long[count];
+        long[] positions = new long[count];
+        for (int i = 0; i < count; i++) {
+            int at = p + i * ENTRY_LENGTH;
+            offsets[i] = bytes.getLong(at + ENTRY_OFFSET_OFFSET);
+            positions[i] = bytes.getLong(at + ENTRY_POSITION_OFFSET);
+            if (i > 0 && Long.compareUnsigned(offsets[i], offsets[i - 1]) <= 0) {
+                throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(fileOffset + (long) i * ENTRY_LENGTH),
+                        "index entry " + ((fileOffset - HEADER_LENGTH) / ENTRY_LENGTH + i) + " has offset "
+                                + Long.toUnsignedString(offsets[i]) + ", not above " + Long.toUnsignedString(offsets[i - 1]));
+            }
+        }
+        return new SegmentIndex(VERSION_WRITTEN, baseOffset, offsets, positions);
+    }
+
     /** Reads and decodes an index file; the file size is bounded by {@link #MAX_FILE_BYTES} before reading. */
     public static SegmentIndex read(Path file, String shard, long segmentId) throws IOException, CorruptionException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
