@@ -1,7 +1,5 @@
 package dev.felix.offload.read;
 
-import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
-import com.github.benmanes.caffeine.cache.CacheLoader;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 import dev.felix.offload.store.ByteRange;
@@ -9,6 +7,10 @@ import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.StoreException;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -28,6 +30,12 @@ import java.util.concurrent.Executors;
  * only ever fetches the chunks it touches: a read that says it {@link #jumpedTo} a position is not
  * taken for a sequential one when it, or the next jump, lands in the chunk after the last.
  *
+ * <p><b>Eviction is least recently used, by bytes.</b> Not Caffeine's frequency-based admission: it
+ * turned away chunks fetched ahead (never yet read, so never counted) in favour of chunks a scan had
+ * already finished with, so a sequential reader through more than the cache holds fetched 1.2 to
+ * 1.7 times the object's bytes. A scan's chunks are used in a burst and then not again; the oldest
+ * goes first, and a window ahead, at most half the cache, is never the oldest.
+ *
  * <p>Chunks are keyed by the object's {@link ObjectIdentity} (key, size and CRC32), not its key:
  * bytes cached for one history of a shard are never served for another offloaded under the same
  * keys.
@@ -45,11 +53,7 @@ public final class ChunkCache {
 
     private final ObjectFetcher store;
     private final int chunkBytes;
-    /**
-     * A chunk, or why it could not be fetched. A failed load is a value rather than an exceptionally
-     * completed future because Caffeine logs every failed asynchronous load with its stack trace,
-     * which would reach the operator's terminal; a failure is dropped from the cache when it is seen.
-     */
+    /** A chunk, or why it could not be fetched; a failure is never held, so the next read asks again. */
     private record Fetched(byte[] bytes, RuntimeException unexpected, StoreException failure) {
     }
 
@@ -81,7 +85,19 @@ public final class ChunkCache {
     private final Executor executor;
     private final com.github.benmanes.caffeine.cache.Cache<ObjectIdentity, Stream> streams =
             Caffeine.newBuilder().maximumSize(256).build();
-    private final AsyncLoadingCache<ChunkKey, Fetched> cache;
+    private final long maxBytes;
+    /** Chunks held, oldest use first; with {@link #heldBytes} and {@link #loading}, guarded by {@link #lock}. */
+    private final LinkedHashMap<ChunkKey, byte[]> held = new LinkedHashMap<>(64, 0.75f, true);
+    private long heldBytes;
+    /** Chunks on their way from the store: one GET each, shared by every reader that wants them meanwhile. */
+    private final Map<ChunkKey, CompletableFuture<Fetched>> loading = new HashMap<>();
+    private final Object lock = new Object();
+    private final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder loaded = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder loadFailures = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder evictions = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder evictedBytes = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder bytesFetched = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
 
@@ -111,25 +127,8 @@ public final class ChunkCache {
         }
         this.store = store;
         this.chunkBytes = chunkBytes;
+        this.maxBytes = maxBytes;
         this.executor = executor;
-        CacheLoader<ChunkKey, Fetched> loader = new CacheLoader<>() {
-            @Override
-            public Fetched load(ChunkKey k) {
-                try {
-                    return new Fetched(fetch(k), null, null);
-                } catch (StoreException e) {
-                    return new Fetched(null, null, e);
-                } catch (RuntimeException e) {
-                    return new Fetched(null, e, null);
-                }
-            }
-        };
-        this.cache = Caffeine.newBuilder()
-                .maximumWeight(maxBytes)
-                .weigher((ChunkKey k, Fetched v) -> v.bytes() == null ? 0 : v.bytes().length)
-                .recordStats()
-                .executor(executor)
-                .buildAsync(loader);
     }
 
     private byte[] fetch(ChunkKey k) throws StoreException {
@@ -212,32 +211,77 @@ public final class ChunkCache {
     }
 
     private byte[] get(ChunkKey k) throws StoreException {
-        try {
-            Fetched f = cache.get(k).get();
-            if (f.bytes() == null) {
-                cache.synchronous().invalidate(k); // the next read asks the store again
-                if (f.failure() != null) {
-                    throw f.failure();
-                }
-                throw f.unexpected();
+        CompletableFuture<Fetched> pending;
+        boolean mine = false;
+        synchronized (lock) {
+            byte[] bytes = held.get(k);
+            if (bytes != null) {
+                hits.increment();
+                return bytes;
             }
-            return f.bytes();
+            misses.increment();
+            pending = loading.get(k);
+            if (pending == null) {
+                pending = new CompletableFuture<>();
+                loading.put(k, pending);
+                mine = true;
+            }
+        }
+        if (mine) {
+            Fetched f;
+            try {
+                f = new Fetched(fetch(k), null, null);
+            } catch (StoreException e) {
+                f = new Fetched(null, null, e);
+            } catch (RuntimeException e) {
+                f = new Fetched(null, e, null);
+            }
+            arrived(k, pending, f);
+        }
+        Fetched f;
+        try {
+            f = pending.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while fetching " + k.object().key(), e);
         } catch (ExecutionException | CompletionException e) {
-            Throwable cause = e.getCause();
-            while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            if (cause instanceof StoreException se) {
-                throw se;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException("fetching " + k.object().key() + " failed", cause);
+            throw new IllegalStateException("fetching " + k.object().key() + " failed", e.getCause());
         }
+        if (f.bytes() == null) {
+            if (f.failure() != null) {
+                throw f.failure();
+            }
+            throw f.unexpected();
+        }
+        return f.bytes();
+    }
+
+    /** A chunk's GET has ended: holds its bytes (evicting the least recently used beyond the budget), then wakes its readers. */
+    private void arrived(ChunkKey k, CompletableFuture<Fetched> pending, Fetched f) {
+        synchronized (lock) {
+            if (loading.get(k) == pending) {
+                loading.remove(k);
+            }
+            if (f.bytes() != null) {
+                loaded.increment();
+                byte[] previous = held.put(k, f.bytes());
+                heldBytes += f.bytes().length - (previous == null ? 0 : previous.length);
+                Iterator<Map.Entry<ChunkKey, byte[]>> oldest = held.entrySet().iterator();
+                while (heldBytes > maxBytes && oldest.hasNext()) {
+                    Map.Entry<ChunkKey, byte[]> e = oldest.next();
+                    if (e.getKey().equals(k)) {
+                        continue; // the chunk just asked for stays, even in a budget of one chunk
+                    }
+                    heldBytes -= e.getValue().length;
+                    evictions.increment();
+                    evictedBytes.add(e.getValue().length);
+                    oldest.remove();
+                }
+            } else {
+                loadFailures.increment();
+            }
+        }
+        pending.complete(f);
     }
 
     /** Notes a reader touching chunk {@code index}, and keeps the window ahead of a sequential one. */
@@ -378,8 +422,13 @@ public final class ChunkCache {
         for (long i = from; i <= to; i++) {
             ChunkKey k = new ChunkKey(object, i);
             CompletableFuture<Fetched> mine = new CompletableFuture<>();
-            if (cache.asMap().putIfAbsent(k, mine) != null) {
-                startRun(run, pending); // cached or in flight already: a run ends here
+            boolean known;
+            synchronized (lock) {
+                // containsKey leaves a held chunk's place in the eviction order alone: it is not a use
+                known = held.containsKey(k) || loading.putIfAbsent(k, mine) != null;
+            }
+            if (known) {
+                startRun(run, pending); // held or in flight already: a run ends here
                 continue;
             }
             run.add(k);
@@ -414,18 +463,27 @@ public final class ChunkCache {
                 // Each chunk's own array, filled straight from the one response: no array of the run to cut up.
                 store.readRangeInto(object.key(), ByteRange.of(start, (int) (end - start)), arrays, n -> {
                     bytesFetched.add(arrays.get(n).length);
-                    futures.get(n).complete(new Fetched(arrays.get(n), null, null));
+                    arrived(keys.get(n), futures.get(n), new Fetched(arrays.get(n), null, null));
                 });
             } catch (StoreException e) {
-                futures.forEach(f -> f.complete(new Fetched(null, null, e)));
+                failRest(keys, futures, new Fetched(null, null, e));
             } catch (RuntimeException e) {
-                futures.forEach(f -> f.complete(new Fetched(null, e, null)));
+                failRest(keys, futures, new Fetched(null, e, null));
             }
         };
         try {
             executor.execute(fetch);
         } catch (RuntimeException refused) {
-            futures.forEach(f -> f.complete(new Fetched(null, refused, null)));
+            failRest(keys, futures, new Fetched(null, refused, null));
+        }
+    }
+
+    /** Ends, with {@code failure}, the chunks of a run whose bytes had not arrived when it failed. */
+    private void failRest(java.util.List<ChunkKey> keys, java.util.List<CompletableFuture<Fetched>> futures, Fetched failure) {
+        for (int n = 0; n < keys.size(); n++) {
+            if (!futures.get(n).isDone()) {
+                arrived(keys.get(n), futures.get(n), failure);
+            }
         }
     }
 
@@ -433,13 +491,30 @@ public final class ChunkCache {
     public void invalidate(ObjectIdentity object, long position, int length) {
         long first = position / chunkBytes;
         long last = (position + Math.max(length, 1) - 1) / chunkBytes;
-        for (long i = first; i <= last; i++) {
-            cache.synchronous().invalidate(new ChunkKey(object, i));
+        synchronized (lock) {
+            for (long i = first; i <= last; i++) {
+                byte[] dropped = held.remove(new ChunkKey(object, i));
+                if (dropped != null) {
+                    heldBytes -= dropped.length;
+                }
+            }
         }
         streams.invalidate(object);
     }
 
+    /** Bytes of chunks held now. */
+    public long heldBytes() {
+        synchronized (lock) {
+            return heldBytes;
+        }
+    }
+
+    /**
+     * Lookups that found their chunk held (hits) or not (misses: fetched, or already on its way),
+     * chunks that arrived and that failed, and chunks evicted with their bytes. No load times.
+     */
     public CacheStats stats() {
-        return cache.synchronous().stats();
+        return CacheStats.of(hits.sum(), misses.sum(), loaded.sum(), loadFailures.sum(), 0, evictions.sum(),
+                evictedBytes.sum());
     }
 }

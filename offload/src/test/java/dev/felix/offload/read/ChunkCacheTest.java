@@ -137,6 +137,62 @@ class ChunkCacheTest {
     }
 
     @Test
+    void aSequentialReaderThroughMoreThanTheCacheHoldsFetchesEveryByteOnce() throws Exception {
+        CountingFetcher f = new CountingFetcher(200 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 32 * 4096, 8); // the object is six times the cache
+        ObjectIdentity k = new ObjectIdentity("k", 200 * 4096, 1);
+        for (int pos = 0; pos < 200 * 4096; pos += 1000) {
+            int n = Math.min(1000, 200 * 4096 - pos);
+            assertThat(cache.read(k, pos, n)).isEqualTo(Arrays.copyOfRange(f.object, pos, pos + n));
+        }
+        assertThat(cache.bytesFetched()).as("chunks read ahead are there when the reader comes").isEqualTo(200 * 4096);
+    }
+
+    @Test
+    void theCacheHoldsItsBudgetAndDropsTheChunkLeastRecentlyUsed() throws Exception {
+        CountingFetcher f = new CountingFetcher(10 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 4 * 4096, 0);
+        ObjectIdentity k = new ObjectIdentity("k", 10 * 4096, 1);
+        for (int c = 0; c < 4; c++) {
+            cache.read(k, c * 4096L, 10);
+        }
+        cache.read(k, 0, 10); // chunk 0 used again: chunk 1 is now the least recently used
+        assertThat(f.gets.get()).isEqualTo(4);
+        cache.read(k, 4 * 4096L, 10);
+        assertThat(cache.heldBytes()).isEqualTo(4 * 4096L);
+        assertThat(cache.stats().evictionCount()).isEqualTo(1);
+        cache.read(k, 0, 10);
+        cache.read(k, 2 * 4096L, 10);
+        cache.read(k, 3 * 4096L, 10);
+        assertThat(f.gets.get()).as("chunks 0, 2 and 3 still held").isEqualTo(5);
+        cache.read(k, 4096L, 10);
+        assertThat(f.gets.get()).as("chunk 1 was the one dropped").isEqualTo(6);
+    }
+
+    @Test
+    void aFailedFetchIsNotHeldAndTheNextReadAsksAgain() throws Exception {
+        AtomicInteger failuresLeft = new AtomicInteger(1);
+        CountingFetcher f = new CountingFetcher(4 * 4096) {
+            @Override
+            public byte[] readRange(String key, ByteRange range) {
+                if (failuresLeft.getAndDecrement() > 0) {
+                    gets.incrementAndGet();
+                    throw new IllegalStateException("boom");
+                }
+                return super.readRange(key, range);
+            }
+        };
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 0);
+        ObjectIdentity k = new ObjectIdentity("k", 4 * 4096, 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> cache.read(k, 100, 10))
+                .isInstanceOf(IllegalStateException.class).hasMessage("boom");
+        assertThat(cache.heldBytes()).isZero();
+        assertThat(cache.read(k, 100, 10)).isEqualTo(Arrays.copyOfRange(f.object, 100, 110));
+        assertThat(f.gets.get()).isEqualTo(2);
+        assertThat(cache.stats().loadFailureCount()).isEqualTo(1);
+    }
+
+    @Test
     void aRandomReaderFetchesOnlyTheChunksItTouches() throws Exception {
         CountingFetcher f = new CountingFetcher(100 * 4096);
         ChunkCache cache = new ChunkCache(f, 4096, 1 << 20, 4);
