@@ -148,52 +148,63 @@ class TieredIndexWindowTest {
         return store;
     }
 
-    /** Offsets spread over every remote object, three per object: near its start, middle and end. */
-    private List<Long> spread() {
+    /** Offsets spread over every remote object, {@code perObject} per object, from near its start to its end. */
+    private List<Long> spread(int perObject) {
         List<Long> offsets = new ArrayList<>();
         for (ManifestEntry e : manifest.entries()) {
             long span = e.lastOffset() - e.baseOffset() + 1;
-            offsets.add(e.baseOffset() + span / 10);
-            offsets.add(e.baseOffset() + span / 2);
-            offsets.add(e.lastOffset());
+            for (int k = 1; k <= perObject; k++) {
+                offsets.add(e.baseOffset() + span * k / (perObject + 1));
+            }
         }
         return offsets;
     }
 
-    @Test
-    void aRandomReadFetchesARunOfTheIndexNotAllOfIt() throws Exception {
-        offload();
-        long indexTotal = 0;
+    private long indexTotal() throws Exception {
+        long total = 0;
         for (ManifestEntry e : manifest.entries()) {
             long bytes = indexBytes(e);
             assertThat((bytes - SegmentIndex.HEADER_LENGTH) / SegmentIndex.ENTRY_LENGTH)
                     .as("entries of %s's index", e.objectKey()).isGreaterThan(2L * RUN);
-            indexTotal += bytes;
+            total += bytes;
         }
-        List<Long> offsets = spread();
-        Recording store = readAlone(offsets);
-        List<Call> index = store.ofIndexes();
-        assertThat(index).as("no index fetched whole").noneMatch(c -> c.what().equals("all"));
-        assertThat(index).as("each run at most %d entries and the header", RUN)
-                .allMatch(c -> c.bytes() <= SegmentIndex.HEADER_LENGTH + RUN * SegmentIndex.ENTRY_LENGTH);
-        assertThat(index.stream().filter(c -> c.what().equals("head")).count()).as("one HEAD per index")
-                .isEqualTo(manifest.size());
-        long runs = index.stream().filter(c -> c.what().equals("range")).count();
-        assertThat(runs).as("runs fetched for %d reads", offsets.size()).isLessThanOrEqualTo(2L * offsets.size());
-        long fetched = index.stream().mapToLong(Call::bytes).sum();
-        assertThat(fetched).as("index bytes fetched, of %d in %d indexes", indexTotal, manifest.size())
-                .isLessThan(indexTotal / 2);
+        return total;
+    }
+
+    private static long count(List<Call> calls, String what, String key) {
+        return calls.stream().filter(c -> c.what().equals(what) && (key == null || c.key().equals(key))).count();
     }
 
     @Test
-    void aRunReadAgainComesFromWhatTheReaderKept() throws Exception {
+    void aSingleReadOfALargeSegmentFetchesARunOfItsIndexNotAllOfIt() throws Exception {
         offload();
-        List<Long> once = spread();
-        List<Long> twice = new ArrayList<>(once);
-        twice.addAll(once);
-        long runsOnce = readAlone(once).ofIndexes().stream().filter(c -> c.what().equals("range")).count();
-        long runsTwice = readAlone(twice).ofIndexes().stream().filter(c -> c.what().equals("range")).count();
-        assertThat(runsTwice).isEqualTo(runsOnce);
+        long indexTotal = indexTotal();
+        List<Long> offsets = spread(1);
+        List<Call> index = readAlone(offsets).ofIndexes();
+        assertThat(index).as("no index fetched whole").noneMatch(c -> c.what().equals("all"));
+        assertThat(index).as("each run at most %d entries and the header", RUN)
+                .allMatch(c -> c.bytes() <= SegmentIndex.HEADER_LENGTH + RUN * SegmentIndex.ENTRY_LENGTH);
+        assertThat(count(index, "head", null)).as("one HEAD per index").isEqualTo(manifest.size());
+        assertThat(count(index, "range", null)).as("runs fetched for %d reads", offsets.size())
+                .isLessThanOrEqualTo(2L * offsets.size());
+        long fetched = index.stream().mapToLong(Call::bytes).sum();
+        assertThat(fetched).as("index bytes fetched, of %d in %d indexes", indexTotal, manifest.size())
+                .isLessThan(indexTotal / 4);
+    }
+
+    @Test
+    void aReaderBackForMoreOfASegmentFetchesItsIndexWholeOnceAndThenNothing() throws Exception {
+        offload();
+        indexTotal();
+        List<Long> offsets = new ArrayList<>(spread(4));
+        offsets.addAll(spread(4)); // and all of them again
+        List<Call> index = readAlone(offsets).ofIndexes();
+        for (ManifestEntry e : manifest.entries()) {
+            String key = SegmentKeys.indexKeyFor(e.objectKey());
+            assertThat(count(index, "head", key)).as("HEADs of %s", key).isEqualTo(1);
+            assertThat(count(index, "range", key)).as("runs of %s, for its first read", key).isBetween(1L, 2L);
+            assertThat(count(index, "all", key)).as("whole fetches of %s, from its second read on", key).isEqualTo(1);
+        }
     }
 
     @Test
