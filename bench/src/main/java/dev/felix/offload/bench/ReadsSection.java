@@ -207,7 +207,7 @@ final class ReadsSection {
                 r.tieredLatencyMs.add(m);
             }
             r.tieredBytesPerRead.add(fetcher.bytes() / (double) offsets.length);
-            r.tieredGetsPerRead.add(fetcher.gets() / (double) offsets.length);
+            r.tieredGetsPerRead.add((fetcher.gets() + fetcher.heads()) / (double) offsets.length);
         }
         return ms;
     }
@@ -236,7 +236,7 @@ final class ReadsSection {
                 r.baselineLatencyMs.add(m);
             }
             r.baselineBytesPerRead.add(fetcher.bytes() / (double) offsets.length);
-            r.baselineGetsPerRead.add(fetcher.gets() / (double) offsets.length);
+            r.baselineGetsPerRead.add((fetcher.gets() + fetcher.heads()) / (double) offsets.length);
         }
         return ms;
     }

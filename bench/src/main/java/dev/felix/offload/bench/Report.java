@@ -149,15 +149,16 @@ final class Report {
                 .append("a fresh `ChunkCache` per run (").append(Table.bytes(config.chunkBytes))
                 .append(" chunks, 256 MiB), so each run starts cold. **whole object**: the baseline, which serves a ")
                 .append("read by downloading the whole object holding the offset (one GET, CRC32 checked) and walking ")
-                .append("its records to the offset. GETs and bytes are counted at the store interface, so they include ")
-                .append("the tiered reader's segment-header and index GETs.\n\n");
+                .append("its records to the offset. Requests and bytes are counted at the store interface, so they include ")
+                .append("the tiered reader's segment-header and index GETs and the HEAD that sizes a large index ")
+                .append("(a segment's first read fetches the run of index entries it needs, a later one the whole index).\n\n");
         sb.append(Table.f("Random reads: %d single-record reads per run at uniformly random offsets, the same offsets "
                 + "for both sides; p50 and p99 over all %d measured reads of a side (so p99 is close to the slowest).\n\n",
                 config.randomReads, config.randomReads * config.runs));
         sb.append("**one chunk GET**: one ranged GET of the ").append(Table.bytes(config.chunkBytes))
                 .append(" chunk holding each offset, the least a cold read can cost; the target is a tiered p50 ")
                 .append("within 1.5x of it.\n\n");
-        Table t = new Table("server", "reader", "bytes fetched per read", "GETs per read", "p50 ms", "p99 ms",
+        Table t = new Table("server", "reader", "bytes fetched per read", "requests per read", "p50 ms", "p99 ms",
                 "p50 tiered / whole object", "p50 tiered / one chunk GET", "bytes tiered / whole object");
         for (ReadsSection.Result r : results) {
             if (r.failure != null) {
