@@ -552,8 +552,8 @@ public final class TieredReader {
                 }
                 guess = w.first() - 1 - (long) ((lowest - want) / perEntry);
             } else if (Long.compareUnsigned(want, highest) <= 0 || w.reachesEnd() || want - highest <= 2 * perEntry) {
-                // Inside the run, past the index's end, or so close past the run's end that the next
-                // entry would save a scan of a record or two at most.
+                // Inside the run, past the index's end, or within two entries' worth of offsets past
+                // the run's end: starting at its last entry costs a scan of about two index spacings.
                 int e = run.entryAtOrBelow(want);
                 return new IndexedScan.Entry(run.offsetAt(e), run.positionAt(e));
             } else {
