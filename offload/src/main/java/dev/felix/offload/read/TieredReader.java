@@ -70,7 +70,6 @@ public final class TieredReader {
      * chunk, which a random read would otherwise fetch whole for the one entry it needs.
      */
     public static final int DEFAULT_INDEX_WINDOW_ENTRIES = 2048;
-    private static final int MAX_WINDOWS_PER_INDEX = 8;
     private static final int INDEX_ENTRY_BYTES = 16;
     private static final int INDEX_OVERHEAD_BYTES = 128;
 
@@ -610,11 +609,9 @@ public final class TieredReader {
             return null;
         }
         IndexWindow w = new IndexWindow(first, total, run);
+        // Only a segment's first read fetches runs (at most three), so the list stays short.
         List<IndexWindow> kept = new ArrayList<>(indexWindows.asMap().getOrDefault(object, List.of()));
         kept.add(w);
-        if (kept.size() > MAX_WINDOWS_PER_INDEX) {
-            kept.remove(0);
-        }
         indexWindows.put(object, List.copyOf(kept));
         return w;
     }
