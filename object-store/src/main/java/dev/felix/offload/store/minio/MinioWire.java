@@ -74,10 +74,10 @@ public final class MinioWire implements S3Wire {
     private final String region;
     private final OkHttpClient http;
     private final MinioClient client;
-    private final MinioAsyncClient async;
+    private final FileBodyClient async;
     private final UploadListing uploadListing;
 
-    private MinioWire(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, MinioAsyncClient async) {
+    private MinioWire(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, FileBodyClient async) {
         this.bucket = settings.bucket();
         this.region = settings.region();
         this.http = http;
@@ -101,8 +101,8 @@ public final class MinioWire implements S3Wire {
         Provider credentials = credentialsProvider(settings);
         MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
                 .credentialsProvider(credentials).httpClient(http).build();
-        MinioAsyncClient async = MinioAsyncClient.builder().endpoint(endpoint).region(settings.region())
-                .credentialsProvider(credentials).httpClient(http).build();
+        FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint).region(settings.region())
+                .credentialsProvider(credentials).httpClient(http).build());
         return new RemoteStore(settings, new MinioWire(settings, http, client, async));
     }
 
@@ -146,7 +146,20 @@ public final class MinioWire implements S3Wire {
         if (upload.createOnly()) {
             headers.put("If-None-Match", "*");
         }
-        // One request up to the multipart threshold: a part size of at least the body's length.
+        Optional<Path> file = body.file();
+        if (file.isPresent()) {
+            // Sent from the file: the stream form below holds the whole body in memory first.
+            Multimap<String, String> h = ArrayListMultimap.create();
+            headers.forEach(h::put);
+            h.put("Content-Type", CONTENT_TYPE);
+            upload.userMetadata().forEach((k, v) -> h.put("x-amz-meta-" + k, v));
+            try (RandomAccessFile raf = new RandomAccessFile(file.get().toFile(), "r")) {
+                raf.seek(body.fileOffset());
+                return async.putFromFile(bucket, region, fullKey, raf, body.length(), h).get().etag();
+            }
+        }
+        // An array or paced body: one request up to the multipart threshold, a part size of at
+        // least the body's length (the client buffers it).
         long partSize = Math.max(RemoteStoreSettings.MIN_PART_SIZE, body.length());
         try (InputStream in = body.open()) {
             return client.putObject(PutObjectArgs.builder().bucket(bucket).object(fullKey)
