@@ -137,6 +137,13 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         } catch (StoreException e) {
             throw e;
         } catch (Exception e) {
+            // Clients wrap what their threads throw, errors too (the MinIO client's futures do): an
+            // OutOfMemoryError is the JVM's, not a store failure to retry, and goes on as itself.
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof VirtualMachineError vm) {
+                    throw vm;
+                }
+            }
             throw wire.translate(operation, key, e);
         }
     }

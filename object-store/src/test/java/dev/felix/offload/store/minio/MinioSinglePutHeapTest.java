@@ -9,6 +9,7 @@ import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -32,23 +33,11 @@ class MinioSinglePutHeapTest {
     @Test
     void aFileBodyAboveTheHeapGoesInOneRequest(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("body.bin");
-        Random random = new Random(18);
-        byte[] block = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (long written = 0; written < BODY; written += block.length) {
-                random.nextBytes(block);
-                out.write(block);
-            }
-        }
+        writeRandom(file);
         S3Server server = S3Servers.s3proxy();
         String bucket = server.createBucket("minio-single-put");
         Path log = dir.resolve("child.log");
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx32m", "-cp", System.getProperty("java.class.path"), Child.class.getName(),
-                server.endpoint().toString(), server.region(), bucket,
-                server.credentials().accessKey().orElseThrow(), server.credentials().secretKey().orElseThrow(),
-                file.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process child = child(server, bucket, file, "file", log);
         assertThat(child.waitFor(5, TimeUnit.MINUTES)).as("child finished").isTrue();
         String output = Files.readString(log, StandardCharsets.UTF_8);
         assertThat(child.exitValue()).as(output).isZero();
@@ -65,6 +54,45 @@ class MinioSinglePutHeapTest {
         }
     }
 
+    /**
+     * A paced body has no file the client can read by itself, so it still goes through the stream
+     * form and into memory (README says so); when that runs out, the caller sees the JVM's
+     * OutOfMemoryError, not a store failure to retry.
+     */
+    @Test
+    void aPacedBodyAboveTheHeapFailsAsTheJvmsErrorNotAsAStoreFailure(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("body.bin");
+        writeRandom(file);
+        S3Server server = S3Servers.s3proxy();
+        String bucket = server.createBucket("minio-paced-put");
+        Path log = dir.resolve("child.log");
+        Process child = child(server, bucket, file, "paced", log);
+        assertThat(child.waitFor(5, TimeUnit.MINUTES)).as("child finished").isTrue();
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertThat(child.exitValue()).as(output).isNotZero();
+        assertThat(output).contains("java.lang.OutOfMemoryError").doesNotContain("StoreException");
+    }
+
+    private static void writeRandom(Path file) throws IOException {
+        Random random = new Random(18);
+        byte[] block = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (long written = 0; written < BODY; written += block.length) {
+                random.nextBytes(block);
+                out.write(block);
+            }
+        }
+    }
+
+    private static Process child(S3Server server, String bucket, Path file, String mode, Path log) throws IOException {
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx32m", "-cp", System.getProperty("java.class.path"), Child.class.getName(),
+                server.endpoint().toString(), server.region(), bucket,
+                server.credentials().accessKey().orElseThrow(), server.credentials().secretKey().orElseThrow(),
+                file.toString(), mode)
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
     /** The upload, in a JVM with a small heap. */
     public static final class Child {
         public static void main(String[] args) throws Exception {
@@ -75,7 +103,11 @@ class MinioSinglePutHeapTest {
                     .timeouts(Duration.ofSeconds(5), Duration.ofSeconds(120))
                     .build();
             try (ObjectStore store = MinioWire.store(settings)) {
-                var put = store.put("single", UploadBody.ofFile(Path.of(args[5])), PutOptions.defaults());
+                UploadBody body = UploadBody.ofFile(Path.of(args[5]));
+                if (args[6].equals("paced")) {
+                    body = body.paced(bytes -> { });
+                }
+                var put = store.put("single", body, PutOptions.defaults());
                 System.out.println("parts=" + put.parts() + " size=" + Files.size(Path.of(args[5])));
             }
         }
