@@ -22,6 +22,7 @@ public final class FelixOffload {
     public static final int EXIT_CORRUPT = 1;
     public static final int EXIT_USAGE = 2;
     public static final int EXIT_IO = 3;
+    public static final int EXIT_OUT_OF_MEMORY = 4;
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -29,7 +30,23 @@ public final class FelixOffload {
 
     /** Runs the command line and answers the exit code, without exiting. */
     public static int run(String... args) {
-        return commandLine().execute(args);
+        try {
+            return commandLine().execute(args);
+        } catch (OutOfMemoryError e) {
+            return outOfMemory(new java.io.PrintWriter(System.err, true), Runtime.getRuntime().maxMemory());
+        }
+    }
+
+    /**
+     * The JVM's heap ran out (picocli lets errors through, and the JVM would print a trace). Nothing
+     * half-done is recorded by any command: an entry is written only after its copy is proven.
+     */
+    static int outOfMemory(java.io.PrintWriter err, long maxHeapBytes) {
+        err.println("felix-offload: out of memory: the JVM's heap (" + (maxHeapBytes >> 20) + " MiB) ran out; "
+                + "nothing unfinished was recorded. Give it more with java -Xmx..., or lower --max-bytes-in-flight "
+                + "(offload.max-bytes-in-flight)");
+        err.flush();
+        return EXIT_OUT_OF_MEMORY;
     }
 
     static CommandLine commandLine() {
