@@ -25,7 +25,25 @@ public final class FelixOffload {
     public static final int EXIT_OUT_OF_MEMORY = 4;
 
     public static void main(String[] args) {
+        Thread.setDefaultUncaughtExceptionHandler(FelixOffload::uncaught);
         System.exit(run(args));
+    }
+
+    /**
+     * A thread other than main that runs out of heap (a daemon's pass, say) would end alone with a
+     * trace and leave the process up without it; it ends the process instead, as {@link #run} ends a
+     * command: one line, exit 4, for a supervisor to restart it. Halting is safe: nothing is recorded
+     * before its copy is proven, and the root lock is the operating system's. Anything else ends the
+     * thread as the JVM's own handler would.
+     */
+    static void uncaught(Thread thread, Throwable e) {
+        if (e instanceof OutOfMemoryError) {
+            System.err.print("[" + thread.getName() + "] ");
+            outOfMemory(new java.io.PrintWriter(System.err, true), Runtime.getRuntime().maxMemory());
+            Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY);
+        }
+        System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+        e.printStackTrace(System.err);
     }
 
     /** Runs the command line and answers the exit code, without exiting. */
