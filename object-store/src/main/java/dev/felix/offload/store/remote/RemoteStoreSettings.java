@@ -171,7 +171,7 @@ public final class RemoteStoreSettings {
         return "bucket " + bucket + (prefix.isEmpty() ? "" : " prefix " + prefix)
                 + endpoint.map(e -> " at " + e).orElse("") + " region " + region + ", " + credentials
                 + ", checksum " + checksumMode.settingValue() + ", " + retryPolicy.maxAttempts() + " attempts of at most "
-                + attemptTimeout.toSeconds() + " s within " + retryPolicy.maxTotal().toSeconds() + " s";
+                + attemptTimeout.toSeconds() + " s, none begun after " + retryPolicy.maxTotal().toSeconds() + " s";
     }
 
     @Override
