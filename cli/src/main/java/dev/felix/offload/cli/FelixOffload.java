@@ -33,8 +33,9 @@ public final class FelixOffload {
      * A thread other than main that runs out of heap (a daemon's pass, say) would end alone with a
      * trace and leave the process up without it; it ends the process instead, as {@link #run} ends a
      * command: one line, exit 4, for a supervisor to restart it. Halting is safe: nothing is recorded
-     * before its copy is proven, and the root lock is the operating system's. Anything else ends the
-     * thread as the JVM's own handler would.
+     * before its copy is proven, and the root lock is the operating system's. Anything else is a bug
+     * that ends only its thread: one error line names the thread and the failure, the trace is kept
+     * at debug.
      */
     static void uncaught(Thread thread, Throwable e) {
         if (e instanceof OutOfMemoryError) {
@@ -42,8 +43,10 @@ public final class FelixOffload {
             outOfMemory(new java.io.PrintWriter(System.err, true), Runtime.getRuntime().maxMemory());
             Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY);
         }
-        System.err.print("Exception in thread \"" + thread.getName() + "\" ");
-        e.printStackTrace(System.err);
+        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FelixOffload.class);
+        log.error("thread {} ended on an unexpected failure: {}: {}", thread.getName(), e.getClass().getName(),
+                String.valueOf(e.getMessage()).replace('\n', ' '));
+        log.debug("thread {} ended", thread.getName(), e);
     }
 
     /** Runs the command line and answers the exit code, without exiting. */

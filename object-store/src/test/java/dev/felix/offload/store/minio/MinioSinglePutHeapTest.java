@@ -33,15 +33,11 @@ class MinioSinglePutHeapTest {
     @Test
     void aFileBodyAboveTheHeapGoesInOneRequest(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("body.bin");
-        writeRandom(file);
         S3Server server = S3Servers.s3proxy();
         String bucket = server.createBucket("minio-single-put");
-        Path log = dir.resolve("child.log");
-        Process child = child(server, bucket, file, "file", log);
-        assertThat(child.waitFor(5, TimeUnit.MINUTES)).as("child finished").isTrue();
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertThat(child.exitValue()).as(output).isZero();
-        assertThat(output).contains("parts=1 size=" + BODY);
+        ChildRun run = upload(dir, file, server, bucket, "file");
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(run.output()).contains("parts=1 size=" + BODY);
 
         try (ObjectStore store = MinioWire.store(server.settings(bucket).build())) {
             var head = store.head("single");
@@ -61,16 +57,22 @@ class MinioSinglePutHeapTest {
      */
     @Test
     void aPacedBodyAboveTheHeapFailsAsTheJvmsErrorNotAsAStoreFailure(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("body.bin");
-        writeRandom(file);
         S3Server server = S3Servers.s3proxy();
-        String bucket = server.createBucket("minio-paced-put");
-        Path log = dir.resolve("child.log");
-        Process child = child(server, bucket, file, "paced", log);
+        ChildRun run = upload(dir, dir.resolve("body.bin"), server, server.createBucket("minio-paced-put"), "paced");
+        assertThat(run.exit()).as(run.output()).isNotZero();
+        assertThat(run.output()).contains("java.lang.OutOfMemoryError").doesNotContain("StoreException");
+    }
+
+    private record ChildRun(int exit, String output) {
+    }
+
+    /** Writes {@code file} and has a child JVM upload it ({@code mode}: "file" or "paced"). */
+    private static ChildRun upload(Path dir, Path file, S3Server server, String bucket, String mode) throws Exception {
+        writeRandom(file);
+        Path log = dir.resolve("child-" + mode + ".log");
+        Process child = child(server, bucket, file, mode, log);
         assertThat(child.waitFor(5, TimeUnit.MINUTES)).as("child finished").isTrue();
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertThat(child.exitValue()).as(output).isNotZero();
-        assertThat(output).contains("java.lang.OutOfMemoryError").doesNotContain("StoreException");
+        return new ChildRun(child.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     }
 
     private static void writeRandom(Path file) throws IOException {
