@@ -24,7 +24,7 @@ import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
-import dev.felix.offload.pass.CopyProofKind;
+import dev.felix.offload.copy.CopyProofKind;
 import dev.felix.offload.pass.SegmentUpload;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;

@@ -123,6 +123,25 @@ final class OffloadCommand implements Callable<Integer> {
         }
     }
 
+    @Option(names = "--unlink-settle", paramLabel = "DURATION", converter = SettleTime.class,
+            description = "How long a segment's manifest entry stands, and is then read back from disk, before the "
+                    + "segment is unlinked (default 5s; the broker's own rewrite of offload.manifest must take less). "
+                    + "Before it exits the command waits for the entries it recorded, at most this long.")
+    java.time.Duration unlinkSettle;
+
+    /** A duration with the configuration file's units (ConfigValues.duration), at most an hour. */
+    static final class SettleTime implements picocli.CommandLine.ITypeConverter<java.time.Duration> {
+        @Override
+        public java.time.Duration convert(String text) {
+            java.time.Duration d = ConfigValues.duration(text);
+            if (d == null || d.isNegative() || d.compareTo(java.time.Duration.ofHours(1)) > 0) {
+                throw new picocli.CommandLine.TypeConversionException("expected a duration from 0s to 1h (500ms, 5s, "
+                        + "2m), got '" + text + "'");
+            }
+            return d;
+        }
+    }
+
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
@@ -165,6 +184,11 @@ final class OffloadCommand implements Callable<Integer> {
                 throw new FelixOffload.UsageException(e.getMessage());
             }
         }
+        if (unlinkSettle != null) {
+            settings = settings.withUnlinkSettle(unlinkSettle);
+        }
+        // One run: it waits for the entries it recorded to settle, so it leaves local disk as asked.
+        settings = settings.withAwaitSettle(true);
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }

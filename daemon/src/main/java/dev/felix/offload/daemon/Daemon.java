@@ -267,7 +267,7 @@ public final class Daemon {
 
     private PassOutcome.Findings offload(StopSignal stop) throws Exception {
         requireStore();
-        OffloadSettings settings = config.offloadSettings();
+        OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
         PassReport report;
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {

@@ -44,6 +44,8 @@ public final class DaemonConfig {
     static final String OFFLOAD_BANDWIDTH = "offload.bandwidth";
     static final String OFFLOAD_MAX_BYTES_IN_FLIGHT = "offload.max-bytes-in-flight";
     static final String OFFLOAD_SCHEDULE = "offload.schedule";
+    /** How long a manifest entry stands before its local segment may be unlinked (see LocalRelease). */
+    static final String OFFLOAD_UNLINK_SETTLE = "offload.unlink-settle";
     static final String RETENTION_SCHEDULE = "retention.schedule";
     static final String RETENTION_DELETE_BATCH = "retention.delete-batch-size";
     static final String RETENTION_DELETED_STREAMS = "retention.deleted-streams";
@@ -71,7 +73,8 @@ public final class DaemonConfig {
 
     /** Every fixed key; overrides are {@code retention.streams.<pattern>.<key>} and {@code retention.shards.<dir>.<key>}. */
     static final List<String> KEYS = List.of(DATA_DIR, STORE, NODE_ID, OFFLOAD_VERIFY, OFFLOAD_PARALLELISM,
-            OFFLOAD_BANDWIDTH, OFFLOAD_MAX_BYTES_IN_FLIGHT, OFFLOAD_SCHEDULE, RetentionSettings.LOCAL_RETENTION_BYTES,
+            OFFLOAD_BANDWIDTH, OFFLOAD_MAX_BYTES_IN_FLIGHT, OFFLOAD_SCHEDULE, OFFLOAD_UNLINK_SETTLE,
+            RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
@@ -97,6 +100,8 @@ public final class DaemonConfig {
     final int deleteBatchSize;
     final boolean deletedStreams;
     final boolean sweepOrphans;
+    /** How long an entry stands before its local segment may go; see {@link #OFFLOAD_UNLINK_SETTLE}. */
+    public final Duration unlinkSettle;
     final Duration orphanGrace;
     final boolean orphanDryRun;
     final Optional<Schedule> scrubSchedule;
@@ -143,6 +148,10 @@ public final class DaemonConfig {
         if (maxBytesInFlight < OffloadSettings.MIN_BYTES_IN_FLIGHT) {
             throw r.expected(OFFLOAD_MAX_BYTES_IN_FLIGHT, "at least 1MiB (a number of bytes with a unit such as 256MiB)",
                     r.values.get(OFFLOAD_MAX_BYTES_IN_FLIGHT));
+        }
+        this.unlinkSettle = r.duration(OFFLOAD_UNLINK_SETTLE, dev.felix.offload.copy.LocalRelease.DEFAULT_SETTLE);
+        if (unlinkSettle.compareTo(Duration.ofHours(1)) > 0) {
+            throw r.expected(OFFLOAD_UNLINK_SETTLE, "at most 1h (a duration such as 5s)", r.values.get(OFFLOAD_UNLINK_SETTLE));
         }
         this.zone = zone(r);
         this.offloadSchedule = r.schedule(OFFLOAD_SCHEDULE, StandardPass.OFFLOAD);
@@ -262,11 +271,11 @@ public final class DaemonConfig {
     public OffloadSettings offloadSettings() {
         return OffloadSettings.defaults().withVerify(verify).withParallelism(parallelism)
                 .withUploadBytesPerSecond(bandwidth).withMaxBytesInFlight(maxBytesInFlight)
-                .withLocalRetention(new LocalRetention.KeepAll());
+                .withLocalRetention(new LocalRetention.KeepAll()).withUnlinkSettle(unlinkSettle);
     }
 
     public RetentionPassSettings retentionPassSettings() {
-        return RetentionPassSettings.defaults().withDeleteBatchSize(deleteBatchSize)
+        return RetentionPassSettings.defaults().withUnlinkSettle(unlinkSettle).withDeleteBatchSize(deleteBatchSize)
                 .withRemoveDeletedStreams(deletedStreams).withSweepOrphans(sweepOrphans)
                 .withOrphanSweep(OrphanSweepSettings.defaults().withGrace(orphanGrace).withDryRun(orphanDryRun)
                         .withDeleteBatchSize(deleteBatchSize));

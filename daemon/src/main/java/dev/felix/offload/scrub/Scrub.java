@@ -43,8 +43,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 import dev.felix.offload.log.SegmentFile;
-import dev.felix.offload.retention.LocalCopyCheck;
-import dev.felix.offload.pass.CopyDifference;
+import dev.felix.offload.copy.LocalCopyCheck;
+import dev.felix.offload.copy.CopyDifference;
 
 /**
  * Checks that the store holds what the manifests say, and lists what it holds that they do not.
@@ -85,7 +85,7 @@ public final class Scrub {
         /** Objects under the prefix of a shard the data root does not have; one per shard. */
         MISSING_SHARD("missing-shard"),
         /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
-        STALE_MANIFEST("stale-manifest"),
+        UNRECORDED_HISTORY("unrecorded-history"),
         /**
          * A sealed local segment whose manifest entry stands but whose bytes are not the entry's: it
          * fails its record checksums (retention replaces it by the copy once that re-verifies), or it
@@ -113,7 +113,7 @@ public final class Scrub {
      * @param key       the object key, or null for a manifest
      * @param keyShard  for {@link Kind#FOREIGN_KEY}: the shard directory whose prefix the key lies in
      *                  (empty when it lies in none); null otherwise
-     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#STALE_MANIFEST}): how
+     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#UNRECORDED_HISTORY}): how
      *                  many keys lie under its prefix; -1 otherwise
      * @param bytes     their total size; -1 otherwise
      * @param byteAt    for {@link Kind#LOCAL_MISMATCH}: the first byte at which the local segment
@@ -327,7 +327,7 @@ public final class Scrub {
                     for (HeldShard h : orphans.held()) {
                         Kind kind = switch (h.reason()) {
                             case MISSING_SHARD -> Kind.MISSING_SHARD;
-                            case STALE_MANIFEST -> Kind.STALE_MANIFEST;
+                            case UNRECORDED_HISTORY -> Kind.UNRECORDED_HISTORY;
                             case UNREADABLE -> Kind.UNREADABLE;
                         };
                         boolean known = anomalies.stream().anyMatch(a -> a.kind() == Kind.UNREADABLE

@@ -58,7 +58,7 @@ class OffloadPassTest {
     }
 
     private static OffloadSettings keepOne() {
-        return OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1))
+        return OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300))
                 .withRetries(3, Duration.ofMillis(1));
     }
 
@@ -409,7 +409,7 @@ class OffloadPassTest {
         setUp();
         Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 8);
         Path shard = written.keySet().iterator().next();
-        PassReport report = pass(keepOne().withLocalRetention(new LocalRetention.KeepBytes(40 * 1024)), StepHook.none());
+        PassReport report = pass(keepOne().withLocalRetention(new LocalRetention.KeepBytes(40 * 1024)).withUnlinkSettle(java.time.Duration.ofMillis(300)), StepHook.none());
         assertThat(report.complete()).isTrue();
         long local = 0;
         for (SegmentFile f : SegmentFile.list(shard)) {

@@ -53,7 +53,7 @@ class ShardRestoreTest {
         written = TestRoots.write(root, 1, 1500, 3);
         shard = written.keySet().iterator().next();
         PassReport report = new OffloadPass(new DataRoot(root), store, OffloadSettings.defaults()
-                .withLocalRetention(new LocalRetention.KeepSegments(1)), StepHook.none(), Map.of(NodeId.ENV, "node-a"),
+                .withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300)), StepHook.none(), Map.of(NodeId.ENV, "node-a"),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());
         assertThat(report.shards()).isNotEmpty();
         original = ManifestStore.read(shard);
@@ -95,7 +95,7 @@ class ShardRestoreTest {
     }
 
     @Test
-    void neverReplacesAManifestAndAMergeOnlyAddsEntriesBelowTheExistingOnes() throws Exception {
+    void neverReplacesAManifestAndAMergeAddsEveryMissingEntryBelowTheLocalLog() throws Exception {
         List<ManifestEntry> all = original.entries();
         assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
                 .hasMessageContaining("never replaces");
@@ -110,11 +110,14 @@ class ShardRestoreTest {
         assertThat(r.present()).isEqualTo(all.subList(all.size() - 2, all.size()));
         assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
 
+        // One entry in the middle: the store's history below and above it, up to the local log, is all added
+        // (entries above the newest one used to be left out, and read stopped there).
         ManifestStore.open(shard).save(Manifest.of(all.subList(1, 2)));
         ShardRestore.Result middle = restore(true);
-        assertThat(middle.restored()).containsExactly(all.get(0));
-        assertThat(middle.above()).hasSize(all.size() - 2);
-        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all.subList(0, 2));
+        assertThat(middle.restored()).hasSize(all.size() - 1).doesNotContain(all.get(1));
+        assertThat(middle.above()).isEmpty();
+        assertThat(middle.whole()).isTrue();
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
     }
 
     @Test
