@@ -115,6 +115,14 @@ final class ReadCommand implements Callable<Integer> {
                     trimmed(rawOut != null ? spec.commandLine().getErr() : out, next, t.nextAvailable());
                     return FelixOffload.EXIT_CORRUPT;
                 }
+                if (r instanceof TieredRead.Gap gap) {
+                    // Never a silent end: the records before it stand, and the hole is named.
+                    if (rawOut != null) {
+                        rawOut.flush();
+                    }
+                    gap(rawOut != null ? spec.commandLine().getErr() : out, gap);
+                    return FelixOffload.EXIT_CORRUPT;
+                }
                 TieredRead.Records records = (TieredRead.Records) r;
                 if (records.records().isEmpty()) {
                     break;
@@ -155,6 +163,26 @@ final class ReadCommand implements Callable<Integer> {
         }
     }
 
+
+    private void gap(PrintWriter out, TieredRead.Gap gap) throws IOException {
+        if (json) {
+            try (JsonGenerator g = Json.generator(out)) {
+                g.writeStartObject();
+                g.writeStringField("error", "Gap");
+                Json.u64(g, "first_missing", gap.firstMissing());
+                Json.u64(g, "last_missing", gap.lastMissing());
+                Json.u64(g, "next_available", gap.nextAvailable());
+                g.writeEndObject();
+            }
+            out.println();
+        } else {
+            out.println("error: offsets " + Long.toUnsignedString(gap.firstMissing()) + ".."
+                    + Long.toUnsignedString(gap.lastMissing()) + " are held nowhere (a gap in the shard's history: no "
+                    + "copy the manifest names and no local segment); the next available offset is "
+                    + Long.toUnsignedString(gap.nextAvailable()));
+        }
+        out.flush();
+    }
 
     private void trimmed(PrintWriter out, long offset, long nextAvailable) throws IOException {
         if (json) {

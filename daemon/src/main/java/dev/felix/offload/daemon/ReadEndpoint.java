@@ -49,6 +49,9 @@ final class ReadEndpoint {
     static final String LOCAL_BASE = "Felix-Local-Base";
     static final String LOG_END = "Felix-Log-End";
     static final String NEXT_AVAILABLE = "Felix-Next-Available";
+    /** On an answer that stops at a gap in the history: the first and last offset held nowhere. */
+    static final String GAP_FIRST = "Felix-Gap-First";
+    static final String GAP_LAST = "Felix-Gap-Last";
     private static final String USAGE = "/read?shard=DIR&from=OFFSET[&max_bytes=N][&max=RECORDS][&format=raw|json]";
 
     private ReadEndpoint() {
@@ -110,6 +113,7 @@ final class ReadEndpoint {
         List<TieredRead.SourcedRecord> taken = new ArrayList<>();
         long next = from;
         TieredRead.Trimmed trimmed = null;
+        TieredRead.Gap gap = null;
         TieredReader.Bounds bounds;
         try {
             long bytes = 0;
@@ -120,6 +124,10 @@ final class ReadEndpoint {
                     if (taken.isEmpty()) {
                         trimmed = t;
                     }
+                    break;
+                }
+                if (r instanceof TieredRead.Gap g) {
+                    gap = g;
                     break;
                 }
                 List<TieredRead.SourcedRecord> records = ((TieredRead.Records) r).records();
@@ -157,6 +165,22 @@ final class ReadEndpoint {
         header(h, LOG_START, bounds.logStart());
         header(h, LOCAL_BASE, bounds.localBase());
         header(h, LOG_END, bounds.logEnd());
+        if (gap != null) {
+            TieredRead.Gap hole = gap;
+            h.set(NEXT_AVAILABLE, Long.toUnsignedString(hole.nextAvailable()));
+            h.set(GAP_FIRST, Long.toUnsignedString(hole.firstMissing()));
+            h.set(GAP_LAST, Long.toUnsignedString(hole.lastMissing()));
+            if (taken.isEmpty()) {
+                StatusServer.error(ex, 416, "gap", "offsets " + Long.toUnsignedString(hole.firstMissing()) + ".."
+                        + Long.toUnsignedString(hole.lastMissing()) + " are held nowhere (a gap in the shard's history); "
+                        + "the next offset held is " + Long.toUnsignedString(hole.nextAvailable()), g -> {
+                            Json.u64(g, "first_missing", hole.firstMissing());
+                            Json.u64(g, "last_missing", hole.lastMissing());
+                            Json.u64(g, "next_available", hole.nextAvailable());
+                        });
+                return;
+            }
+        }
         if (trimmed != null) {
             long available = trimmed.nextAvailable();
             h.set(NEXT_AVAILABLE, Long.toUnsignedString(available));
