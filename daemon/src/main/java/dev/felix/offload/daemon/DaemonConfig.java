@@ -77,6 +77,11 @@ public final class DaemonConfig {
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
+    /** Every fixed key the file may hold (overrides aside): for checks of files written elsewhere, such as examples. */
+    public static List<String> keys() {
+        return KEYS;
+    }
+
     private static List<String> withHttpSecurityKeys(String... keys) {
         List<String> all = new ArrayList<>(List.of(keys));
         all.addAll(HttpSecurity.KEYS);
