@@ -203,6 +203,14 @@ public final class DaemonConfig {
     }
 
     /**
+     * The most heap the endpoint's reads may hold at once: the chunk cache, and each {@code /read}
+     * thread's largest answer. Heaps are sized from it (docs/operations.md, "Memory").
+     */
+    public long readHeapBound() {
+        return chunkCacheBytes + httpReadThreads * ReadEndpoint.MAX_MAX_BYTES;
+    }
+
+    /**
      * The longest a stop may take after SIGTERM: running passes get {@code shutdown.grace} to end at a
      * safe point, then, interrupted, as long again ({@link Daemon#stop}). A supervisor's stop timeout
      * (systemd's {@code TimeoutStopSec}, Kubernetes' {@code terminationGracePeriodSeconds}) must exceed it.
