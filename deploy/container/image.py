@@ -123,7 +123,7 @@ def dockerfile():
 
 
 def base_rootfs(spec):
-    """Debian minbase with the packages and the user: a tar file, made once per key."""
+    """Debian minbase with the packages and the user: a directory, made once per key."""
     cache = os.environ.get("FELIX_IMAGE_CACHE", "/var/cache/felix-offload-image")
     os.makedirs(cache, exist_ok=True)
     u, g = spec["user"], spec["group"]
@@ -139,15 +139,16 @@ def base_rootfs(spec):
             "--customize-hook=rm -rf \"$1/var/lib/apt/lists\"/* \"$1/var/cache/apt\"/*.bin",
             spec["suite"]]
     key = hashlib.sha256(json.dumps(args).encode()).hexdigest()[:16]
-    tar = os.path.join(cache, "rootfs-%s-%s.tar" % (spec["suite"], key))
-    if os.path.exists(tar):
-        print("base file system from the cache: " + tar, flush=True)
-        return tar
+    tree = os.path.join(cache, "rootfs-%s-%s" % (spec["suite"], key))
+    if os.path.isdir(tree):
+        print("base file system from the cache: " + tree, flush=True)
+        return tree
     started = time.monotonic()
-    sh("mmdebstrap", "--quiet", *args, tar + ".tmp")
-    os.replace(tar + ".tmp", tar)
-    print("base file system made in %.0f s: %s" % (time.monotonic() - started, tar), flush=True)
-    return tar
+    shutil.rmtree(tree + ".tmp", ignore_errors=True)
+    sh("mmdebstrap", "--quiet", "--format=directory", *args, tree + ".tmp")
+    os.replace(tree + ".tmp", tree)
+    print("base file system made in %.0f s: %s" % (time.monotonic() - started, tree), flush=True)
+    return tree
 
 
 def version_of(tarball):
@@ -160,12 +161,12 @@ def version_of(tarball):
 def build(tarball, out):
     spec = dockerfile()
     version = version_of(tarball)
-    rootfs_tar = base_rootfs(spec)
+    rootfs = base_rootfs(spec)
     work = os.path.join(out, "work")
     shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
     base = os.path.join(work, "base")
-    os.makedirs(base)
-    sh("tar", "-xf", rootfs_tar, "-C", base, "--numeric-owner")
+    sh("cp", "-a", rootfs, base)
     home = spec["home"]
     staged = os.path.join(base, home.lstrip("/"))
     os.makedirs(os.path.dirname(staged), exist_ok=True)
@@ -276,14 +277,25 @@ def free_port():
         return s.getsockname()[1]
 
 
-def bundle(out, work, name, args, env=(), mounts=()):
-    """An OCI runtime bundle of the image: its own root, the host's network (to reach 127.0.0.1)."""
-    config, _, tag = image_config(out)
-    path = os.path.join(work, name)
+def unpacked(out, work):
+    """The image unpacked once (umoci: its root file system and a runtime config); every bundle shares the root."""
+    _, _, tag = image_config(out)
+    path = os.path.join(work, "unpacked")
     shutil.rmtree(path, ignore_errors=True)
     sh("umoci", "unpack", "--image", "%s:%s" % (os.path.join(out, "oci"), tag), path, stdout=subprocess.DEVNULL)
-    with open(os.path.join(path, "config.json")) as f:
+    return path
+
+
+def bundle(out, work, name, args, env=(), mounts=()):
+    """An OCI runtime bundle of the image: the shared root read-only, the host's network (to reach 127.0.0.1)."""
+    config, _, _ = image_config(out)
+    source = os.path.join(work, "unpacked")
+    path = os.path.join(work, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    with open(os.path.join(source, "config.json")) as f:
         runtime = json.load(f)
+    runtime["root"]["path"] = os.path.join(source, "rootfs")
     runtime["process"]["terminal"] = False
     runtime["process"]["args"] = config["config"]["Entrypoint"] + list(args)
     runtime["process"]["env"] = runtime["process"]["env"] + list(env)
@@ -323,18 +335,22 @@ def run(out, work):
     u = spec["user"]
     suffix = str(os.getpid())
 
+    unpacked(out, work)
     path = bundle(out, work, "version", ["--version"])
     r, took = runc(path, "felix-version-" + suffix)
     print(r.stdout + r.stderr, end="")
     if r.returncode != 0 or "felix-offload" not in r.stdout:
         fail("--version in the container exited %d" % r.returncode)
     print("--version in the container: exit 0 in %.2f s" % took)
-    # -Xshare:on fails the JVM unless it maps the image's archive: proof that the CDS step took.
-    path = bundle(out, work, "cds", ["--version"], env=["JAVA_OPTS=-Xshare:on"])
+    # The tool's own classes come from the archive the image's CDS step made (the JVM says where each
+    # class came from), so that step took and the launcher finds its archive on a read-only root.
+    path = bundle(out, work, "cds", ["--version"], env=["JAVA_OPTS=-Xshare:on -Xlog:class+load=info:stdout"])
     r, took = runc(path, "felix-cds-" + suffix)
-    if r.returncode != 0:
-        fail("the image's CDS archive is not used (-Xshare:on): " + (r.stdout + r.stderr).strip())
-    print("the image's class-data archive is mapped (-Xshare:on): exit 0 in %.2f s" % took)
+    main = [l for l in r.stdout.splitlines() if "dev.felix.offload.cli.FelixOffload " in l]
+    if r.returncode != 0 or not main or "shared objects file" not in main[0]:
+        fail("the image's CDS archive is not used: exit %d, %s" % (r.returncode, main or (r.stdout + r.stderr)[-2000:]))
+    shared = sum(1 for l in r.stdout.splitlines() if "dev.felix.offload." in l and "shared objects file" in l)
+    print("the image's class-data archive is used: %d felix-offload classes from it (%s)" % (shared, main[0].split("] ", 1)[-1]))
 
     # The daemon over a data root mounted from the host, as a sidecar beside a broker would have it.
     data = os.path.join(work, "data")
