@@ -111,7 +111,8 @@ final class StatusServer {
             return https;
         } catch (BindException e) {
             throw new StartRefusedException(setting + ": cannot listen on " + bind + ":" + port
-                    + " (" + e.getMessage() + "); choose another port or address");
+                    + " (" + e.getMessage() + "); choose another " + setting + " or "
+                    + (setting.equals(DaemonConfig.HTTP_PORT) ? DaemonConfig.HTTP_BIND : HttpSecurity.STATUS_BIND));
         }
     }
 

@@ -186,6 +186,26 @@ class HttpAuthIT {
             });
             assertThat(get(client, read, second).statusCode()).isEqualTo(403);
 
+            // A renewed certificate (key first, then certificate, as a renewal writes them) is used from
+            // the next handshake on; until both are in place the old pair keeps serving.
+            assertThat(get(client, base + "/health/live", null).sslSession().orElseThrow().getPeerPrincipal().getName())
+                    .isEqualTo("CN=server");
+            ca.issue("renewed", "serverAuth", false);
+            replace(pki.resolve("server.key"), Files.readString(pki.resolve("renewed.key")));
+            assertThat(get(HttpClient.newBuilder().sslContext(ca.clientContext(Optional.empty())).build(), read, third)
+                    .statusCode()).isEqualTo(200);
+            replace(pki.resolve("server.crt"), Files.readString(pki.resolve("renewed.crt")));
+            FelixJar.await("new handshakes present the renewed certificate", Duration.ofSeconds(30), () -> {
+                try {
+                    HttpClient fresh = HttpClient.newBuilder().sslContext(ca.clientContext(Optional.empty())).build();
+                    return get(fresh, base + "/health/live", null).sslSession().orElseThrow().getPeerPrincipal().getName()
+                            .equals("CN=renewed");
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertThat(d.stderr()).contains("TLS files changed");
+
             // Plain HTTP to the TLS listener gets nothing.
             assertThatThrownBy(() -> get(plain, read.replace("https://", "http://"), third)).isInstanceOf(IOException.class);
             assertThat(d.terminate()).isZero();
