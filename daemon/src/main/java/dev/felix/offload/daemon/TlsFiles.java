@@ -70,6 +70,7 @@ final class TlsFiles {
             throw new StartRefusedException(e.getMessage());
         }
         tls.checkedNanos = System.nanoTime();
+        TokenFile.warnIfOthersMayRead(HttpSecurity.TLS_KEY, tls.key);
         X509Certificate own = tls.loaded.keys().getCertificateChain(alias(0))[0];
         LOG.info("TLS with {} (valid until {}){}", own.getSubjectX500Principal().getName(), own.getNotAfter().toInstant(),
                 s.clientCa().map(ca -> "; client certificates checked against " + ca).orElse(""));

@@ -61,6 +61,7 @@ final class TokenFile {
                         + " holds no token (one a line, at least " + MIN_LENGTH + " characters)");
             }
             LOG.info("{}: {} token(s) from {}", HttpSecurity.TOKEN_FILE, digests.size(), file);
+            warnIfOthersMayRead(HttpSecurity.TOKEN_FILE, file);
             return new TokenFile(file, new Tokens(stamp, digests));
         } catch (IOException e) {
             throw new StartRefusedException(HttpSecurity.TOKEN_FILE + ": cannot read " + file + " ("
@@ -114,6 +115,17 @@ final class TokenFile {
                 tokens = new Tokens(now, digests);
             }
             return tokens;
+        }
+    }
+
+    /** A secret any user of the machine may read is no secret: said once, at start-up. */
+    static void warnIfOthersMayRead(String setting, Path file) {
+        try {
+            if (Files.getPosixFilePermissions(file).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+                LOG.warn("{}: {} may be read by any user of this machine; chmod o-r it", setting, file);
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // not a POSIX file system, or gone: nothing to say here
         }
     }
 
