@@ -70,20 +70,19 @@ public final class DaemonConfig {
     static final String OFF = "off";
 
     /** Every fixed key; overrides are {@code retention.streams.<pattern>.<key>} and {@code retention.shards.<dir>.<key>}. */
-    static final List<String> KEYS = withHttpSecurityKeys(DATA_DIR, STORE, NODE_ID, OFFLOAD_VERIFY, OFFLOAD_PARALLELISM,
+    static final List<String> KEYS = List.of(DATA_DIR, STORE, NODE_ID, OFFLOAD_VERIFY, OFFLOAD_PARALLELISM,
             OFFLOAD_BANDWIDTH, OFFLOAD_MAX_BYTES_IN_FLIGHT, OFFLOAD_SCHEDULE, RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
-    /** Every fixed key the file may hold (overrides aside): for checks of files written elsewhere, such as examples. */
+    /**
+     * Every fixed key the file may hold (overrides aside), {@link #KEYS} and the HTTP endpoint's
+     * {@link HttpSecurity#KEYS}: for hints, and for checks of files written elsewhere, such as examples.
+     */
     public static List<String> keys() {
-        return KEYS;
-    }
-
-    private static List<String> withHttpSecurityKeys(String... keys) {
-        List<String> all = new ArrayList<>(List.of(keys));
+        List<String> all = new ArrayList<>(KEYS);
         all.addAll(HttpSecurity.KEYS);
         return List.copyOf(all);
     }
@@ -488,7 +487,7 @@ public final class DaemonConfig {
                 }
                 String hint = "";
                 int best = Integer.MAX_VALUE;
-                for (String known : KEYS) {
+                for (String known : keys()) {
                     int d = ConfigValues.distance(key, known);
                     if (d < best) {
                         best = d;

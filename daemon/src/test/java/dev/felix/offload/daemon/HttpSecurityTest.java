@@ -70,6 +70,16 @@ class HttpSecurityTest {
     }
 
     @Test
+    void everyKeyIsDocumented() throws Exception {
+        String text = java.nio.file.Files.readString(Path.of(System.getProperty("felix.docs.dir", "../docs"))
+                .resolve("configuration.md"), StandardCharsets.UTF_8);
+        for (String key : HttpSecurity.KEYS) {
+            assertThat(text).as(key).contains("| `" + key + "` |");
+        }
+        assertThat(DaemonConfig.keys()).containsAll(DaemonConfig.KEYS).containsAll(HttpSecurity.KEYS);
+    }
+
+    @Test
     void theDrainBoundIsTwiceTheGrace() throws Exception {
         assertThat(config().drainBound()).hasSeconds(60);
         assertThat(config("shutdown.grace", "45s").drainBound()).hasSeconds(90);
