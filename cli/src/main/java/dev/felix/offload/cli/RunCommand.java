@@ -57,8 +57,12 @@ final class RunCommand implements Callable<Integer> {
             throw e;
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("felix-offload run: serving http://%s:%d/ for data root %s and %s%n", c.httpBind, daemon.httpPort(),
-                c.dataDir, store.describe());
+        out.printf("felix-offload run: serving %s://%s:%d/ for data root %s and %s%n", c.httpSecurity.scheme(), c.httpBind,
+                daemon.httpPort(), c.dataDir, store.describe());
+        if (daemon.statusPort().isPresent()) {
+            out.printf("felix-offload run: status (/metrics, /health) also on http://%s:%d/%n",
+                    c.httpSecurity.statusBind().orElse(c.httpBind), daemon.statusPort().getAsInt());
+        }
         out.flush();
 
         CountDownLatch stopped = new CountDownLatch(1);

@@ -185,7 +185,7 @@ public final class Daemon {
         }
         probeStore();
         checkClaim();
-        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
+        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads, config.httpSecurity);
         scheduler.start();
         for (String pass : scheduler.passNames()) {
             Schedule s = scheduler.schedule(pass);
@@ -258,6 +258,11 @@ public final class Daemon {
 
     public int httpPort() {
         return http.port();
+    }
+
+    /** The port of the second, status-only listener ({@code http.status.port}), when there is one. */
+    public java.util.OptionalInt statusPort() {
+        return http.statusPort();
     }
 
     /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */

@@ -80,6 +80,16 @@ public final class DaemonConfig {
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
+    /**
+     * Every fixed key the file may hold (overrides aside), {@link #KEYS} and the HTTP endpoint's
+     * {@link HttpSecurity#KEYS}: for hints, and for checks of files written elsewhere, such as examples.
+     */
+    public static List<String> keys() {
+        List<String> all = new ArrayList<>(KEYS);
+        all.addAll(HttpSecurity.KEYS);
+        return List.copyOf(all);
+    }
+
     public static final long DEFAULT_SCRUB_READ_BANDWIDTH = 32L << 20;
     static final int DEFAULT_HTTP_PORT = 9464;
     static final long DEFAULT_CHUNK_CACHE_BYTES = 256L << 20;
@@ -117,6 +127,8 @@ public final class DaemonConfig {
     final int metricsShards;
     public final String logLevel;
     public final Duration shutdownGrace;
+    /** Authentication and TLS of the HTTP endpoint, and its optional second listener. */
+    public final HttpSecurity httpSecurity;
 
     private DaemonConfig(Path file, Reader r) throws ConfigException {
         this.file = file;
@@ -183,6 +195,7 @@ public final class DaemonConfig {
         }
         this.logLevel = level;
         this.shutdownGrace = r.duration(SHUTDOWN_GRACE, DEFAULT_SHUTDOWN_GRACE);
+        this.httpSecurity = httpSecurity(r, base, httpBind, httpPort);
         this.rules = rules(r);
         r.refuseUnknown();
     }
@@ -195,6 +208,78 @@ public final class DaemonConfig {
     /** Checks keys already read, as if from {@code file} (for tests). */
     public static DaemonConfig of(Path file, Map<String, String> values) throws ConfigException {
         return new DaemonConfig(file, new Reader(file, values));
+    }
+
+    /**
+     * The most heap the endpoint's reads may hold at once: the chunk cache, and each {@code /read}
+     * thread's largest answer. Heaps are sized from it (docs/operations.md, "Memory").
+     */
+    public long readHeapBound() {
+        return chunkCacheBytes + httpReadThreads * ReadEndpoint.MAX_MAX_BYTES;
+    }
+
+    /**
+     * The longest a stop may take after SIGTERM: running passes get {@code shutdown.grace} to end at a
+     * safe point, then, interrupted, as long again ({@link Daemon#stop}). A supervisor's stop timeout
+     * (systemd's {@code TimeoutStopSec}, Kubernetes' {@code terminationGracePeriodSeconds}) must exceed it.
+     */
+    public Duration drainBound() {
+        return shutdownGrace.multipliedBy(2);
+    }
+
+    /**
+     * The http.auth.*, http.tls.* and http.status.* keys. A bind other than loopback with nothing that
+     * authenticates is refused unless http.auth.allow-unauthenticated says so: /read would serve every
+     * record of the node to whoever reaches the port.
+     */
+    private static HttpSecurity httpSecurity(Reader r, Path base, String bind, int port) throws ConfigException {
+        Optional<Path> tokenFile = r.optional(HttpSecurity.TOKEN_FILE).map(f -> base.resolve(f).normalize());
+        Optional<String> scopeText = r.optional(HttpSecurity.SCOPE);
+        HttpSecurity.Scope scope = HttpSecurity.Scope.DATA;
+        if (scopeText.isPresent()) {
+            scope = HttpSecurity.Scope.parse(scopeText.get()).orElseThrow(() -> r.expected(HttpSecurity.SCOPE,
+                    "data (everything but /metrics, /health and /health/live) or all", scopeText.get()));
+        }
+        boolean allowUnauthenticated = r.bool(HttpSecurity.ALLOW_UNAUTHENTICATED, false);
+        Optional<Path> certificate = r.optional(HttpSecurity.TLS_CERTIFICATE).map(f -> base.resolve(f).normalize());
+        Optional<Path> key = r.optional(HttpSecurity.TLS_KEY).map(f -> base.resolve(f).normalize());
+        Optional<Path> clientCa = r.optional(HttpSecurity.TLS_CLIENT_CA).map(f -> base.resolve(f).normalize());
+        Optional<String> statusBind = r.optional(HttpSecurity.STATUS_BIND);
+        java.util.OptionalInt statusPort = r.values.containsKey(HttpSecurity.STATUS_PORT)
+                ? java.util.OptionalInt.of(r.integer(HttpSecurity.STATUS_PORT, 0, 0, 65535)) : java.util.OptionalInt.empty();
+        if (certificate.isPresent() != key.isPresent()) {
+            String missing = certificate.isPresent() ? HttpSecurity.TLS_KEY : HttpSecurity.TLS_CERTIFICATE;
+            throw r.bad(missing, "is required with " + (certificate.isPresent() ? HttpSecurity.TLS_CERTIFICATE
+                    : HttpSecurity.TLS_KEY) + " (TLS needs the certificate and its private key, PEM files)");
+        }
+        if (clientCa.isPresent() && certificate.isEmpty()) {
+            throw r.bad(HttpSecurity.TLS_CLIENT_CA, "needs " + HttpSecurity.TLS_CERTIFICATE + " and " + HttpSecurity.TLS_KEY
+                    + ": client certificates are asked for only over TLS");
+        }
+        if (statusBind.isPresent()) {
+            try {
+                java.net.InetAddress.getByName(statusBind.get());
+            } catch (java.net.UnknownHostException e) {
+                throw r.expected(HttpSecurity.STATUS_BIND, "an IP address or a host name this machine resolves", statusBind.get());
+            }
+            if (statusPort.isEmpty()) {
+                throw r.bad(HttpSecurity.STATUS_BIND, "is used only with " + HttpSecurity.STATUS_PORT
+                        + " (the second listener's port)");
+            }
+        }
+        if (statusPort.isPresent() && statusPort.getAsInt() != 0 && statusPort.getAsInt() == port
+                && statusBind.orElse(bind).equals(bind)) {
+            throw r.bad(HttpSecurity.STATUS_PORT, "is " + port + ", the same as " + HTTP_PORT
+                    + "; the second listener needs a port of its own");
+        }
+        HttpSecurity security = new HttpSecurity(tokenFile, scope, allowUnauthenticated, certificate, key, clientCa,
+                statusBind, statusPort);
+        if (!security.authenticates() && !allowUnauthenticated && !HttpSecurity.loopback(bind)) {
+            throw r.bad(HTTP_BIND, bind + " is not a loopback address and nothing authenticates /read and /shards there: set "
+                    + HttpSecurity.TOKEN_FILE + " or " + HttpSecurity.TLS_CLIENT_CA + ", or "
+                    + HttpSecurity.ALLOW_UNAUTHENTICATED + ": true to serve every record to whoever reaches the port");
+        }
+        return security;
     }
 
     private static ZoneId zone(Reader r) throws ConfigException {
@@ -411,7 +496,7 @@ public final class DaemonConfig {
                 }
                 String hint = "";
                 int best = Integer.MAX_VALUE;
-                for (String known : KEYS) {
+                for (String known : keys()) {
                     int d = ConfigValues.distance(key, known);
                     if (d < best) {
                         best = d;
