@@ -228,14 +228,22 @@ final class OffloadCommand implements Callable<Integer> {
                     PassReport.CACHE_SHARDS_REASON);
         }
         for (String u : report.unreadable()) {
-            out.printf("  not offloaded: %s%n", u);
+            out.printf("  not offloaded, could not be read: %s%n", u);
         }
         for (ShardResult s : report.shards()) {
             if (s.problem() != null) {
                 out.printf("  %s: %s%n", s.shard(), s.problem());
             }
         }
-        out.println(report.complete() ? "every eligible segment is offloaded" : "some segments were not offloaded");
+        if (report.complete()) {
+            out.println("every eligible segment is offloaded");
+        } else if (!report.unreadable().isEmpty()) {
+            // Never success over a skipped shard: what it holds was not even looked at.
+            out.printf("some segments were not offloaded: %d %s could not be read%n", report.unreadable().size(),
+                    report.unreadable().size() == 1 ? "name under the data root" : "names under the data root");
+        } else {
+            out.println("some segments were not offloaded");
+        }
     }
 
     private static void writeJson(PrintWriter out, PassReport report) throws IOException {

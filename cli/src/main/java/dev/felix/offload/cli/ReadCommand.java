@@ -77,8 +77,13 @@ final class ReadCommand implements Callable<Integer> {
         }
         // Only a shard the data root lists, by its name there (dead-letters/<dir>): not another path,
         // not the root itself (an empty name), not a dot-directory, not a directory without segments.
-        Path dir = new DataRoot(dataDir).shard(shard).map(DataRoot.Shard::directory).orElseThrow(
-                () -> new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir));
+        DataRoot dataRoot = new DataRoot(dataDir);
+        java.util.Optional<DataRoot.Shard> found = dataRoot.shard(shard);
+        if (found.isEmpty()) {
+            dataRoot.requireReadable(shard); // a name the root could not read is an I/O error (exit 3), not unknown
+            throw new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir);
+        }
+        Path dir = found.get().directory();
         if (maxRecords < 1) {
             throw new FelixOffload.UsageException("--max-records must be at least 1");
         }

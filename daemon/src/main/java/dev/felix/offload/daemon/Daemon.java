@@ -289,6 +289,9 @@ public final class Daemon {
                 problems.add(s.shard() + ": " + s.problem());
             }
         }
+        for (String u : report.unreadable()) {
+            problems.add(u + " (not offloaded, could not be read)");
+        }
         String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
                 + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
         PassOutcome.Findings found = finish(OFFLOAD, summary, problems);
@@ -453,10 +456,15 @@ public final class Daemon {
         return reasons;
     }
 
-    /** A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}). */
+    /**
+     * A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}).
+     *
+     * @throws IOException when the root lists {@code shard} as a name it could not read: not "no such shard"
+     */
     Optional<TieredReader> reader(String shard) throws IOException {
         Optional<DataRoot.Shard> found = root.shard(shard);
         if (found.isEmpty()) {
+            root.requireReadable(shard);
             return Optional.empty();
         }
         Path dir = found.get().directory();

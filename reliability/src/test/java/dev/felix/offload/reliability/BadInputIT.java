@@ -113,6 +113,9 @@ class BadInputIT {
         List<String> jvm = List.of();
         /** A command the java command runs under (another user's identity, say); none by default. */
         List<String> wrapper = List.of();
+        /** Run after the "before" snapshot and after the process ended, before the "after" one (a chmod and its undoing). */
+        IoAction beforeRun = () -> { };
+        IoAction afterRun = () -> { };
 
         Cases(String category) {
             this.category = category;
@@ -122,8 +125,11 @@ class BadInputIT {
             String what = "felix-offload " + String.join(" ", args);
             Map<String, String> before = world.snapshot();
             Felix.Result r;
+            beforeRun.run();
             try (Felix.Running p = Felix.start(dir, env, wrapper, jvm, true, List.of(args))) {
                 r = p.await(TIMEOUT, what);
+            } finally {
+                afterRun.run();
             }
             String all = r.out() + r.err();
             soft.assertThat(r.exit()).as(what + ": exit (" + r.describe() + ")").isEqualTo(exit);
@@ -139,6 +145,11 @@ class BadInputIT {
         void done() {
             soft.assertAll();
         }
+    }
+
+    /** Something done to the world around a case's process. */
+    private interface IoAction {
+        void run() throws IOException;
     }
 
     private Path config(String name, String text) throws IOException {
@@ -749,6 +760,101 @@ class BadInputIT {
         c.world = new World().dir("data", rootOwned);
         c.expect(FelixOffload.IO, List.of("I/O error: " + rootOwned.resolve("offload.lock") + ": permission denied"),
                 "offload", "--data-dir", rootOwned.toString(), "--store", permStore.toUri().toString());
+        c.done();
+    }
+
+    /**
+     * The wrapper that runs the jar without the right to read what its mode forbids: nothing for an
+     * ordinary user (a mode of 000 stops it), and for root, whom modes do not stop, root without the two
+     * capabilities that let it pass them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), through util-linux's
+     * setpriv. The case is skipped, saying why, where neither works.
+     */
+    private static List<String> boundByModes() throws Exception {
+        Felix.Result id = system("id", "-u");
+        if (!id.out().strip().equals("0")) {
+            return List.of();
+        }
+        Felix.Result setpriv = system("setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                "--inh-caps=-dac_override,-dac_read_search", "--", "true");
+        org.junit.jupiter.api.Assumptions.assumeTrue(setpriv.exit() == 0, "an unreadable directory needs, as root, "
+                + "setpriv dropping CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: " + setpriv.out().strip());
+        return List.of("setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                "--inh-caps=-dac_override,-dac_read_search", "--");
+    }
+
+    @Test
+    void aShardThatCannotBeReadIsNeverPassedOverAsSuccess() throws Exception {
+        Cases c = new Cases("unreadable shard");
+        // A copy of the offloaded root and its store: every sealed segment already offloaded, so the only
+        // thing a pass could find wrong is the shard it may not read.
+        Path lockedRoot = dir.resolve("unreadable-data");
+        Path lockedStore = dir.resolve("unreadable-store");
+        copyAll(root, lockedRoot);
+        copyAll(storeDir, lockedStore);
+        String shard = shards.get(0).getFileName().toString();
+        Path locked = lockedRoot.resolve(shard);
+        String lockedUri = lockedStore.toUri().toString();
+        c.world = new World().dir("data", lockedRoot).dir("store", lockedStore);
+        c.wrapper = boundByModes();
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = Files.getPosixFilePermissions(locked);
+        c.beforeRun = () -> Files.setPosixFilePermissions(locked, java.util.Set.of());
+        c.afterRun = () -> Files.setPosixFilePermissions(locked, mode);
+        List<String> denied = List.of(shard, locked + ": permission denied");
+
+        Felix.Result offload = c.expect(FelixOffload.CORRUPT, List.of(shard, "could not be read", "permission denied"),
+                "offload", "--data-dir", lockedRoot.toString(), "--store", lockedUri);
+        c.soft.assertThat(offload.out()).as("offload over a shard it could not read").doesNotContain("every eligible segment");
+        Felix.Result json = c.expect(FelixOffload.CORRUPT, denied, "offload", "--data-dir", lockedRoot.toString(), "--store",
+                lockedUri, "--json");
+        c.soft.assertThat(json.out()).as("offload --json").contains("\"complete\":false", "\"unreadable\":[\"" + shard);
+        c.expect(FelixOffload.CORRUPT, List.of(shard + ": unreadable, NOT checked", "permission denied", "1 unreadable"),
+                "fsck", "--data-dir", lockedRoot.toString());
+        c.expect(FelixOffload.CORRUPT, List.of("unreadable shard=" + shard, "permission denied"), "scrub", "--data-dir",
+                lockedRoot.toString(), "--store", lockedUri);
+        c.expect(FelixOffload.IO, List.of("shard " + shard + " could not be read", "permission denied"), "read",
+                "--data-dir", lockedRoot.toString(), "--store", lockedUri, "--shard", shard, "--from", "0");
+        Path retention = config("unreadable.yaml", "data-dir: " + lockedRoot + "\nstore: " + lockedUri + "\n");
+        c.expect(FelixOffload.CORRUPT, List.of(shard, "permission denied"), "retention", "--config", retention.toString());
+
+        // The daemon: a /shards row saying so, and /read an I/O error, not "no such shard".
+        Path daemonConfig = config("unreadable-daemon.yaml", "data-dir: " + lockedRoot + "\nstore: " + lockedUri
+                + "\nhttp.port: 0\noffload.schedule: \"off\"\nretention.schedule: \"off\"\nscrub.schedule: \"off\"\n");
+        Map<String, String> before = c.world.snapshot();
+        c.beforeRun.run();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), c.wrapper, List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> rows = http.send(HttpRequest.newBuilder(base.resolve("/shards"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(rows.body()).as("/shards").contains("{\"dir\":\"" + shard + "\"")
+                    .contains("\"problem\":\"unreadable", locked + ": permission denied");
+            HttpResponse<String> read = http.send(HttpRequest.newBuilder(base.resolve("/read?shard=" + shard + "&from=0"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(read.statusCode()).as("/read of it: " + read.body()).isEqualTo(500);
+            c.soft.assertThat(read.body()).as("/read of it").contains("\"error\":\"io_error\"", "permission denied");
+            tally.merge("unreadable shard", 2, Integer::sum);
+        } finally {
+            c.afterRun.run();
+        }
+        c.soft.assertThat(World.differences(before, c.world.snapshot())).as("the daemon over an unreadable shard changed")
+                .isEmpty();
+
+        // A name the root cannot look through at all, whoever runs: a link to a directory that is not there
+        // (a shard moved to another disk that is not mounted).
+        c.wrapper = List.of();
+        c.beforeRun = () -> { };
+        c.afterRun = () -> { };
+        Path moved = lockedRoot.resolve("acme_default_moved_0-0123456789abcdef");
+        Files.createSymbolicLink(moved, dir.resolve("unmounted-disk").resolve(moved.getFileName()));
+        Files.setPosixFilePermissions(locked, mode);
+        String gone = moved.getFileName().toString();
+        c.expect(FelixOffload.CORRUPT, List.of(gone, "a symbolic link to nothing", "could not be read"), "offload",
+                "--data-dir", lockedRoot.toString(), "--store", lockedUri);
+        c.expect(FelixOffload.CORRUPT, List.of(gone + ": unreadable, NOT checked"), "fsck", "--data-dir",
+                lockedRoot.toString());
+        c.expect(FelixOffload.CORRUPT, List.of("unreadable shard=" + gone), "scrub", "--data-dir", lockedRoot.toString(),
+                "--store", lockedUri);
         c.done();
     }
 
