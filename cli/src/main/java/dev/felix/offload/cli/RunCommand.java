@@ -48,6 +48,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
+        warnIdleOverrides(c);
         ObjectStore store = Stores.open(c.store, c.file + ": store");
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
         try {
@@ -72,6 +73,25 @@ final class RunCommand implements Callable<Integer> {
         }, "shutdown"));
         stopped.await();
         return FelixOffload.EXIT_OK;
+    }
+
+    /**
+     * Retention overrides that reach no shard take effect nowhere: said at start-up (and by every
+     * retention pass), not refused, since the stream they name may yet be created.
+     */
+    private static void warnIdleOverrides(DaemonConfig c) {
+        if (!java.nio.file.Files.isDirectory(c.dataDir)) {
+            return; // refused by the daemon's start, naming data-dir
+        }
+        dev.felix.offload.log.DataRoot root = new dev.felix.offload.log.DataRoot(c.dataDir);
+        try {
+            for (String idle : dev.felix.offload.retention.OverrideReach.unmatched(c.rules, root)) {
+                LOG.warn("{}: {}", c.file, dev.felix.offload.retention.OverrideReach.describe(idle, root));
+            }
+        } catch (IOException e) {
+            LOG.warn("{}: the data root could not be listed to check the retention overrides: {}", c.file,
+                    dev.felix.offload.log.IoProblem.describe(e));
+        }
     }
 
     private static void setLogLevel(String level) {

@@ -858,6 +858,70 @@ class BadInputIT {
         c.done();
     }
 
+    @Test
+    void configurationThatCannotTakeEffectIsRefusedOrSaidAloud() throws Exception {
+        Cases c = new Cases("configuration without effect");
+        String shard = shards.get(0).getFileName().toString();
+        // A misspelt last key that ends in a real one reads as a stream or directory named with the typo: the
+        // override would apply nowhere (or to another limit). Refused, naming the key and the likely one.
+        record Bad(String name, String text, String says) {
+        }
+        List<Bad> bad = List.of(
+                new Bad("typo-stream.yaml", base("retention.streams:\n  \"acme/default/orders\":\n    locl.retention.ms: -1"),
+                        "'locl.retention.ms' reads as a misspelt key (did you mean local.retention.ms?)"),
+                new Bad("typo-stream-bytes.yaml", base("retention.streams.acme/default/orders.lokal.retention.bytes: 1GiB"),
+                        "'lokal.retention.bytes' reads as a misspelt key (did you mean local.retention.bytes?)"),
+                new Bad("typo-shard.yaml", base("retention.shards:\n  " + shard + ":\n    lcoal.retention.ms: -1"),
+                        "is no shard directory's name (those hold no '.'), so 'lcoal.retention.ms' reads as a misspelt key"),
+                // A cron expression that names no time to come: the pass would never run while /health said ready.
+                new Bad("cron-30-february.yaml", base("offload.schedule: \"0 0 30 2 *\""),
+                        "offload.schedule: cron expression '0 0 30 2 *' never fires"),
+                new Bad("cron-past-year.yaml", base("retention.schedule: \"0 0 0 1 1 ? 2020\""),
+                        "retention.schedule: cron expression '0 0 0 1 1 ? 2020' never fires"));
+        for (Bad b : bad) {
+            Path file = config(b.name(), b.text());
+            c.expect(FelixOffload.USAGE, List.of("felix-offload: " + file + ": ", b.says()), "run", "--config", file.toString());
+            c.expect(FelixOffload.USAGE, List.of(b.says()), "retention", "--config", file.toString());
+        }
+
+        // Overrides naming a stream or a shard the root does not hold: not refused (the stream may come), but
+        // said by every retention pass and at the daemon's start.
+        String idle = "retention.streams:\n  \"acme/default/ordres\":\n    retention.ms: -1\n"
+                + "retention.shards:\n  acme_default_ordres_0-0123456789abcdef:\n    retention.ms: -1";
+        Path idleConfig = config("idle-overrides.yaml", base(idle));
+        List<String> said = List.of("retention.streams.acme/default/ordres matches no shard under " + root,
+                "retention.shards.acme_default_ordres_0-0123456789abcdef matches no shard", "its limits apply to nothing");
+        c.expect(FelixOffload.OK, said, "retention", "--config", idleConfig.toString());
+        Path idleDaemon = config("idle-overrides-daemon.yaml", base(idle + "\noffload.schedule: \"off\"\n"
+                + "scrub.schedule: \"off\"\nretention.schedule: \"*/2 * * * * ?\""));
+        Map<String, String> before = world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                idleDaemon.toString()))) {
+            daemonEndpoint(daemon);
+            String startup = idleDaemon + ": retention.streams.acme/default/ordres matches no shard";
+            String pass = "OverrideReach - retention.streams.acme/default/ordres matches no shard";
+            long limit = System.nanoTime() + TIMEOUT.toNanos();
+            String err = "";
+            while (System.nanoTime() < limit && !(err.contains(startup) && count(err, pass) >= 2) && daemon.process.isAlive()) {
+                Thread.sleep(100);
+                err = Files.readString(daemon.err);
+            }
+            c.soft.assertThat(err).as("the daemon's start-up").contains(startup);
+            c.soft.assertThat(count(err, pass)).as("retention passes saying it: " + err).isGreaterThanOrEqualTo(2);
+            tally.merge("configuration without effect", 1, Integer::sum);
+        }
+        c.soft.assertThat(World.differences(before, world.snapshot())).as("the daemon with idle overrides changed").isEmpty();
+        c.done();
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+            n++;
+        }
+        return n;
+    }
+
     private static void copyAll(Path from, Path to) throws IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
@@ -884,6 +948,7 @@ class BadInputIT {
 
     /** The exit codes of the command's contract (FelixOffload's), spelled out: the suite runs the jar, not its classes. */
     private static final class FelixOffload {
+        static final int OK = 0;
         static final int CORRUPT = 1;
         static final int USAGE = 2;
         static final int IO = 3;

@@ -100,6 +100,7 @@ public final class RetentionPass {
                         + "may name any key", live.unreadable());
             }
             List<StreamMarker> markers = markers();
+            OverrideReach.warn(rules, root, markers); // an override reaching no shard is said at every pass
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
                 if (stop.stopRequested()) {
