@@ -71,8 +71,9 @@ final class OffloadCommand implements Callable<Integer> {
                 description = "Unlink verified segments beyond the newest N (the active one counts).")
         Integer segments;
 
-        @Option(names = "--keep-local-bytes", paramLabel = "B",
-                description = "Unlink verified segments beyond the newest ones that fit in B bytes.")
+        @Option(names = "--keep-local-bytes", paramLabel = "BYTES", converter = ByteOptions.Count.class,
+                description = "Unlink verified segments beyond the newest ones that fit in BYTES, with a unit as in "
+                        + "the configuration file (512MiB, 2GiB) or without.")
         Long bytes;
     }
 
@@ -83,8 +84,8 @@ final class OffloadCommand implements Callable<Integer> {
             description = "auto (default), server-checksum, read-back or none.")
     String verify;
 
-    @Option(names = "--parallelism", description = "Shards offloaded at once (default 2); within a shard several "
-            + "segments upload at once, under --max-bytes-in-flight.")
+    @Option(names = "--parallelism", description = "Shards offloaded at once, 1 to 1024 as offload.parallelism (default "
+            + "2); within a shard several segments upload at once, under --max-bytes-in-flight.")
     Integer parallelism;
 
     @Option(names = "--max-bytes-in-flight", paramLabel = "BYTES", converter = ByteCount.class,
@@ -154,6 +155,11 @@ final class OffloadCommand implements Callable<Integer> {
         } else {
             if (dataDir == null || store == null) {
                 throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
+            }
+            if (parallelism != null && (parallelism < 1 || parallelism > OffloadSettings.MAX_PARALLELISM)) {
+                // the bound of the file's offload.parallelism, in its words
+                throw new FelixOffload.UsageException("--parallelism: expected an integer from 1 to "
+                        + OffloadSettings.MAX_PARALLELISM + ", got '" + parallelism + "'");
             }
             try {
                 settings = OffloadSettings.defaults().withVerify(VerifyMode.parse(verify == null ? "auto" : verify))

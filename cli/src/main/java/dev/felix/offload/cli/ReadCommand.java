@@ -43,10 +43,14 @@ final class ReadCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--data-dir", required = true, paramLabel = "ROOT", description = "The broker's data root.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Take data-dir, store and node-id from this configuration file (as offload and scrub do).")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
     Path dataDir;
 
-    @Option(names = "--store", required = true, paramLabel = "URI", description = "The store, as for offload.")
+    @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
     String store;
 
     @Option(names = "--shard", required = true, paramLabel = "DIR", description = "The shard's name under the data root: its directory's name, or groups/DIR, dead-letters/DIR, caches/DIR.")
@@ -72,6 +76,20 @@ final class ReadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        String storeSetting = "--store";
+        java.util.Map<String, String> env = System.getenv();
+        if (config != null) {
+            if (dataDir != null || store != null) {
+                throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");
+            }
+            dev.felix.offload.daemon.DaemonConfig c = ConfigOption.load(config);
+            dataDir = c.dataDir;
+            store = c.store;
+            storeSetting = c.file + ": store";
+            env = c.environment(env);
+        } else if (dataDir == null || store == null) {
+            throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
+        }
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
@@ -103,8 +121,8 @@ final class ReadCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
-        try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
-            ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, System.getenv(), "", "--store")
+        try (ObjectStore objectStore = Stores.openExisting(store, storeSetting)) {
+            ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, env, "", storeSetting)
                     .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
                     .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
             TieredReader reader = new TieredReader(shard, dir, objectStore,

@@ -137,7 +137,7 @@ public final class DaemonConfig {
         } catch (IllegalArgumentException e) {
             throw r.expected(OFFLOAD_VERIFY, "auto, server-checksum, read-back or none", verifyText);
         }
-        this.parallelism = r.integer(OFFLOAD_PARALLELISM, 2, 1, 1024);
+        this.parallelism = r.integer(OFFLOAD_PARALLELISM, 2, 1, OffloadSettings.MAX_PARALLELISM);
         this.bandwidth = r.bytes(OFFLOAD_BANDWIDTH, 0, false);
         this.maxBytesInFlight = r.bytes(OFFLOAD_MAX_BYTES_IN_FLIGHT, OffloadSettings.DEFAULT_MAX_BYTES_IN_FLIGHT, false);
         if (maxBytesInFlight < OffloadSettings.MIN_BYTES_IN_FLIGHT) {

@@ -922,6 +922,31 @@ class BadInputIT {
         return n;
     }
 
+    @Test
+    void optionsTakeTheConfigurationFilesUnitsAndBounds() throws Exception {
+        Cases c = new Cases("one grammar for options");
+        String shard = shards.get(0).getFileName().toString();
+        // Bytes with a unit, as the file's local.retention.bytes takes them: everything fits in 64GiB, so the
+        // pass over the offloaded root uploads and unlinks nothing.
+        c.expect(FelixOffload.OK, List.of("every eligible segment is offloaded"), "offload", "--data-dir", root.toString(),
+                "--store", store, "--keep-local-bytes", "64GiB");
+        c.expect(FelixOffload.USAGE, List.of("--keep-local-bytes", "expected a number of bytes >= 0", "'64Gi'"), "offload",
+                "--data-dir", root.toString(), "--store", store, "--keep-local-bytes", "64Gi");
+        // The file's bound of offload.parallelism, on the command line too.
+        c.expect(FelixOffload.USAGE, List.of("--parallelism: expected an integer from 1 to 1024, got '1025'"), "offload",
+                "--data-dir", root.toString(), "--store", store, "--parallelism", "1025");
+        Path generated = dir.resolve("generated-with-units");
+        c.expect(FelixOffload.OK, List.of("wrote 300 records"), "generate", "--data-dir", generated.toString(), "--records",
+                "300", "--segment-bytes", "64KiB", "--payload-bytes", "1KiB");
+        // read takes --config, as every other command that talks to the store does.
+        Path readConfig = config("read.yaml", "data-dir: " + root + "\nstore: " + store + "\n");
+        c.expect(FelixOffload.OK, List.of("offset=0 "), "read", "--config", readConfig.toString(), "--shard", shard,
+                "--from", "0", "--max-records", "1");
+        c.expect(FelixOffload.USAGE, List.of("give either --config or --data-dir and --store, not both"), "read",
+                "--config", readConfig.toString(), "--data-dir", root.toString(), "--shard", shard, "--from", "0");
+        c.done();
+    }
+
     private static void copyAll(Path from, Path to) throws IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
