@@ -58,8 +58,8 @@ final class RunCommand implements Callable<Integer> {
             throw e;
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("felix-offload run: serving http://%s:%d/ for data root %s and %s%n", c.httpBind, daemon.httpPort(),
-                c.dataDir, store.describe());
+        out.printf("felix-offload run: serving %s for data root %s and %s%n", daemon.httpUrl(), c.dataDir,
+                store.describe());
         out.flush();
 
         CountDownLatch stopped = new CountDownLatch(1);

@@ -260,6 +260,11 @@ public final class Daemon {
         return http.port();
     }
 
+    /** Where the HTTP endpoint serves, an IPv6 address in brackets: {@code http://[::1]:9464/}. */
+    public String httpUrl() {
+        return "http://" + StatusServer.urlHost(config.httpBind) + ":" + http.port() + "/";
+    }
+
     /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */
     boolean requestRun(String pass) {
         return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);

@@ -75,7 +75,7 @@ final class StatusServer {
         try {
             server = HttpServer.create(new InetSocketAddress(bind, port), 16);
         } catch (BindException e) {
-            throw new StartRefusedException(DaemonConfig.HTTP_PORT + ": cannot listen on " + bind + ":" + port
+            throw new StartRefusedException(DaemonConfig.HTTP_PORT + ": cannot listen on " + urlHost(bind) + ":" + port
                     + " (" + e.getMessage() + "); choose another http.port or http.bind");
         }
         ExecutorService executor = Executors.newFixedThreadPool(2, threads("http"));
@@ -84,11 +84,23 @@ final class StatusServer {
         ThreadPoolExecutor readPool = new ThreadPoolExecutor(readThreads, readThreads, 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), threads("http-read"));
         server.setExecutor(executor);
-        server.createContext("/metrics", ex -> serve(ex, () -> reply(ex, 200,
-                "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape())));
+        server.createContext("/metrics", ex -> serve(ex, () -> {
+            if (exactly(ex, "/metrics")) {
+                reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape());
+            }
+        }));
         server.createContext("/health", ex -> serve(ex, () -> health(ex, daemon)));
-        server.createContext("/shards", ex -> serve(ex, () -> shards(ex, daemon)));
+        server.createContext("/shards", ex -> serve(ex, () -> {
+            if (exactly(ex, "/shards")) {
+                shards(ex, daemon);
+            }
+        }));
         server.createContext("/read", ex -> {
+            String path = ex.getRequestURI().getPath();
+            if (!path.equals("/read") && !path.equals("/read/")) {
+                serve(ex, () -> exactly(ex, "/read")); // answers 404
+                return;
+            }
             try {
                 readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
             } catch (RejectedExecutionException busy) {
@@ -102,12 +114,30 @@ final class StatusServer {
                 "no such endpoint; try /metrics, /health, /shards or /read")));
         server.start();
         StatusServer s = new StatusServer(server, executor, readPool);
-        LOG.info("serving http://{}:{}/ (metrics, health, shards, read)", bind, s.port());
+        LOG.info("serving http://{}:{}/ (metrics, health, shards, read)", urlHost(bind), s.port());
         return s;
     }
 
     int port() {
         return server.getAddress().getPort();
+    }
+
+    /** An address as the host part of a URL: an IPv6 literal in brackets ({@code [::1]}), anything else as it is. */
+    static String urlHost(String bind) {
+        return bind.indexOf(':') >= 0 && !bind.startsWith("[") ? "[" + bind + "]" : bind;
+    }
+
+    /**
+     * The JDK's server hands a context every path it prefixes ({@code /metricsfoo}, {@code /shards/x}):
+     * answers 404 unless the path is {@code path} itself (or with a trailing slash); true when it is.
+     */
+    private static boolean exactly(HttpExchange ex, String path) throws IOException {
+        String asked = ex.getRequestURI().getPath();
+        if (asked.equals(path) || asked.equals(path + "/")) {
+            return true;
+        }
+        error(ex, 404, "not_found", "no such endpoint " + asked + "; try /metrics, /health, /shards or /read");
+        return false;
     }
 
     void stop() {

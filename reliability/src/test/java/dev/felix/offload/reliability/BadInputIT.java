@@ -392,7 +392,7 @@ class BadInputIT {
             Map<String, Integer> requests = new LinkedHashMap<>();
             requests.put("/read?shard=..%2F..%2Fetc&from=0", 404);
             requests.put("/read?shard=..&from=0", 404);
-            requests.put("/read?shard=&from=0", 404);
+            requests.put("/read?shard=&from=0", 400); // no shard named: malformed, not an unknown shard
             requests.put("/read?shard=.deleted&from=0", 404);
             requests.put("/read?shard=" + shard + "&from=-1", 400);
             requests.put("/read?shard=" + shard + "&from=18446744073709551616", 400);
@@ -944,6 +944,73 @@ class BadInputIT {
                 "--from", "0", "--max-records", "1");
         c.expect(FelixOffload.USAGE, List.of("give either --config or --data-dir and --store, not both"), "read",
                 "--config", readConfig.toString(), "--data-dir", root.toString(), "--shard", shard, "--from", "0");
+        c.done();
+    }
+
+    @Test
+    void theHttpEndpointRefusesMalformedRequestsAndUnknownPaths() throws Exception {
+        Cases c = new Cases("HTTP requests");
+        String shard = shards.get(0).getFileName().toString();
+        Path daemonConfig = config("http-edges.yaml", base("offload.schedule: \"off\"\nretention.schedule: \"off\"\n"
+                + "scrub.schedule: \"off\""));
+        Map<String, String> before = world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            HttpClient http = HttpClient.newHttpClient();
+            Map<String, Integer> requests = new LinkedHashMap<>();
+            // Malformed /read requests: which value would count, what was misspelt, which shard?
+            requests.put("/read?from=0", 400);
+            requests.put("/read?shard=" + shard + "&from=0&from=5", 400);
+            requests.put("/read?shard=" + shard + "&shard=no-such-shard&from=0", 400);
+            requests.put("/read?shard=" + shard + "&from=0&maxbytes=10", 400);
+            // Paths that only start like an endpoint: the JDK's server hands them to it unless told otherwise.
+            for (String path : List.of("/metricsfoo", "/metrics/x", "/shardsx", "/shards/x", "/readme?shard=" + shard
+                    + "&from=0", "/read/x?shard=" + shard + "&from=0", "/healthz")) {
+                requests.put(path, 404);
+            }
+            // ... while the endpoints themselves still answer.
+            requests.put("/metrics", 200);
+            requests.put("/shards/", 200);
+            requests.put("/read?shard=" + shard + "&from=0&max=1", 200);
+            for (Map.Entry<String, Integer> r : requests.entrySet()) {
+                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(base.resolve(r.getKey()))
+                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                c.soft.assertThat(answer.statusCode()).as("GET " + r.getKey() + ": " + answer.body()).isEqualTo(r.getValue());
+                if (r.getValue() != 200) {
+                    c.soft.assertThat(answer.body()).as("GET " + r.getKey()).contains(r.getValue() == 400
+                            ? "\"error\":\"bad_request\"" : "\"error\":\"not_found\"");
+                }
+                tally.merge("HTTP requests", 1, Integer::sum);
+            }
+        }
+        c.soft.assertThat(World.differences(before, world.snapshot())).as("the requests changed").isEmpty();
+        c.done();
+    }
+
+    @Test
+    void anIpv6BindIsPrintedInBrackets() throws Exception {
+        Cases c = new Cases("HTTP requests");
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            probe.getLocalPort();
+        } catch (IOException e) {
+            org.junit.jupiter.api.Assumptions.abort("this machine has no IPv6 loopback to bind: " + e.getMessage());
+        }
+        Path daemonConfig = config("ipv6.yaml", base("http.bind: \"::1\"\noffload.schedule: \"off\"\n"
+                + "retention.schedule: \"off\"\nscrub.schedule: \"off\""));
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            c.soft.assertThat(base.toString()).as("where the daemon says it serves").startsWith("http://[::1]:");
+            String said = Files.readString(daemon.out) + Files.readString(daemon.err);
+            c.soft.assertThat(said).as("every line naming the endpoint").doesNotContain("http://::1");
+            if (base.getHost() != null) {
+                HttpResponse<String> live = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve(
+                        "/health/live")).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                c.soft.assertThat(live.statusCode()).as("the printed URL answers").isEqualTo(200);
+            }
+            tally.merge("HTTP requests", 1, Integer::sum);
+        }
         c.done();
     }
 
