@@ -33,8 +33,8 @@ import java.util.concurrent.Callable;
  * local base. The JSON lines are {@code dump --json}'s (without {@code position}, which a remote
  * read has no file for) plus {@code "source":"local|remote"}; raw is the records as the segments
  * store them, back to back, as the daemon's {@code /read} answers them (docs/read-api.md).
- * Exit 0 when records (or the end of the log) were read, 1 when the offset is trimmed or the data is
- * corrupt, 2 on usage errors, 3 on I/O or store errors.
+ * Exit 0 when records (or the end of the log) were read, 1 when the offset is trimmed, past the end of
+ * the log, or the data is corrupt, 2 on usage errors, 3 on I/O or store errors.
  */
 @Command(name = "read", mixinStandardHelpOptions = true,
         description = "Print a shard's records from an offset, reading from the store below the local base.")
@@ -155,6 +155,14 @@ final class ReadCommand implements Callable<Integer> {
                 }
                 next = records.nextOffset();
             }
+            if (printed == 0) {
+                // Nothing at all: the end of the log is a success (caught up), past it a mistake to say.
+                java.util.OptionalLong end = reader.bounds().logEnd();
+                if (end.isPresent() && Long.compareUnsigned(offset, end.getAsLong()) > 0) {
+                    beyondEnd(rawOut != null ? spec.commandLine().getErr() : out, offset, end.getAsLong());
+                    return FelixOffload.EXIT_CORRUPT;
+                }
+            }
             out.flush();
             if (rawOut != null) {
                 rawOut.flush();
@@ -178,6 +186,23 @@ final class ReadCommand implements Callable<Integer> {
         }
     }
 
+
+    private void beyondEnd(PrintWriter out, long offset, long logEnd) throws IOException {
+        if (json) {
+            try (JsonGenerator g = Json.generator(out)) {
+                g.writeStartObject();
+                g.writeStringField("error", "BeyondLogEnd");
+                Json.u64(g, "offset", offset);
+                Json.u64(g, "log_end", logEnd);
+                g.writeEndObject();
+            }
+            out.println();
+        } else {
+            out.println("error: offset " + Long.toUnsignedString(offset) + " is past the end of the log: the next offset "
+                    + "to be written is " + Long.toUnsignedString(logEnd) + "; nothing was read");
+        }
+        out.flush();
+    }
 
     private void trimmed(PrintWriter out, long offset, long nextAvailable) throws IOException {
         if (json) {

@@ -1014,6 +1014,21 @@ class BadInputIT {
         c.done();
     }
 
+    @Test
+    void readingPastTheEndOfTheLogSaysSo() throws Exception {
+        Cases c = new Cases("read past the end");
+        String shard = shards.get(0).getFileName().toString();
+        // 2000 records were generated: offsets 0 to 1999, so 2000 is the end (nothing yet, a success) and
+        // anything above it was never written.
+        c.expect(FelixOffload.OK, List.of(), "read", "--data-dir", root.toString(), "--store", store, "--shard", shard,
+                "--from", "2000");
+        c.expect(FelixOffload.CORRUPT, List.of("offset 2001 is past the end of the log", "the next offset to be written is 2000"),
+                "read", "--data-dir", root.toString(), "--store", store, "--shard", shard, "--from", "2001");
+        c.expect(FelixOffload.CORRUPT, List.of("\"error\":\"BeyondLogEnd\"", "\"log_end\":2000"), "read", "--data-dir",
+                root.toString(), "--store", store, "--shard", shard, "--from", "18446744073709551615", "--json");
+        c.done();
+    }
+
     private static void copyAll(Path from, Path to) throws IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
