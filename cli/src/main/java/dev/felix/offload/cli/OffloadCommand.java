@@ -177,7 +177,15 @@ final class OffloadCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PassReport report;
-        try (ObjectStore objectStore = Stores.open(store)) {
+        try (ObjectStore objectStore = Stores.open(store, storeSetting)) {
+            try {
+                Stores.requireBucket(objectStore, storeSetting, new DataRoot(dataDir), env, settings.keyPrefix());
+            } catch (dev.felix.offload.store.StoreException e) {
+                // The pass's first store failure, met before it wrote anything: this command's exit 1.
+                err.println("felix-offload: store " + objectStore.describe() + " (" + storeSetting + "): " + e.getMessage());
+                err.flush();
+                return FelixOffload.EXIT_CORRUPT;
+            }
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);

@@ -122,6 +122,7 @@ final class ReadCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
         try (ObjectStore objectStore = Stores.openExisting(store, storeSetting)) {
+            Stores.requireBucket(objectStore, storeSetting, dataRoot, env, "");
             ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, env, "", storeSetting)
                     .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
                     .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));

@@ -1029,6 +1029,88 @@ class BadInputIT {
         c.done();
     }
 
+    @Test
+    void aMissingBucketAnUntrustedCertificateAndTheEndpointInUseAreNamed() throws Exception {
+        Cases c = new Cases("store endpoints");
+        S3Server server = S3Servers.s3proxy();
+        String bucket = server.createBucket("edges");
+        // A root never offloaded and without a node id yet: a pass that began would write one first.
+        Path edgeRoot = dir.resolve("edge-data");
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", edgeRoot.toString(), "--records", "1000",
+                "--payload-bytes", "200", "--segment-bytes", "65536"));
+        String shard = new DataRoot(edgeRoot).streamShards().get(0).name();
+        c.world = new World().dir("data", edgeRoot).listing(bucket, () -> objects(server, bucket));
+        String access = server.credentials().accessKey().orElseThrow();
+        String secret = server.credentials().secretKey().orElseThrow();
+        c.env = awsEnv(access, secret, server.region());
+
+        // A bucket that does not exist: a configuration mistake (exit 2), said before anything is written.
+        String missing = "s3://felix-no-such-bucket?endpoint=" + server.endpoint() + "&region=" + server.region()
+                + "&path-style=true&max-attempts=2";
+        List<String> noBucket = List.of("--store: the bucket does not exist", "felix-no-such-bucket", "NoSuchBucket");
+        c.expect(FelixOffload.USAGE, noBucket, "offload", "--data-dir", edgeRoot.toString(), "--store", missing);
+        c.expect(FelixOffload.USAGE, noBucket, "scrub", "--data-dir", edgeRoot.toString(), "--store", missing);
+        c.expect(FelixOffload.USAGE, noBucket, "read", "--data-dir", edgeRoot.toString(), "--store", missing, "--shard",
+                shard, "--from", "0");
+        Path missingConfig = config("no-such-bucket.yaml", "data-dir: " + edgeRoot + "\nstore: \"" + missing + "\"\n");
+        c.expect(FelixOffload.USAGE, List.of(missingConfig + ": store: the bucket does not exist", "NoSuchBucket"),
+                "retention", "--config", missingConfig.toString());
+
+        // AWS_ENDPOINT_URL sends the requests of a URI without endpoint= elsewhere: the description says where.
+        Map<String, String> redirected = awsEnv(access, secret, server.region());
+        redirected.put("AWS_ENDPOINT_URL", server.endpoint().toString());
+        c.env = redirected;
+        String viaEnvironment = "s3://felix-no-such-bucket?region=" + server.region() + "&path-style=true&max-attempts=2";
+        c.expect(FelixOffload.USAGE, List.of("at " + server.endpoint() + " (from AWS_ENDPOINT_URL, not the store URI)"),
+                "offload", "--data-dir", edgeRoot.toString(), "--store", viaEnvironment);
+        Path redirectedConfig = config("endpoint-from-environment.yaml", "data-dir: " + edgeRoot + "\nstore: \"s3://"
+                + bucket + "?region=" + server.region() + "&path-style=true\"\nhttp.port: 0\noffload.schedule: \"off\"\n"
+                + "retention.schedule: \"off\"\nscrub.schedule: \"off\"\n");
+        Map<String, String> before = c.world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, redirected, List.of(), true, List.of("run", "--config",
+                redirectedConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            c.soft.assertThat(Files.readString(daemon.out)).as("run's line naming the store")
+                    .contains("at " + server.endpoint() + " (from AWS_ENDPOINT_URL, not the store URI)");
+            HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve("/health"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(health.body()).as("/health's store description").contains("(from AWS_ENDPOINT_URL");
+            tally.merge("store endpoints", 1, Integer::sum);
+        }
+        c.soft.assertThat(World.differences(before, c.world.snapshot())).as("the daemon changed").isEmpty();
+        c.env = awsEnv(access, secret, server.region());
+
+        // HTTPS with a certificate of a CA the JVM does not know: the endpoint named, and how to trust the CA.
+        try (TlsFront front = TlsFront.start(dir.resolve("tls"), server.endpoint())) {
+            String https = "s3://" + bucket + "?endpoint=" + front.endpoint() + "&region=" + server.region()
+                    + "&path-style=true&max-attempts=2";
+            List<String> untrusted = List.of("TLS with " + front.endpoint() + " failed", "not signed by a CA",
+                    "ca-bundle=/path/to/ca.pem in the store URI");
+            c.expect(FelixOffload.CORRUPT, untrusted, "offload", "--data-dir", edgeRoot.toString(), "--store", https);
+            c.expect(FelixOffload.IO, untrusted, "scrub", "--data-dir", edgeRoot.toString(), "--store", https);
+            Path notPem = Files.writeString(dir.resolve("tls").resolve("not-a-bundle.pem"), "not a certificate\n");
+            c.expect(FelixOffload.USAGE, List.of("--store: store URI ca-bundle", notPem.toString()), "offload",
+                    "--data-dir", edgeRoot.toString(), "--store", https + "&ca-bundle=" + notPem);
+            c.expect(FelixOffload.USAGE, List.of("--store: store URI ca-bundle", "cannot read"), "offload",
+                    "--data-dir", edgeRoot.toString(), "--store", https + "&ca-bundle=" + dir.resolve("tls/none.pem"));
+            // With the CA's certificate given, the same endpoint serves the pass, and scrub finds it whole.
+            String trusting = https + "&ca-bundle=" + front.caPem();
+            Felix.Result pass = Felix.run(dir, c.env, TIMEOUT, "offload", "--data-dir", edgeRoot.toString(), "--store",
+                    trusting);
+            c.soft.assertThat(pass.exit()).as("offload trusting the CA: " + pass.describe()).isZero();
+            c.soft.assertThat(objects(server, bucket)).as("objects after the pass over HTTPS").isNotEmpty();
+            c.expect(FelixOffload.OK, List.of("no anomalies"), "scrub", "--data-dir", edgeRoot.toString(), "--store",
+                    trusting);
+            // The MinIO client takes the same setting.
+            String minio = "minio://" + bucket + "?endpoint=" + front.endpoint() + "&region=" + server.region()
+                    + "&max-attempts=2";
+            c.expect(FelixOffload.IO, untrusted, "scrub", "--data-dir", edgeRoot.toString(), "--store", minio);
+            c.expect(FelixOffload.OK, List.of("no anomalies"), "scrub", "--data-dir", edgeRoot.toString(), "--store",
+                    minio + "&ca-bundle=" + front.caPem());
+        }
+        c.done();
+    }
+
     private static void copyAll(Path from, Path to) throws IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
