@@ -258,6 +258,9 @@ public final class DaemonConfig {
      * so there only a last word that makes the key within two edits of another retention key is taken for one.
      */
     static String misspeltKey(String who, String setting, boolean shardDirectory) {
+        if (shardDirectory && (who.startsWith(".") || who.startsWith("/") || who.contains(".."))) {
+            return null; // a path, not a name: refused as one by the rules' own check
+        }
         int dot = shardDirectory ? who.indexOf('.') : who.lastIndexOf('.');
         if (dot < 0 || (!shardDirectory && dot < who.lastIndexOf('/'))) {
             return null;
