@@ -48,6 +48,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
+        warnIdleOverrides(c);
         ObjectStore store = Stores.open(c.store, c.file + ": store");
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
         try {
@@ -57,12 +58,9 @@ final class RunCommand implements Callable<Integer> {
             throw e;
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("felix-offload run: serving %s://%s:%d/ for data root %s and %s%n", c.httpSecurity.scheme(), c.httpBind,
-                daemon.httpPort(), c.dataDir, store.describe());
-        if (daemon.statusPort().isPresent()) {
-            out.printf("felix-offload run: status (/metrics, /health) also on http://%s:%d/%n",
-                    c.httpSecurity.statusBind().orElse(c.httpBind), daemon.statusPort().getAsInt());
-        }
+        out.printf("felix-offload run: serving %s for data root %s and %s%n", daemon.httpUrl(), c.dataDir,
+                store.describe());
+        daemon.statusUrl().ifPresent(url -> out.printf("felix-offload run: status (/metrics, /health) also on %s%n", url));
         out.flush();
 
         CountDownLatch stopped = new CountDownLatch(1);
@@ -76,6 +74,25 @@ final class RunCommand implements Callable<Integer> {
         }, "shutdown"));
         stopped.await();
         return FelixOffload.EXIT_OK;
+    }
+
+    /**
+     * Retention overrides that reach no shard take effect nowhere: said at start-up (and by every
+     * retention pass), not refused, since the stream they name may yet be created.
+     */
+    private static void warnIdleOverrides(DaemonConfig c) {
+        if (!java.nio.file.Files.isDirectory(c.dataDir)) {
+            return; // refused by the daemon's start, naming data-dir
+        }
+        dev.felix.offload.log.DataRoot root = new dev.felix.offload.log.DataRoot(c.dataDir);
+        try {
+            for (String idle : dev.felix.offload.retention.OverrideReach.unmatched(c.rules, root)) {
+                LOG.warn("{}: {}", c.file, dev.felix.offload.retention.OverrideReach.describe(idle, root));
+            }
+        } catch (IOException e) {
+            LOG.warn("{}: the data root could not be listed to check the retention overrides: {}", c.file,
+                    dev.felix.offload.log.IoProblem.describe(e));
+        }
     }
 
     private static void setLogLevel(String level) {

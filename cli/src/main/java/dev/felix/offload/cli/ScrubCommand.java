@@ -96,6 +96,7 @@ final class ScrubCommand implements Callable<Integer> {
         }
         Scrub.Report report;
         try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting)) {
+            Stores.requireBucket(objectStore, storeSetting, new DataRoot(root), env, "");
             report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC(), full)
                     .run(StopSignal.never(), null);
         } catch (StoreException e) {

@@ -265,6 +265,19 @@ public final class Daemon {
         return http.statusPort();
     }
 
+    /** Where the status-only listener serves, when there is one, an IPv6 address in brackets. */
+    public Optional<String> statusUrl() {
+        return statusPort().isPresent()
+                ? Optional.of("http://" + StatusServer.urlHost(config.httpSecurity.statusBind().orElse(config.httpBind))
+                        + ":" + statusPort().getAsInt() + "/")
+                : Optional.empty();
+    }
+
+    /** Where the HTTP endpoint serves, an IPv6 address in brackets: {@code https://[::1]:9464/}. */
+    public String httpUrl() {
+        return config.httpSecurity.scheme() + "://" + StatusServer.urlHost(config.httpBind) + ":" + http.port() + "/";
+    }
+
     /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */
     boolean requestRun(String pass) {
         return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);
@@ -293,6 +306,9 @@ public final class Daemon {
             if (s.problem() != null && !stopped) {
                 problems.add(s.shard() + ": " + s.problem());
             }
+        }
+        for (String u : report.unreadable()) {
+            problems.add(u + " (not offloaded, could not be read)");
         }
         String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
                 + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
@@ -458,10 +474,15 @@ public final class Daemon {
         return reasons;
     }
 
-    /** A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}). */
+    /**
+     * A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}).
+     *
+     * @throws IOException when the root lists {@code shard} as a name it could not read: not "no such shard"
+     */
     Optional<TieredReader> reader(String shard) throws IOException {
         Optional<DataRoot.Shard> found = root.shard(shard);
         if (found.isEmpty()) {
+            root.requireReadable(shard);
             return Optional.empty();
         }
         Path dir = found.get().directory();

@@ -154,7 +154,7 @@ public final class DaemonConfig {
         } catch (IllegalArgumentException e) {
             throw r.expected(OFFLOAD_VERIFY, "auto, server-checksum, read-back or none", verifyText);
         }
-        this.parallelism = r.integer(OFFLOAD_PARALLELISM, 2, 1, 1024);
+        this.parallelism = r.integer(OFFLOAD_PARALLELISM, 2, 1, OffloadSettings.MAX_PARALLELISM);
         this.bandwidth = r.bytes(OFFLOAD_BANDWIDTH, 0, false);
         this.maxBytesInFlight = r.bytes(OFFLOAD_MAX_BYTES_IN_FLIGHT, OffloadSettings.DEFAULT_MAX_BYTES_IN_FLIGHT, false);
         if (maxBytesInFlight < OffloadSettings.MIN_BYTES_IN_FLIGHT) {
@@ -166,9 +166,9 @@ public final class DaemonConfig {
             throw r.expected(OFFLOAD_UNLINK_SETTLE, "at most 1h (a duration such as 5s)", r.values.get(OFFLOAD_UNLINK_SETTLE));
         }
         this.zone = zone(r);
-        this.offloadSchedule = r.schedule(OFFLOAD_SCHEDULE, StandardPass.OFFLOAD);
-        this.retentionSchedule = r.schedule(RETENTION_SCHEDULE, StandardPass.RETENTION);
-        this.scrubSchedule = r.schedule(SCRUB_SCHEDULE, StandardPass.SCRUB);
+        this.offloadSchedule = r.schedule(OFFLOAD_SCHEDULE, StandardPass.OFFLOAD, zone);
+        this.retentionSchedule = r.schedule(RETENTION_SCHEDULE, StandardPass.RETENTION, zone);
+        this.scrubSchedule = r.schedule(SCRUB_SCHEDULE, StandardPass.SCRUB, zone);
         this.deleteBatchSize = r.integer(RETENTION_DELETE_BATCH, 1000, 1, 1000);
         this.deletedStreams = r.bool(RETENTION_DELETED_STREAMS, true);
         this.sweepOrphans = r.bool(ORPHANS_SWEEP, true);
@@ -320,6 +320,10 @@ public final class DaemonConfig {
                         + (target == streams ? "<tenant/namespace/stream>" : "<shard directory>") + ".<key> with <key> one of "
                         + RetentionSettings.KEYS);
             }
+            String misspelt = misspeltKey(who, setting, target == shards);
+            if (misspelt != null) {
+                throw r.bad(key, misspelt);
+            }
             target.computeIfAbsent(who, w -> new LinkedHashMap<>()).put(setting, r.limit(key, setting));
         }
         RetentionRules.Builder builder = RetentionRules.builder(defaults);
@@ -338,6 +342,48 @@ public final class DaemonConfig {
             }
         }
         return builder.build();
+    }
+
+    /**
+     * Why an override key whose last key is misspelt must be refused, or null. A misspelt last key
+     * with a valid key at its end ({@code locl.retention.ms}, {@code lokal.retention.bytes}) reads as
+     * that key for a name ending in the typo, which would take effect nowhere, or as another limit.
+     * A shard directory's name never holds a dot, so any dot there is such a typo; a stream's name may,
+     * so there only a last word that makes the key within two edits of another retention key is taken for one.
+     */
+    static String misspeltKey(String who, String setting, boolean shardDirectory) {
+        if (shardDirectory && (who.startsWith(".") || who.startsWith("/") || who.contains(".."))) {
+            return null; // a path, not a name: refused as one by the rules' own check
+        }
+        int dot = shardDirectory ? who.indexOf('.') : who.lastIndexOf('.');
+        if (dot < 0 || (!shardDirectory && dot < who.lastIndexOf('/'))) {
+            return null;
+        }
+        String written = who.substring(dot + 1) + "." + setting;
+        String nearest = setting;
+        int best = Integer.MAX_VALUE;
+        for (String k : RetentionSettings.KEYS) {
+            if (k.equals(setting)) {
+                continue; // "<word>.<setting>" is always that near its own last key
+            }
+            int d = ConfigValues.distance(written, k);
+            if (d < best) {
+                best = d;
+                nearest = k;
+            }
+        }
+        String hint = best <= 3 ? " (did you mean " + nearest + "?)" : "";
+        if (shardDirectory) {
+            return "'" + who + "' is no shard directory's name (those hold no '.'), so '" + written
+                    + "' reads as a misspelt key" + hint + "; expected retention.shards.<shard directory>.<key> with <key> one of "
+                    + RetentionSettings.KEYS;
+        }
+        if (best > 2) {
+            return null;
+        }
+        return "'" + written + "' reads as a misspelt key" + hint + ", not as a stream named '"
+                + who.substring(who.lastIndexOf('/') + 1) + "'; expected retention.streams.<tenant/namespace/stream>.<key> "
+                + "with <key> one of " + RetentionSettings.KEYS;
     }
 
     /** The retention key {@code rest} ends with (after a dot), longest first; null when none. */
@@ -466,7 +512,7 @@ public final class DaemonConfig {
             return v;
         }
 
-        Optional<Schedule> schedule(String key, StandardPass pass) throws ConfigException {
+        Optional<Schedule> schedule(String key, StandardPass pass, ZoneId zone) throws ConfigException {
             Optional<String> text = optional(key);
             if (text.isEmpty()) {
                 return Optional.of(pass.defaultSchedule());
@@ -474,11 +520,21 @@ public final class DaemonConfig {
             if (text.get().equalsIgnoreCase(OFF)) {
                 return Optional.empty();
             }
+            Schedule schedule;
             try {
-                return Optional.of(Schedule.parse(text.get()));
+                schedule = Schedule.parse(text.get());
             } catch (IllegalArgumentException e) {
                 throw bad(key, "expected a 5-field Unix or 6/7-field Quartz cron expression, or off: " + e.getMessage());
             }
+            // A valid expression may still never fire (30 February, a year gone by): the pass would never run
+            // while everything looked ready. Say so now; "off" is how a pass is turned off.
+            java.time.Instant now = java.time.Instant.now();
+            if (schedule.nextAfter(now, zone).isEmpty()) {
+                throw bad(key, "cron expression '" + text.get() + "' never fires: it names no time after "
+                        + now.atZone(zone).withNano(0).toOffsetDateTime() + " (" + zone + "); give \"off\" to turn the "
+                        + pass.name().toLowerCase(Locale.ROOT) + " pass off");
+            }
+            return Optional.of(schedule);
         }
 
         ConfigException expected(String key, String what, String got) {

@@ -57,10 +57,47 @@ final class ReadEndpoint {
     private ReadEndpoint() {
     }
 
+    /** The parameters /read takes; any other is a mistake (a misspelt max_bytes would be ignored). */
+    static final List<String> PARAMETERS = List.of("shard", "from", "max_bytes", "max", "format");
+
+    /**
+     * Why the query is malformed, or null: a parameter given twice (which one would count?), or one
+     * /read does not take. Read from the raw query, since {@link StatusServer#query} keeps one value a name.
+     */
+    static String malformed(String rawQuery) {
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return null;
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String part : rawQuery.split("&")) {
+            if (part.isEmpty()) {
+                continue;
+            }
+            int eq = part.indexOf('=');
+            String name = java.net.URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
+            if (!PARAMETERS.contains(name)) {
+                return "unknown parameter '" + name + "'; /read takes " + PARAMETERS + ": " + USAGE;
+            }
+            if (!seen.add(name)) {
+                return name + " is given twice: " + USAGE;
+            }
+        }
+        return null;
+    }
+
     static void handle(HttpExchange ex, Daemon daemon) throws IOException {
+        String bad = malformed(ex.getRequestURI().getRawQuery());
+        if (bad != null) {
+            StatusServer.error(ex, 400, "bad_request", bad);
+            return;
+        }
         Map<String, String> q = StatusServer.query(ex);
         String shard = q.getOrDefault("shard", "");
-        if (!q.containsKey("from")) { // an empty or missing shard is an unknown one: 404 below
+        if (shard.isEmpty()) { // no shard named is a malformed request; a name the root lacks is a 404 below
+            StatusServer.error(ex, 400, "bad_request", "shard is required: " + USAGE);
+            return;
+        }
+        if (!q.containsKey("from")) {
             StatusServer.error(ex, 400, "bad_request", "from is required: " + USAGE);
             return;
         }

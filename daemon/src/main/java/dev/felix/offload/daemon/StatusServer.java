@@ -110,7 +110,7 @@ final class StatusServer {
             });
             return https;
         } catch (BindException e) {
-            throw new StartRefusedException(setting + ": cannot listen on " + bind + ":" + port
+            throw new StartRefusedException(setting + ": cannot listen on " + urlHost(bind) + ":" + port
                     + " (" + e.getMessage() + "); choose another " + setting + " or "
                     + (setting.equals(DaemonConfig.HTTP_PORT) ? DaemonConfig.HTTP_BIND : HttpSecurity.STATUS_BIND));
         }
@@ -122,8 +122,11 @@ final class StatusServer {
         String statusBind = security.statusBind().orElse(bind);
         HttpServer status = listen(HttpSecurity.STATUS_PORT, statusBind, security.statusPort().getAsInt(), Optional.empty());
         status.setExecutor(executor);
-        status.createContext("/metrics", ex -> serve(ex, () -> reply(ex, 200,
-                "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape())));
+        status.createContext("/metrics", ex -> serve(ex, () -> {
+            if (exactly(ex, "/metrics")) {
+                reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape());
+            }
+        }));
         status.createContext("/health", ex -> serve(ex, () -> health(ex, daemon)));
         status.createContext("/", ex -> serve(ex, () -> error(ex, 404, "not_found",
                 "this listener (http.status.port) serves /metrics, /health and /health/live only")));
@@ -147,10 +150,11 @@ final class StatusServer {
         Optional<TlsFiles> tls = security.tls() ? Optional.of(TlsFiles.open(security)) : Optional.empty();
         if (security.tokenFile().isPresent() && tls.isEmpty() && !HttpSecurity.loopback(bind)) {
             LOG.warn("{} is set without TLS on {}: tokens cross the network in the clear; set {} and {}",
-                    HttpSecurity.TOKEN_FILE, bind, HttpSecurity.TLS_CERTIFICATE, HttpSecurity.TLS_KEY);
+                    HttpSecurity.TOKEN_FILE, urlHost(bind), HttpSecurity.TLS_CERTIFICATE, HttpSecurity.TLS_KEY);
         }
         if (!access.requiresCredentials() && !HttpSecurity.loopback(bind)) {
-            LOG.warn("{} is true: /read and /shards on {} answer anyone who reaches the port", HttpSecurity.ALLOW_UNAUTHENTICATED, bind);
+            LOG.warn("{} is true: /read and /shards on {} answer anyone who reaches the port", HttpSecurity.ALLOW_UNAUTHENTICATED,
+                    urlHost(bind));
         }
         HttpServer server = listen(DaemonConfig.HTTP_PORT, bind, port, tls);
         daemon.metrics().functionCounter("felix.http.unauthorized", "HTTP requests refused for want of a credential (401)",
@@ -163,11 +167,23 @@ final class StatusServer {
         ThreadPoolExecutor readPool = new ThreadPoolExecutor(readThreads, readThreads, 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), threads("http-read"));
         server.setExecutor(executor);
-        server.createContext("/metrics", guard(access, ex -> serve(ex, () -> reply(ex, 200,
-                "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape()))));
+        server.createContext("/metrics", guard(access, ex -> serve(ex, () -> {
+            if (exactly(ex, "/metrics")) {
+                reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape());
+            }
+        })));
         server.createContext("/health", guard(access, ex -> serve(ex, () -> health(ex, daemon))));
-        server.createContext("/shards", guard(access, ex -> serve(ex, () -> shards(ex, daemon))));
+        server.createContext("/shards", guard(access, ex -> serve(ex, () -> {
+            if (exactly(ex, "/shards")) {
+                shards(ex, daemon);
+            }
+        })));
         server.createContext("/read", guard(access, ex -> {
+            String path = ex.getRequestURI().getPath();
+            if (!path.equals("/read") && !path.equals("/read/")) {
+                serve(ex, () -> exactly(ex, "/read")); // answers 404
+                return;
+            }
             try {
                 readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
             } catch (RejectedExecutionException busy) {
@@ -184,7 +200,7 @@ final class StatusServer {
             s.statusServer = statusListener(daemon, security, bind, executor);
         }
         server.start();
-        LOG.info("serving {}://{}:{}/ (metrics, health, shards, read{})", security.scheme(), bind, s.port(),
+        LOG.info("serving {}://{}:{}/ (metrics, health, shards, read{})", security.scheme(), urlHost(bind), s.port(),
                 access.requiresCredentials() ? "; " + (security.scope() == HttpSecurity.Scope.ALL ? "every path" : "shards and read")
                         + " need a credential" : "");
         return s;
@@ -197,6 +213,24 @@ final class StatusServer {
 
     int port() {
         return server.getAddress().getPort();
+    }
+
+    /** An address as the host part of a URL: an IPv6 literal in brackets ({@code [::1]}), anything else as it is. */
+    static String urlHost(String bind) {
+        return bind.indexOf(':') >= 0 && !bind.startsWith("[") ? "[" + bind + "]" : bind;
+    }
+
+    /**
+     * The JDK's server hands a context every path it prefixes ({@code /metricsfoo}, {@code /shards/x}):
+     * answers 404 unless the path is {@code path} itself (or with a trailing slash); true when it is.
+     */
+    private static boolean exactly(HttpExchange ex, String path) throws IOException {
+        String asked = ex.getRequestURI().getPath();
+        if (asked.equals(path) || asked.equals(path + "/")) {
+            return true;
+        }
+        error(ex, 404, "not_found", "no such endpoint " + asked + "; try /metrics, /health, /shards or /read");
+        return false;
     }
 
     void stop() {

@@ -92,7 +92,10 @@ public final class Scrub {
          * scans clean with other bytes (ambiguous: kept). Names the first differing byte.
          */
         LOCAL_MISMATCH("local-mismatch"),
-        /** A manifest that does not decode, or an object the store would not answer for. */
+        /**
+         * A manifest that does not decode, an object the store would not answer for, or a shard
+         * directory that could not be read at all (a directory the process may not list, a link to nothing).
+         */
         UNREADABLE("unreadable");
 
         private final String label;
@@ -243,7 +246,14 @@ public final class Scrub {
         List<String> notes = new ArrayList<>();
         Map<String, Integer> checkedBy = new TreeMap<>();
         int entries = 0;
-        List<DataRoot.Shard> shards = root.streamShards();
+        DataRoot.Listing listing = root.list();
+        List<DataRoot.Shard> shards = listing.streamShards();
+        // A name that may be a shard but could not be read is never passed over: its entries go unchecked.
+        for (DataRoot.Unreadable u : listing.unreadable()) {
+            LOG.warn("{}: unreadable, not checked: {}", u.name(), u.reason());
+            anomalies.add(new Anomaly(Kind.UNREADABLE, u.name(), -1, null, "the shard could not be read, so its "
+                    + "manifest's entries were not checked: " + u.reason()));
+        }
         Optional<String> nodeId = nodeId();
         // Reading is never refused; a writer's refusal shows as a note, and the holder of a sound claim too.
         ReaderClaimCheck.run(root, store, env, "", "the store setting").ifPresent(c -> {

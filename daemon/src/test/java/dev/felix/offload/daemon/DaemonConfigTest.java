@@ -230,4 +230,28 @@ class DaemonConfigTest {
         assertThat(ConfigValues.millis("7d")).isEqualTo(7L * 86_400_000);
         assertThat(ConfigValues.millis("-1")).isEqualTo(-1L);
     }
+    @Test
+    void aMisspeltOverrideKeyIsRefusedWhereAStreamNameMayHoldADot() throws Exception {
+        String base = "data-dir: data\nstore: " + STORE + "\n";
+        assertThatThrownBy(() -> DaemonConfig.load(write("s.yaml", base
+                + "retention.streams.acme/default/orders.locl.retention.ms: -1\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("did you mean local.retention.ms?");
+        assertThatThrownBy(() -> DaemonConfig.load(write("d.yaml", base
+                + "retention.shards.acme_default_orders_0-0123456789abcdef.retention.ms.retention.bytes: 1\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("is no shard directory's name");
+        // A stream whose name holds a dot, with a last word no key is near, is a stream.
+        DaemonConfig dotted = DaemonConfig.load(write("v.yaml", base + "retention.streams.acme/default/orders.v2.retention.ms: 5\n"));
+        assertThat(dotted.rules.unmatched(java.util.List.of(ShardName.of("acme_default_orders_v2_0-0123456789abcdef"))))
+                .containsExactly("retention.streams.acme/default/orders.v2");
+    }
+
+    @Test
+    void aCronExpressionThatNeverFiresIsRefusedNamingTheKey() throws Exception {
+        String base = "data-dir: data\nstore: " + STORE + "\n";
+        assertThatThrownBy(() -> DaemonConfig.load(write("f.yaml", base + "scrub.schedule: '0 0 30 2 *'\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("scrub.schedule: cron expression '0 0 30 2 *' never fires");
+        assertThatThrownBy(() -> DaemonConfig.load(write("y.yaml", base + "offload.schedule: '0 0 0 1 1 ? 2020'\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("offload.schedule: cron expression");
+        assertThat(DaemonConfig.load(write("ok.yaml", base + "offload.schedule: '0 0 29 2 *'\n")).offloadSchedule).isPresent();
+    }
 }

@@ -94,7 +94,7 @@ public final class OffloadPass {
             }
             List<String> unreadable = new ArrayList<>();
             for (DataRoot.Unreadable u : listing.unreadable()) {
-                LOG.warn("{}: not offloaded: {}", u.name(), u.reason());
+                LOG.error("{}: not offloaded, could not be read: {}", u.name(), u.reason());
                 unreadable.add(u.name() + ": " + u.reason());
             }
             long total = 0;

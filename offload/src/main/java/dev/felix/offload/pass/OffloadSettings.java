@@ -38,6 +38,9 @@ public record OffloadSettings(String keyPrefix, VerifyMode verify, LocalRetentio
      */
     public static final long MIN_BYTES_IN_FLIGHT = 1L << 20;
 
+    /** The most shards offloaded at once, wherever the setting comes from (a thread each). */
+    public static final int MAX_PARALLELISM = 1024;
+
     public OffloadSettings {
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         Objects.requireNonNull(verify, "verify");
@@ -47,8 +50,8 @@ public record OffloadSettings(String keyPrefix, VerifyMode verify, LocalRetentio
         if (unlinkSettle.isNegative()) {
             throw new IllegalArgumentException("unlink settle time must not be negative, got " + unlinkSettle);
         }
-        if (parallelism < 1) {
-            throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
+        if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
+            throw new IllegalArgumentException("parallelism must be from 1 to " + MAX_PARALLELISM + ", got " + parallelism);
         }
         if (uploadBytesPerSecond < 0) {
             throw new IllegalArgumentException("upload bytes per second must not be negative, got " + uploadBytesPerSecond);

@@ -103,6 +103,7 @@ public final class RetentionPass {
             List<String> journalProblems = finishExpired(journal, new dev.felix.offload.copy.ObjectRelease(ownership, live),
                     stop);
             List<StreamMarker> markers = markers();
+            OverrideReach.warn(rules, root, markers); // an override reaching no shard is said at every pass
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
                 if (stop.stopRequested()) {

@@ -91,7 +91,10 @@ public final class MinioWire implements S3Wire {
         String endpoint = settings.endpoint().map(Object::toString).orElseThrow(() ->
                 new IllegalArgumentException("setting 'endpoint' is required for a MinIO store"));
         long attemptMillis = settings.attemptTimeout().toMillis();
-        OkHttpClient http = new OkHttpClient.Builder()
+        OkHttpClient.Builder httpBuilder = new OkHttpClient.Builder();
+        settings.caBundle().ifPresent(bundle -> httpBuilder.sslSocketFactory(bundle.sslContext().getSocketFactory(),
+                bundle.x509TrustManager()));
+        OkHttpClient http = httpBuilder
                 .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)

@@ -144,7 +144,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
                     throw vm;
                 }
             }
-            throw wire.translate(operation, key, e);
+            throw CaBundle.explain(wire.translate(operation, key, e), e, operation, key, settings);
         }
     }
 

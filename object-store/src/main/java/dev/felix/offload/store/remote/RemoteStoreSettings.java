@@ -23,6 +23,8 @@ public final class RemoteStoreSettings {
     private final String bucket;
     private final String prefix;
     private final Optional<URI> endpoint;
+    /** Where the endpoint came from when not from the store URI (AWS_ENDPOINT_URL, say); empty otherwise. */
+    private final Optional<String> endpointSource;
     private final String region;
     private final boolean pathStyle;
     private final Credentials credentials;
@@ -35,11 +37,13 @@ public final class RemoteStoreSettings {
     private final RetryPolicy retryPolicy;
     private final Duration connectTimeout;
     private final Duration attemptTimeout;
+    private final Optional<CaBundle> caBundle;
 
     private RemoteStoreSettings(Builder b) {
         this.bucket = b.bucket;
         this.prefix = b.prefix;
         this.endpoint = b.endpoint;
+        this.endpointSource = b.endpointSource;
         this.region = b.region;
         this.pathStyle = b.pathStyle;
         this.credentials = b.credentials;
@@ -52,6 +56,7 @@ public final class RemoteStoreSettings {
         this.retryPolicy = b.retryPolicy;
         this.connectTimeout = b.connectTimeout;
         this.attemptTimeout = b.attemptTimeout;
+        this.caBundle = b.caBundle;
     }
 
     public static Builder builder(String bucket) {
@@ -62,6 +67,7 @@ public final class RemoteStoreSettings {
         Builder b = new Builder(bucket);
         b.prefix = prefix;
         b.endpoint = endpoint;
+        b.endpointSource = endpointSource;
         b.region = region;
         b.pathStyle = pathStyle;
         b.credentials = credentials;
@@ -74,6 +80,7 @@ public final class RemoteStoreSettings {
         b.retryPolicy = retryPolicy;
         b.connectTimeout = connectTimeout;
         b.attemptTimeout = attemptTimeout;
+        b.caBundle = caBundle;
         return b;
     }
 
@@ -156,6 +163,11 @@ public final class RemoteStoreSettings {
         return attemptTimeout;
     }
 
+    /** The CA certificates TLS connections trust instead of the JVM's trust store, when the URI names a bundle. */
+    public Optional<CaBundle> caBundle() {
+        return caBundle;
+    }
+
     /** The full key of {@code key} in the bucket. */
     public String fullKey(String key) {
         return prefix.isEmpty() ? key : prefix + "/" + key;
@@ -166,10 +178,16 @@ public final class RemoteStoreSettings {
         return prefix.isEmpty() ? "" : prefix + "/";
     }
 
-    /** Location without credentials, for logs. */
+    /**
+     * Location without credentials, for logs. It names the endpoint requests really go to: the URI's,
+     * one the client took from elsewhere (AWS_ENDPOINT_URL) saying so, or AWS's own for the region.
+     */
     public String describe() {
+        String at = endpoint.map(e -> " at " + e + endpointSource.map(from -> " (from " + from + ", not the store URI)")
+                .orElse("")).orElse(" at https://s3." + region + ".amazonaws.com (AWS; the store URI names no endpoint)");
         return "bucket " + bucket + (prefix.isEmpty() ? "" : " prefix " + prefix)
-                + endpoint.map(e -> " at " + e).orElse("") + " region " + region + ", " + credentials
+                + at + " region " + region + ", " + credentials
+                + caBundle.map(b -> ", trusting the CA bundle " + b.file()).orElse("")
                 + ", checksum " + checksumMode.settingValue() + ", " + retryPolicy.maxAttempts() + " attempts of at most "
                 + attemptTimeout.toSeconds() + " s, none begun after " + retryPolicy.maxTotal().toSeconds() + " s";
     }
@@ -183,6 +201,7 @@ public final class RemoteStoreSettings {
         private final String bucket;
         private String prefix = "";
         private Optional<URI> endpoint = Optional.empty();
+        private Optional<String> endpointSource = Optional.empty();
         private String region = "us-east-1";
         private boolean pathStyle;
         private Credentials credentials = Credentials.defaultChain();
@@ -195,6 +214,7 @@ public final class RemoteStoreSettings {
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration attemptTimeout = Duration.ofMinutes(2);
+        private Optional<CaBundle> caBundle = Optional.empty();
 
         private Builder(String bucket) {
             if (bucket == null || !BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
@@ -231,6 +251,18 @@ public final class RemoteStoreSettings {
                 }
             }
             this.endpoint = Optional.ofNullable(value);
+            this.endpointSource = Optional.empty();
+            return this;
+        }
+
+        /**
+         * The endpoint a client found configured outside the store URI (the environment's
+         * AWS_ENDPOINT_URL, a profile's endpoint_url): requests go there, so descriptions name it and where
+         * it came from.
+         */
+        public Builder endpointFrom(URI value, String source) {
+            endpoint(value);
+            this.endpointSource = Optional.of(Objects.requireNonNull(source, "source"));
             return this;
         }
 
@@ -239,6 +271,12 @@ public final class RemoteStoreSettings {
                 throw new IllegalArgumentException("setting 'region' must be lower-case letters, digits and '-': '" + value + "'");
             }
             this.region = value;
+            return this;
+        }
+
+        /** Trust only the certificates of this PEM file for TLS (see {@link CaBundle}). */
+        public Builder caBundle(CaBundle value) {
+            this.caBundle = Optional.ofNullable(value);
             return this;
         }
 
