@@ -163,7 +163,7 @@ class DaemonTest {
         start(Map.of("retention.schedule", "off"));
         await("something is offloaded", () -> shards().get("shards").get(0).get("remote_segments").asInt() > 0);
         String key = "daemon-test/" + shards().get("shards").get(0).get("dir").asText()
-                + "/00000000000000099999-00000000000000099999.segment";
+                + "/00000000000000000005-00000000000000099999.segment"; // offsets the shard holds: an orphan
         try (FilesystemStore s = FilesystemStore.open(tmp.resolve("store"))) {
             s.put(key, dev.felix.offload.store.UploadBody.ofBytes(new byte[] {1, 2, 3}));
         }

@@ -84,7 +84,7 @@ public final class Scrub {
         FOREIGN_KEY("foreign-key"),
         /** Objects under the prefix of a shard the data root does not have; one per shard. */
         MISSING_SHARD("missing-shard"),
-        /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
+        /** A shard with segment objects its manifest does not name whose offsets nothing else holds; one per shard. */
         UNRECORDED_HISTORY("unrecorded-history"),
         /**
          * A sealed local segment whose manifest entry stands but whose bytes are not the entry's: it
