@@ -348,14 +348,22 @@ public final class DaemonConfig {
      * Why an override key whose last key is misspelt must be refused, or null. A misspelt last key
      * with a valid key at its end ({@code locl.retention.ms}, {@code lokal.retention.bytes}) reads as
      * that key for a name ending in the typo, which would take effect nowhere, or as another limit.
-     * A shard directory's name never holds a dot, so any dot there is such a typo; a stream's name may,
-     * so there only a last word that makes the key within two edits of another retention key is taken for one.
+     * A name may hold a dot (a stream's; and a copied shard directory, {@code <dir>.bak}, is listed by the
+     * data root too), so only a last word that makes the key within two edits of another retention key
+     * is taken for a typo.
      */
     static String misspeltKey(String who, String setting, boolean shardDirectory) {
         if (shardDirectory && (who.startsWith(".") || who.startsWith("/") || who.contains(".."))) {
             return null; // a path, not a name: refused as one by the rules' own check
         }
-        int dot = shardDirectory ? who.indexOf('.') : who.lastIndexOf('.');
+        for (String k : RetentionSettings.KEYS) {
+            if (who.endsWith("." + k)) {
+                return "'" + who + "." + setting + "' names two keys, " + k + " and " + setting + "; expected "
+                        + (shardDirectory ? "retention.shards.<shard directory>" : "retention.streams.<tenant/namespace/stream>")
+                        + ".<key> with <key> one of " + RetentionSettings.KEYS;
+            }
+        }
+        int dot = who.lastIndexOf('.');
         if (dot < 0 || (!shardDirectory && dot < who.lastIndexOf('/'))) {
             return null;
         }
@@ -373,13 +381,12 @@ public final class DaemonConfig {
             }
         }
         String hint = best <= 3 ? " (did you mean " + nearest + "?)" : "";
-        if (shardDirectory) {
-            return "'" + who + "' is no shard directory's name (those hold no '.'), so '" + written
-                    + "' reads as a misspelt key" + hint + "; expected retention.shards.<shard directory>.<key> with <key> one of "
-                    + RetentionSettings.KEYS;
-        }
         if (best > 2) {
             return null;
+        }
+        if (shardDirectory) {
+            return "'" + written + "' reads as a misspelt key" + hint + ", not as a shard directory named '" + who
+                    + "'; expected retention.shards.<shard directory>.<key> with <key> one of " + RetentionSettings.KEYS;
         }
         return "'" + written + "' reads as a misspelt key" + hint + ", not as a stream named '"
                 + who.substring(who.lastIndexOf('/') + 1) + "'; expected retention.streams.<tenant/namespace/stream>.<key> "

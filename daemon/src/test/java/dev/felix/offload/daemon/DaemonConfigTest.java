@@ -238,7 +238,15 @@ class DaemonConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("did you mean local.retention.ms?");
         assertThatThrownBy(() -> DaemonConfig.load(write("d.yaml", base
                 + "retention.shards.acme_default_orders_0-0123456789abcdef.retention.ms.retention.bytes: 1\n")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("is no shard directory's name");
+                .isInstanceOf(ConfigException.class).hasMessageContaining("names two keys, retention.ms and retention.bytes");
+        assertThatThrownBy(() -> DaemonConfig.load(write("t.yaml", base
+                + "retention.shards.acme_default_orders_0-0123456789abcdef.lcoal.retention.ms: 1\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("did you mean local.retention.ms?");
+        // A copied shard directory (cp -a DIR DIR.bak) is listed by the data root: its override is one.
+        DaemonConfig copy = DaemonConfig.load(write("c.yaml", base
+                + "retention.shards.acme_default_orders_0-0123456789abcdef.bak.retention.bytes: 0\n"));
+        assertThat(copy.rules.unmatched(java.util.List.of(ShardName.of("acme_default_orders_0-0123456789abcdef.bak"))))
+                .isEmpty();
         // A stream whose name holds a dot, with a last word no key is near, is a stream.
         DaemonConfig dotted = DaemonConfig.load(write("v.yaml", base + "retention.streams.acme/default/orders.v2.retention.ms: 5\n"));
         assertThat(dotted.rules.unmatched(java.util.List.of(ShardName.of("acme_default_orders_v2_0-0123456789abcdef"))))

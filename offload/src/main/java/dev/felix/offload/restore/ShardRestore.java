@@ -53,9 +53,11 @@ import java.util.regex.Pattern;
  *       last byte, holds no record, or whose header disagrees with its key is refused, naming the key
  *       and the byte. Two objects that overlap are refused, naming both.</li>
  *   <li>Proves its history is whole: for every gap the entries leave (between two of them, or between
- *       the newest and the local log), asks the store for a key that begins exactly there (a listing
- *       of that base's own prefix), since a store whose listings lag behind its writes can leave an
- *       object out of both listings. What is found is read like the rest. A gap that remains is a
+ *       the newest and the local log), asks the store for a key that begins exactly there: a listing
+ *       of that base's own prefix, then HEADs of the keys the segment chain implies (that base, with
+ *       each segment id between the neighbours'), since a store whose listings lag behind its writes
+ *       leaves an object out of every listing but answers for it by key. What is found is read like
+ *       the rest. A gap that remains is a
  *       {@link Hole}: reported with its offsets, never passed off as success.</li>
  *   <li>Stops at the local log: an object wholly at or above its first offset is the local history's
  *       (not added), one that straddles it is an {@link Overlap} (not added, reported: recording it
@@ -238,6 +240,7 @@ public final class ShardRestore {
         // Refuse before reading anything when the manifest there may not be replaced.
         Manifest existing = Manifest.empty();
         OptionalLong localFirst = OptionalLong.empty();
+        OptionalLong localFirstId = OptionalLong.empty();
         if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || Files.exists(dir)) {
             try {
                 existing = ManifestStore.read(dir);
@@ -251,6 +254,8 @@ public final class ShardRestore {
                         + "entries the manifest lacks, below the local log)");
             }
             localFirst = HeldOffsets.of(dir, shard, Manifest.empty(), Set.of()).localFirst();
+            List<dev.felix.offload.log.SegmentFile> files = dev.felix.offload.log.SegmentFile.list(dir);
+            localFirstId = files.isEmpty() ? OptionalLong.empty() : OptionalLong.of(files.get(0).id());
         }
 
         List<String> ignored = new ArrayList<>();
@@ -280,15 +285,17 @@ public final class ShardRestore {
             Set<Long> asked = new java.util.HashSet<>();
             for (int round = 0; round < PROBE_ROUNDS; round++) {
                 List<Candidate> found = new ArrayList<>();
-                for (long gap : gapStarts(existing, read.values(), localFirst)) {
-                    if (!asked.add(gap)) {
+                for (Gap gap : gaps(existing, read.values(), localFirst, localFirstId)) {
+                    if (!asked.add(gap.base())) {
                         continue;
                     }
                     Map<String, Candidate> at = new LinkedHashMap<>();
-                    String digits = Long.toUnsignedString(gap);
-                    String base = "0".repeat(20 - digits.length()) + digits + "-";
+                    String base = pad(gap.base()) + "-";
                     collectUnder(keys.shardPrefix(shard), base, false, at);
                     collectUnder(legacyShardPrefix(keyPrefix, shard), base, true, at);
+                    if (at.isEmpty()) {
+                        headImplied(gap, at);
+                    }
                     for (Candidate c : at.values()) {
                         if (!byKey.containsKey(c.key()) && !named.contains(c.key())) {
                             found.add(c);
@@ -418,22 +425,65 @@ public final class ShardRestore {
         return out;
     }
 
+    /**
+     * A gap the entries leave: where it begins, and the segment ids an object beginning there could
+     * have (after the entry before it, before the entry or local segment after it).
+     */
+    private record Gap(long base, long idAfter, long idBefore) {
+    }
+
+    /** The most segment ids a gap's implied keys are asked for by HEAD, when no listing shows one. */
+    static final int MAX_IMPLIED_HEADS = 16;
+
     /** Where a gap begins: after each entry that the next does not continue, and before the local log. */
-    private static List<Long> gapStarts(Manifest existing, java.util.Collection<ManifestEntry> read,
-                                        OptionalLong localFirst) {
+    private static List<Gap> gaps(Manifest existing, java.util.Collection<ManifestEntry> read, OptionalLong localFirst,
+                                  OptionalLong localFirstId) {
         List<ManifestEntry> all = new ArrayList<>(existing.entries());
         all.addAll(read);
         all.sort(Comparator.comparing(ManifestEntry::baseOffset, Long::compareUnsigned));
-        List<Long> out = new ArrayList<>();
+        List<Gap> out = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             long after = all.get(i).lastOffset() + 1;
             boolean continued = i + 1 < all.size() && Long.compareUnsigned(all.get(i + 1).baseOffset(), after) <= 0;
             boolean reachesLocal = localFirst.isPresent() && Long.compareUnsigned(after, localFirst.getAsLong()) >= 0;
             if (!continued && (i + 1 < all.size() || localFirst.isPresent()) && !reachesLocal) {
-                out.add(after);
+                long before = i + 1 < all.size() ? all.get(i + 1).segmentId()
+                        : localFirstId.orElse(all.get(i).segmentId() + MAX_IMPLIED_HEADS + 1);
+                out.add(new Gap(after, all.get(i).segmentId(), before));
             }
         }
         return out;
+    }
+
+    /**
+     * Asks by HEAD for the keys a gap implies: a segment beginning at its base, with each id between
+     * those of its neighbours (at most {@value #MAX_IMPLIED_HEADS}), in both key forms. What a store
+     * whose listings lag behind its writes leaves out of every listing, it still answers for by key.
+     */
+    private void headImplied(Gap gap, Map<String, Candidate> out) throws StoreException {
+        long from = gap.idAfter() + 1;
+        long to = Long.compareUnsigned(gap.idBefore(), from) > 0 ? gap.idBefore() - 1 : from;
+        int asked = 0;
+        for (long id = from; Long.compareUnsigned(id, to) <= 0 && asked < MAX_IMPLIED_HEADS; id++, asked++) {
+            for (boolean legacy : new boolean[] {false, true}) {
+                String prefix = legacy ? legacyShardPrefix(keyPrefix, shard) : keys.shardPrefix(shard);
+                String name = pad(gap.base()) + "-" + pad(id) + SegmentKeys.SEGMENT_SUFFIX;
+                try {
+                    long size = fetcher.head(prefix + name).size();
+                    out.put(prefix + name, new Candidate(prefix + name, gap.base(), id, size, legacy));
+                } catch (dev.felix.offload.store.ObjectNotFoundException absent) {
+                    // not this id
+                }
+            }
+            if (!out.isEmpty()) {
+                return;
+            }
+        }
+    }
+
+    private static String pad(long value) {
+        String digits = Long.toUnsignedString(value);
+        return "0".repeat(20 - digits.length()) + digits;
     }
 
     /** The gaps between {@code next}'s entries, and between its newest and the local log. */

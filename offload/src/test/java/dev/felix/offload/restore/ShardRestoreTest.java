@@ -175,4 +175,44 @@ class ShardRestoreTest {
                 .hasMessageContaining("nothing to restore");
         assertThat(root.resolve("acme_default_none_0-0123456789abcdef")).doesNotExist();
     }
+
+    /** A lister whose listings leave out the keys {@code hidden} accepts: a store whose listings lag behind its writes. */
+    private dev.felix.offload.store.ObjectLister lagging(java.util.function.Predicate<String> hidden) {
+        return (prefix, continuation, maxKeys) -> {
+            dev.felix.offload.store.ListPage page = store.listPage(prefix, continuation, maxKeys);
+            return new dev.felix.offload.store.ListPage(page.entries().stream().filter(o -> !hidden.test(o.key()))
+                    .toList(), page.continuation());
+        };
+    }
+
+    @Test
+    void anObjectEveryListingLeavesOutIsFoundByTheKeyTheChainImpliesOrItsHoleIsNamed() throws Exception {
+        removeShard();
+        List<ManifestEntry> all = original.entries();
+        ManifestEntry late = all.get(all.size() / 2);
+
+        ShardRestore.Result found = new ShardRestore(root, name(), keys, "", lagging(k -> k.equals(late.objectKey())),
+                store, false, ProgressListener.none()).run();
+        assertThat(found.lateKeys()).containsExactly(late.objectKey());
+        assertThat(found.whole()).isTrue();
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
+
+        // Not even the key answers (the object is not there yet): the hole is named, the rest restored.
+        removeShard();
+        byte[] bytes = store.readAll(late.objectKey(), Integer.MAX_VALUE, OptionalLong.empty());
+        store.delete(late.objectKey());
+        ShardRestore.Result holed = new ShardRestore(root, name(), keys, "", store, store, false,
+                ProgressListener.none()).run();
+        assertThat(holed.whole()).isFalse();
+        assertThat(holed.holes()).containsExactly(new ShardRestore.Hole(late.baseOffset(), late.lastOffset(), false));
+        assertThat(ManifestStore.read(shard).size()).isEqualTo(all.size() - 1);
+
+        // It shows up: a merge records it, and the history is whole.
+        store.put(late.objectKey(), UploadBody.ofBytes(bytes), PutOptions.defaults());
+        ShardRestore.Result merged = new ShardRestore(root, name(), keys, "", store, store, true,
+                ProgressListener.none()).run();
+        assertThat(merged.restored()).containsExactly(late);
+        assertThat(merged.whole()).isTrue();
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
+    }
 }

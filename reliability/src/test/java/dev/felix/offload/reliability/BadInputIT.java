@@ -872,7 +872,7 @@ class BadInputIT {
                 new Bad("typo-stream-bytes.yaml", base("retention.streams.acme/default/orders.lokal.retention.bytes: 1GiB"),
                         "'lokal.retention.bytes' reads as a misspelt key (did you mean local.retention.bytes?)"),
                 new Bad("typo-shard.yaml", base("retention.shards:\n  " + shard + ":\n    lcoal.retention.ms: -1"),
-                        "is no shard directory's name (those hold no '.'), so 'lcoal.retention.ms' reads as a misspelt key"),
+                        "'lcoal.retention.ms' reads as a misspelt key (did you mean local.retention.ms?), not as a shard directory"),
                 // A cron expression that names no time to come: the pass would never run while /health said ready.
                 new Bad("cron-30-february.yaml", base("offload.schedule: \"0 0 30 2 *\""),
                         "offload.schedule: cron expression '0 0 30 2 *' never fires"),

@@ -56,7 +56,7 @@ public final class FaultProxy implements AutoCloseable {
     /** What to do to a matching exchange. */
     public sealed interface Fault
             permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, FlipRequestByte, ResetMidUpload,
-                    HoldUntilConcurrent {}
+                    HoldUntilConcurrent, HideFromListing {}
 
     /** Answers with this status and S3 error code instead of forwarding. */
     public record ErrorAnswer(int status, String code) implements Fault {}
@@ -93,6 +93,13 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Holds each matching request until {@code count} are in flight together (or the wait ends), then forwards. */
     public record HoldUntilConcurrent(int count, Duration maxWait) implements Fault {}
+
+    /**
+     * Forwards a listing (a bucket GET answering a {@code ListBucketResult}) and removes from its answer
+     * every object whose key {@code hidden} accepts: a store whose listings lag behind its writes. The
+     * objects themselves still answer HEAD and GET unless another rule says otherwise.
+     */
+    public record HideFromListing(Predicate<String> hidden) implements Fault {}
 
     /**
      * Chooses the fault for one exchange from its method and request target (path and query), or
@@ -387,6 +394,13 @@ public final class FaultProxy implements AutoCloseable {
                 body = body.clone();
                 body[body.length / 2] ^= (byte) 0xff;
             }
+            if (fault instanceof HideFromListing hide && method.equals("GET")) {
+                byte[] filtered = withoutListed(body, hide.hidden());
+                if (filtered.length != body.length) {
+                    count(fault);
+                }
+                body = filtered;
+            }
             response.remove("Transfer-Encoding");
             response.remove("Connection");
             response.remove("Keep-Alive");
@@ -416,6 +430,25 @@ public final class FaultProxy implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static final java.util.regex.Pattern LISTED = java.util.regex.Pattern.compile(
+            "<Contents>.*?<Key>(.*?)</Key>.*?</Contents>", java.util.regex.Pattern.DOTALL);
+
+    /** A listing's answer without the {@code <Contents>} whose key {@code hidden} accepts; any other body as it is. */
+    private static byte[] withoutListed(byte[] body, Predicate<String> hidden) {
+        String xml = new String(body, StandardCharsets.UTF_8);
+        if (!xml.contains("<ListBucketResult")) {
+            return body;
+        }
+        java.util.regex.Matcher m = LISTED.matcher(xml);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String key = m.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+            m.appendReplacement(out, hidden.test(key) ? "" : java.util.regex.Matcher.quoteReplacement(m.group()));
+        }
+        m.appendTail(out);
+        return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private void holdUntil(HoldUntilConcurrent hold) throws InterruptedException {
