@@ -427,7 +427,7 @@ public final class OrphanSweep {
 
     /**
      * Deletes (when {@code delete}) or lists the objects of one shard the sweep holds: what an
-     * operator runs for a shard reported {@code missing-shard} or {@code stale-manifest} once they
+     * operator runs for a shard reported {@code missing-shard} or {@code unrecorded-history} once they
      * know its history is not wanted. A key any manifest of the root names is never deleted; a shard
      * whose directory cannot be read, or a root whose {@code .deleted/} manifests cannot be read, is
      * refused. The caller holds the root's lock.
