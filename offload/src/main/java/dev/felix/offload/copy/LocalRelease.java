@@ -172,14 +172,18 @@ public final class LocalRelease {
             }
         }
         String how = proofs.how(entry);
+        boolean provenNow = finding != null; // a damaged segment's copy was re-verified just now
         if (how == null) {
             Decision.Keep unproven = proveNow(f, entry, manifest);
             if (unproven != null) {
                 return unproven;
             }
             how = proofs.how(entry);
+            provenNow = true;
         }
-        Instant since = Instant.ofEpochMilli(proofs.since(entry).orElse(clock.millis()));
+        // A proof made now counts from this rule's now, whatever clock wrote it.
+        Instant since = Instant.ofEpochMilli(provenNow ? Math.max(clock.millis(), proofs.since(entry).orElse(0))
+                : proofs.since(entry).orElse(clock.millis()));
         Instant until = since.plus(settle);
         if (clock.instant().isBefore(until)) {
             return new Decision.Keep(KeptReason.SETTLING, segment + "'s entry was recorded at " + since
