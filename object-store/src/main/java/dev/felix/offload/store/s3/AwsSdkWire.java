@@ -82,7 +82,8 @@ public final class AwsSdkWire implements S3Wire {
     public static RemoteStore store(RemoteStoreSettings settings) {
         SdkHttpClient http = ApacheHttpClient.builder()
                 .connectionTimeout(settings.connectTimeout())
-                .socketTimeout(settings.attemptTimeout())
+                // silence on a connection (no answer yet, or a stalled body) ends the attempt after this
+                .socketTimeout(settings.readTimeout())
                 .maxConnections(settings.partConcurrency() * 2 + 16)
                 .build();
         AwsCredentialsProvider credentials = credentialsProvider(settings);
