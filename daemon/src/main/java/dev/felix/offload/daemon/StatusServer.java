@@ -159,6 +159,7 @@ final class StatusServer {
             case 500 -> "Internal Server Error";
             case 502 -> "Bad Gateway";
             case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
             default -> "Status " + status;
         };
     }
@@ -235,6 +236,10 @@ final class StatusServer {
             g.writeBooleanField("answered", daemon.storeProblem() == null);
             if (daemon.storeProblem() != null) {
                 g.writeStringField("problem", daemon.storeProblem());
+            }
+            long lastAnswer = daemon.storeHealth().lastAnswerEpochMillis();
+            if (lastAnswer != 0) {
+                g.writeStringField("last_answer", java.time.Instant.ofEpochMilli(lastAnswer).toString());
             }
             g.writeEndObject();
             g.writeObjectFieldStart("passes");
