@@ -358,7 +358,7 @@ public final class Daemon {
                 .orElse("");
     }
 
-    /** A store's description up to its first comma but for the location: "S3 store, bucket b at URL". */
+    /** A store's description up to its region: kind, bucket, prefix and endpoint ("S3 store, bucket b at URL"). */
     static String shortName(String description) {
         int region = description.indexOf(" region ");
         return region > 0 ? description.substring(0, region) : description;
