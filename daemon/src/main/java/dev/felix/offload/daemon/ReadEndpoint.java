@@ -100,82 +100,58 @@ final class ReadEndpoint {
             StatusServer.error(ex, 400, "bad_format", "format must be raw or json, got '" + format + "'");
             return;
         }
-        // The part that may wait for the store runs where this thread can give it up at the deadline:
-        // the answer is then 504, and the work goes on until the store's own timeouts end it.
-        Gathered got;
-        long started = System.nanoTime();
-        java.util.concurrent.Future<Gathered> work;
-        long fromOffset = from;
-        long bytesLimit = maxBytes;
-        int recordLimit = maxRecords;
-        try {
-            work = daemon.readWork().submit(() -> gather(daemon, shard, fromOffset, bytesLimit, recordLimit));
-        } catch (java.util.concurrent.RejectedExecutionException busy) {
-            ex.getResponseHeaders().set("Retry-After", "1");
-            StatusServer.error(ex, 503, "busy", "every read worker is busy (" + daemon.storeCallsInFlight()
-                    + " store calls under way); retry");
-            return;
-        }
-        try {
-            got = work.get(daemon.readTimeout().toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException late) {
-            // not interrupted: an interrupt closes the FileChannel a local read is using, for every reader
-            work.cancel(false);
-            int waiting = daemon.storeCallsInFlight();
-            String message = "no answer within http.read.timeout (" + seconds(daemon.readTimeout()) + ") for shard '"
-                    + shard + "' from offset " + Long.toUnsignedString(from)
-                    + (waiting > 0 ? "; the store has not answered (" + waiting + " store calls under way)" : "");
-            if (waiting > 0) {
-                daemon.storeHealth().timedOut("read_timeout: " + message);
-            }
-            StatusServer.error(ex, 504, "read_timeout", message, g -> {
-                g.writeStringField("shard", shard);
-                Json.u64(g, "offset", fromOffset);
-                g.writeNumberField("timeout_ms", daemon.readTimeout().toMillis());
-            });
-            return;
-        } catch (InterruptedException e) {
-            work.cancel(false);
-            Thread.currentThread().interrupt();
-            StatusServer.error(ex, 503, "stopping", "the daemon is stopping");
-            return;
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof CorruptionException ce) {
-                CorruptionSite site = ce.site();
-                StatusServer.error(ex, 500, "corrupt", shard + ": " + ce.getMessage(), g -> {
-                    g.writeStringField("kind", ce.kind().specName());
-                    g.writeStringField("file", site.file());
-                    g.writeNumberField("position", site.position());
-                });
-                return;
-            }
-            if (cause instanceof dev.felix.offload.store.StoreStoppedException) {
-                StatusServer.error(ex, 503, "stopping", "the daemon is stopping: " + cause.getMessage());
-                return;
-            }
-            if (cause instanceof StoreException se) {
-                StatusServer.error(ex, 502, "store_error", se.getMessage(),
-                        g -> g.writeStringField("kind", DaemonMetrics.kindOf(se)));
-                return;
-            }
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(cause);
-        }
-        if (got == null) {
+        Optional<TieredReader> found = daemon.reader(shard);
+        if (found.isEmpty()) {
             StatusServer.error(ex, 404, "no_such_shard", "no shard directory '" + shard + "' under the data root");
             return;
         }
-        daemon.readSucceeded(started);
-        List<TieredRead.SourcedRecord> taken = got.taken();
-        long next = got.next();
-        TieredRead.Trimmed trimmed = got.trimmed();
-        TieredReader.Bounds bounds = got.bounds();
+        TieredReader reader = found.get();
+
+        List<TieredRead.SourcedRecord> taken = new ArrayList<>();
+        long next = from;
+        TieredRead.Trimmed trimmed = null;
+        TieredReader.Bounds bounds;
+        try {
+            long bytes = 0;
+            boolean full = false;
+            while (!full && taken.size() < maxRecords && bytes < maxBytes) {
+                TieredRead r = reader.read(next, maxRecords - taken.size(), taken.isEmpty() ? maxBytes : maxBytes - bytes);
+                if (r instanceof TieredRead.Trimmed t) {
+                    if (taken.isEmpty()) {
+                        trimmed = t;
+                    }
+                    break;
+                }
+                List<TieredRead.SourcedRecord> records = ((TieredRead.Records) r).records();
+                if (records.isEmpty()) {
+                    break;
+                }
+                for (TieredRead.SourcedRecord sr : records) {
+                    int length = sr.record().encodedLength();
+                    // The reader lets a round's first record exceed what is left; only an answer's first may.
+                    if (!taken.isEmpty() && bytes + length > maxBytes) {
+                        full = true;
+                        break;
+                    }
+                    taken.add(sr);
+                    bytes += length;
+                    next = sr.record().offset() + 1;
+                }
+            }
+            bounds = reader.bounds(); // after the read, so the end is at or past every record taken
+        } catch (CorruptionException e) {
+            CorruptionSite site = e.site();
+            StatusServer.error(ex, 500, "corrupt", shard + ": " + e.getMessage(), g -> {
+                g.writeStringField("kind", e.kind().specName());
+                g.writeStringField("file", site.file());
+                g.writeNumberField("position", site.position());
+            });
+            return;
+        } catch (StoreException e) {
+            StatusServer.error(ex, 502, "store_error", e.getMessage(),
+                    g -> g.writeStringField("kind", DaemonMetrics.kindOf(e)));
+            return;
+        }
 
         Headers h = ex.getResponseHeaders();
         header(h, LOG_START, bounds.logStart());
@@ -226,56 +202,6 @@ final class ReadEndpoint {
                 out.flush();
             }
         }
-    }
-
-    /** What one answer holds: records, where the next read starts, the trim met, the log's bounds after. */
-    private record Gathered(List<TieredRead.SourcedRecord> taken, long next, TieredRead.Trimmed trimmed,
-                            TieredReader.Bounds bounds) {
-    }
-
-    /** Reads what one answer holds (the part that may wait for the store); null when there is no such shard. */
-    private static Gathered gather(Daemon daemon, String shard, long from, long maxBytes, int maxRecords)
-            throws IOException, StoreException, CorruptionException {
-        Optional<TieredReader> found = daemon.reader(shard);
-        if (found.isEmpty()) {
-            return null;
-        }
-        TieredReader reader = found.get();
-        List<TieredRead.SourcedRecord> taken = new ArrayList<>();
-        long next = from;
-        TieredRead.Trimmed trimmed = null;
-        long bytes = 0;
-        boolean full = false;
-        while (!full && taken.size() < maxRecords && bytes < maxBytes) {
-            TieredRead r = reader.read(next, maxRecords - taken.size(), taken.isEmpty() ? maxBytes : maxBytes - bytes);
-            if (r instanceof TieredRead.Trimmed t) {
-                if (taken.isEmpty()) {
-                    trimmed = t;
-                }
-                break;
-            }
-            List<TieredRead.SourcedRecord> records = ((TieredRead.Records) r).records();
-            if (records.isEmpty()) {
-                break;
-            }
-            for (TieredRead.SourcedRecord sr : records) {
-                int length = sr.record().encodedLength();
-                // The reader lets a round's first record exceed what is left; only an answer's first may.
-                if (!taken.isEmpty() && bytes + length > maxBytes) {
-                    full = true;
-                    break;
-                }
-                taken.add(sr);
-                bytes += length;
-                next = sr.record().offset() + 1;
-            }
-        }
-        // after the read, so the end is at or past every record taken
-        return new Gathered(taken, next, trimmed, reader.bounds());
-    }
-
-    private static String seconds(java.time.Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static void header(Headers h, String name, OptionalLong value) {

@@ -90,7 +90,7 @@ final class StatusServer {
         server.createContext("/shards", ex -> serve(ex, () -> shards(ex, daemon)));
         server.createContext("/read", ex -> {
             try {
-                readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
+                readPool.execute(() -> serve(ex, () -> ReadDeadline.handle(ex, daemon)));
             } catch (RejectedExecutionException busy) {
                 serve(ex, () -> {
                     ex.getResponseHeaders().set("Retry-After", "1");
