@@ -62,8 +62,6 @@ public final class Daemon {
     static final String SCRUB = "scrub";
     /** The most problems one pass result keeps. */
     private static final int MAX_PROBLEMS = 20;
-    /** Surveys of the data root are reused for this long (gauges and /shards ask often). */
-    private static final long SURVEY_REUSE_NANOS = 1_000_000_000L;
 
     /** The last thing a pass did to a shard. */
     record ShardNote(Instant at, String result, boolean ok) {
@@ -88,8 +86,11 @@ public final class Daemon {
     private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
     private final PassScheduler scheduler;
     private volatile String storeProblem = "the store has not been asked yet";
-    private List<ShardSurvey.ShardStatus> survey = List.of();
-    private long surveyNanos;
+    /** The survey's memo: a shard that did not change costs a few stat calls (see {@link ShardSurvey.Memo}). */
+    private final ShardSurvey.Memo surveys = new ShardSurvey.Memo();
+    private final SurveyCache surveyCache;
+    /** What the gauges of the scrape under way show, set once before each scrape. */
+    private volatile ShardSurvey.Totals scrapeTotals;
     private StatusServer http;
     private RootLock daemonLock;
     private boolean takeOverNodeId;
@@ -101,6 +102,7 @@ public final class Daemon {
     public Daemon(DaemonConfig config, ObjectStore store, Map<String, String> processEnv, PassClock clock) {
         this.config = config;
         this.root = new DataRoot(config.dataDir);
+        this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime);
         this.metrics = new DaemonMetrics();
         this.store = new MeteredStore(store, metrics);
         this.env = config.environment(processEnv);
@@ -133,15 +135,17 @@ public final class Daemon {
     }
 
     private void registerGauges() {
-        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this, d -> d.totals().localBytes());
-        metrics.gauge("felix.local.segments", "Segment files on local disk", this, d -> d.totals().localSegments());
+        // One survey per scrape: taken (or reused, when a second old at most) before the gauges are read.
+        metrics.aroundScrape(() -> scrapeTotals = totals(), () -> scrapeTotals = null);
+        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this, d -> d.scraped().localBytes());
+        metrics.gauge("felix.local.segments", "Segment files on local disk", this, d -> d.scraped().localSegments());
         metrics.gauge("felix.remote.bytes", "Bytes the manifests record in the store", this,
-                d -> d.totals().remoteBytes());
-        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this, d -> d.totals().remoteSegments());
+                d -> d.scraped().remoteBytes());
+        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this, d -> d.scraped().remoteSegments());
         metrics.gauge("felix.offload.lag.bytes", "Bytes of sealed segments not offloaded yet", this,
-                d -> d.totals().lagBytes());
+                d -> d.scraped().lagBytes());
         metrics.gauge("felix.offload.lag.segments", "Sealed segments not offloaded yet", this,
-                d -> d.totals().lagSegments());
+                d -> d.scraped().lagSegments());
         metrics.gauge("felix.store.ready", "1 when the store answered its probe, else 0", this,
                 d -> d.storeProblem == null ? 1 : 0);
         metrics.functionCounter("felix.remote.reads", "Reads served from the store (below the local base)", null,
@@ -393,22 +397,32 @@ public final class Daemon {
         return metrics;
     }
 
-    /** The survey of the data root, at most a second old. */
-    synchronized List<ShardSurvey.ShardStatus> survey() {
-        long now = System.nanoTime();
-        if (surveyNanos == 0 || now - surveyNanos > SURVEY_REUSE_NANOS) {
-            try {
-                survey = ShardSurvey.of(root);
-            } catch (IOException e) {
-                LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
-            }
-            surveyNanos = now;
-        }
-        return survey;
+    /**
+     * The survey of the data root, finished at most a second ago (see {@link SurveyCache}: the second
+     * counts from the survey's end).
+     */
+    List<ShardSurvey.ShardStatus> survey() {
+        return surveyCache.get(this::surveyFailed).shards();
     }
 
+    /** The sums over the survey {@link #survey()} answers, computed once per survey. */
     ShardSurvey.Totals totals() {
-        return ShardSurvey.Totals.of(survey());
+        return surveyCache.get(this::surveyFailed).totals();
+    }
+
+    private void surveyFailed(IOException e) {
+        LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
+    }
+
+    /** Surveys of the whole root taken so far. */
+    long surveysTaken() {
+        return surveyCache.surveys();
+    }
+
+    /** The totals the gauges show: those of the survey the scrape under way took (see {@link DaemonMetrics#scrape}). */
+    private ShardSurvey.Totals scraped() {
+        ShardSurvey.Totals t = scrapeTotals;
+        return t == null ? totals() : t;
     }
 
     ShardNote lastOffload(String shard) {
