@@ -74,6 +74,8 @@ public final class Daemon {
     private final Map<String, String> env;
     private final PassClock clock;
     private final DataRootGuard guard = new DataRootGuard();
+    /** The shards the last offload pass found with nothing to do (see {@link dev.felix.offload.pass.QuietShards}). */
+    private final dev.felix.offload.pass.QuietShards quietShards = new dev.felix.offload.pass.QuietShards();
     /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
     private final java.util.concurrent.atomic.AtomicLong scrubRuns =
             new java.util.concurrent.atomic.AtomicLong(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
@@ -296,7 +298,8 @@ public final class Daemon {
                 return null;
             }
             report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                    .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
+                    .checkingClaim(claimPolicy(false)).remembering(quietShards)
+                    .run(ProgressListener.none(), stop::stopRequested);
         }
         metrics.offloaded(report);
         Instant now = clock.now();
