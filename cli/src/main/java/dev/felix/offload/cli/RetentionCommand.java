@@ -183,6 +183,13 @@ final class RetentionCommand implements Callable<Integer> {
                     g.writeStringField("kind", h.reason().label());
                     g.writeStringField("shard", h.shard());
                     g.writeNumberField("objects", h.objects());
+                    if (!h.keys().isEmpty()) {
+                        writeStrings(g, "keys", h.keys());
+                    }
+                    if (h.span() != null) {
+                        Json.u64(g, "first_base", h.span().firstBase());
+                        Json.u64(g, "last_base", h.span().lastBase());
+                    }
                     g.writeNumberField("bytes", h.bytes());
                     g.writeStringField("detail", h.detail());
                     g.writeEndObject();

@@ -63,6 +63,7 @@ public final class DaemonConfig {
     static final String HTTP_BIND = "http.bind";
     static final String HTTP_PORT = "http.port";
     static final String HTTP_READ_THREADS = "http.read.threads";
+    static final String HTTP_READ_TIMEOUT = "http.read.timeout";
     static final String CHUNK_CACHE_BYTES = "chunk-cache.bytes";
     static final String METRICS_SHARDS = "metrics.shards";
     static final String LOG_LEVEL = "log.level";
@@ -78,7 +79,7 @@ public final class DaemonConfig {
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
             ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
-            CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
+            HTTP_READ_TIMEOUT, CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
     /**
      * Every fixed key the file may hold (overrides aside), {@link #KEYS} and the HTTP endpoint's
@@ -94,6 +95,7 @@ public final class DaemonConfig {
     static final int DEFAULT_HTTP_PORT = 9464;
     static final long DEFAULT_CHUNK_CACHE_BYTES = 256L << 20;
     static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
+    static final Duration DEFAULT_HTTP_READ_TIMEOUT = Duration.ofSeconds(15);
 
     public final Path file;
     public final Path dataDir;
@@ -122,6 +124,8 @@ public final class DaemonConfig {
     final int httpPort;
     /** How many /read answers may be in the making at once. */
     final int httpReadThreads;
+    /** How long a /read answer may take before it is given up with 504. */
+    final Duration httpReadTimeout;
     final long chunkCacheBytes;
     /** How many shards get series of their own in /metrics; 0 (the default) turns per-shard metrics off. */
     final int metricsShards;
@@ -184,6 +188,10 @@ public final class DaemonConfig {
         }
         this.httpPort = r.integer(HTTP_PORT, DEFAULT_HTTP_PORT, 0, 65535);
         this.httpReadThreads = r.integer(HTTP_READ_THREADS, 4, 1, 64);
+        this.httpReadTimeout = r.duration(HTTP_READ_TIMEOUT, DEFAULT_HTTP_READ_TIMEOUT);
+        if (httpReadTimeout.isZero() || httpReadTimeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw r.expected(HTTP_READ_TIMEOUT, "a duration from 1ms to 1h such as 15s", r.values.get(HTTP_READ_TIMEOUT));
+        }
         this.chunkCacheBytes = r.bytes(CHUNK_CACHE_BYTES, DEFAULT_CHUNK_CACHE_BYTES, false);
         if (chunkCacheBytes < 4L << 20) {
             throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB (one chunk)", r.values.get(CHUNK_CACHE_BYTES));

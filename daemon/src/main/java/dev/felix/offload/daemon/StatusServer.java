@@ -185,7 +185,7 @@ final class StatusServer {
                 return;
             }
             try {
-                readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
+                readPool.execute(() -> serve(ex, () -> ReadDeadline.handle(ex, daemon)));
             } catch (RejectedExecutionException busy) {
                 serve(ex, () -> {
                     ex.getResponseHeaders().set("Retry-After", "1");
@@ -287,6 +287,7 @@ final class StatusServer {
             case 500 -> "Internal Server Error";
             case 502 -> "Bad Gateway";
             case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
             default -> "Status " + status;
         };
     }
@@ -363,6 +364,10 @@ final class StatusServer {
             g.writeBooleanField("answered", daemon.storeProblem() == null);
             if (daemon.storeProblem() != null) {
                 g.writeStringField("problem", daemon.storeProblem());
+            }
+            long lastAnswer = daemon.storeHealth().lastAnswerEpochMillis();
+            if (lastAnswer != 0) {
+                g.writeStringField("last_answer", java.time.Instant.ofEpochMilli(lastAnswer).toString());
             }
             g.writeEndObject();
             g.writeObjectFieldStart("passes");

@@ -47,6 +47,7 @@ class DaemonConfigTest {
         assertThat(c.httpPort).isEqualTo(9464);
         assertThat(c.chunkCacheBytes).isEqualTo(256L << 20);
         assertThat(c.nodeId).isEmpty();
+        assertThat(c.httpReadTimeout).isEqualTo(Duration.ofSeconds(15));
     }
 
     @Test
@@ -152,6 +153,9 @@ class DaemonConfigTest {
                 Map.entry("retention.streams.acme/default.retention.ms=1", "retention.streams.acme/default: stream pattern"),
                 Map.entry("retention.streams.acme/default/x.retention.hours=1", "retention.streams.acme/default/x.retention.hours: expected"),
                 Map.entry("log.level=loud", "log.level: expected error, warn, info, debug or trace"),
+                Map.entry("http.read.timeout=0s", "http.read.timeout: expected a duration from 1ms to 1h such as 15s, got '0s'"),
+                Map.entry("http.read.timeout=2h", "http.read.timeout: expected a duration from 1ms to 1h"),
+                Map.entry("http.read.timeout=soon", "http.read.timeout: expected a duration such as"),
                 Map.entry("http.bind=no such host.invalid", "http.bind: expected an IP address or a host name"));
         int n = 0;
         for (Map.Entry<String, String> c : cases.entrySet()) {

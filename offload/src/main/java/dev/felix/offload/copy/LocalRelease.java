@@ -151,6 +151,9 @@ public final class LocalRelease {
         if (entry == null) {
             return new Decision.Keep(KeptReason.NO_ENTRY, segment + " has no manifest entry", null, null);
         }
+        // When this entry's copy was first proven: the settle time runs from then. Re-verifying a
+        // damaged segment's copy later does not make its entry any newer.
+        OptionalLong provenBefore = proofs.since(entry);
         Finding finding = null;
         boolean knownMatch = knownValidCrc.isPresent() && knownValidCrc.getAsLong() == Integer.toUnsignedLong(entry.objectCrc32())
                 && Files.size(f.log()) >= entry.sizeBytes();
@@ -179,7 +182,9 @@ public final class LocalRelease {
             }
             how = proofs.how(entry);
         }
-        Instant since = Instant.ofEpochMilli(proofs.since(entry).orElse(clock.millis()));
+        // A first proof made now counts from this rule's now, whatever clock wrote it.
+        Instant since = Instant.ofEpochMilli(provenBefore.isPresent() ? provenBefore.getAsLong()
+                : Math.max(clock.millis(), proofs.since(entry).orElse(0)));
         Instant until = since.plus(settle);
         if (clock.instant().isBefore(until)) {
             return new Decision.Keep(KeptReason.SETTLING, segment + "'s entry was recorded at " + since

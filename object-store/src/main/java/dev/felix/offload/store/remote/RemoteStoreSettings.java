@@ -19,6 +19,13 @@ public final class RemoteStoreSettings {
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     private static final Pattern REGION = Pattern.compile("[a-z0-9-]{1,64}");
     private static final Pattern STORAGE_CLASS = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
+    /** A connection not made in 5 s will not be made: loopback and LAN connect in milliseconds, distant regions in hundreds. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * 30 s of silence: S3 answers in milliseconds to seconds, even a large listing or batch delete;
+     * a server that says nothing for this long is hung or unreachable.
+     */
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
 
     private final String bucket;
     private final String prefix;
@@ -36,6 +43,7 @@ public final class RemoteStoreSettings {
     private final Optional<String> storageClass;
     private final RetryPolicy retryPolicy;
     private final Duration connectTimeout;
+    private final Duration readTimeout;
     private final Duration attemptTimeout;
     private final Optional<CaBundle> caBundle;
 
@@ -55,6 +63,7 @@ public final class RemoteStoreSettings {
         this.storageClass = b.storageClass;
         this.retryPolicy = b.retryPolicy;
         this.connectTimeout = b.connectTimeout;
+        this.readTimeout = b.readTimeout;
         this.attemptTimeout = b.attemptTimeout;
         this.caBundle = b.caBundle;
     }
@@ -79,6 +88,7 @@ public final class RemoteStoreSettings {
         b.storageClass = storageClass;
         b.retryPolicy = retryPolicy;
         b.connectTimeout = connectTimeout;
+        b.readTimeout = readTimeout;
         b.attemptTimeout = attemptTimeout;
         b.caBundle = caBundle;
         return b;
@@ -154,8 +164,19 @@ public final class RemoteStoreSettings {
         return retryPolicy;
     }
 
+    /** The most a new connection may take to be established. */
     public Duration connectTimeout() {
         return connectTimeout;
+    }
+
+    /**
+     * The longest the server may stay silent on a connection: before its answer to a request
+     * begins, or between two reads of an answer's body (and, where the client has one, two writes of
+     * a request's body). A server that accepts connections and never answers is given up on after
+     * this, not after the whole attempt timeout. Never longer than the attempt timeout.
+     */
+    public Duration readTimeout() {
+        return readTimeout.compareTo(attemptTimeout) < 0 ? readTimeout : attemptTimeout;
     }
 
     /** The most one HTTP attempt may take, including reading its answer. */
@@ -189,7 +210,13 @@ public final class RemoteStoreSettings {
                 + at + " region " + region + ", " + credentials
                 + caBundle.map(b -> ", trusting the CA bundle " + b.file()).orElse("")
                 + ", checksum " + checksumMode.settingValue() + ", " + retryPolicy.maxAttempts() + " attempts of at most "
-                + attemptTimeout.toSeconds() + " s, none begun after " + retryPolicy.maxTotal().toSeconds() + " s";
+                + attemptTimeout.toSeconds() + " s, none begun after " + retryPolicy.maxTotal().toSeconds() + " s"
+                + ", connect timeout " + seconds(connectTimeout) + ", read timeout " + seconds(readTimeout());
+    }
+
+    /** Whole seconds as "5 s", shorter ones as "500 ms". */
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     @Override
@@ -212,7 +239,8 @@ public final class RemoteStoreSettings {
         private Encryption encryption = Encryption.NONE;
         private Optional<String> storageClass = Optional.empty();
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
-        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration readTimeout = DEFAULT_READ_TIMEOUT;
         private Duration attemptTimeout = Duration.ofMinutes(2);
         private Optional<CaBundle> caBundle = Optional.empty();
 
@@ -340,6 +368,24 @@ public final class RemoteStoreSettings {
             }
             this.connectTimeout = connect;
             this.attemptTimeout = attempt;
+            return this;
+        }
+
+        /** See {@link RemoteStoreSettings#connectTimeout()}. */
+        public Builder connectTimeout(Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("setting 'connect-timeout' must be positive: " + value);
+            }
+            this.connectTimeout = value;
+            return this;
+        }
+
+        /** See {@link RemoteStoreSettings#readTimeout()}. */
+        public Builder readTimeout(Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("setting 'read-timeout' must be positive: " + value);
+            }
+            this.readTimeout = value;
             return this;
         }
 

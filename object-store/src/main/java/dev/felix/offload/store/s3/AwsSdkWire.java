@@ -84,7 +84,8 @@ public final class AwsSdkWire implements S3Wire {
         settings.caBundle().ifPresent(bundle -> httpBuilder.tlsTrustManagersProvider(bundle::trustManagers));
         SdkHttpClient http = httpBuilder
                 .connectionTimeout(settings.connectTimeout())
-                .socketTimeout(settings.attemptTimeout())
+                // silence on a connection (no answer yet, or a stalled body) ends the attempt after this
+                .socketTimeout(settings.readTimeout())
                 .maxConnections(settings.partConcurrency() * 2 + 16)
                 .build();
         AwsCredentialsProvider credentials = credentialsProvider(settings);
