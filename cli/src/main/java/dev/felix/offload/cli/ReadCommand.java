@@ -121,13 +121,13 @@ final class ReadCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
-        try (ObjectStore objectStore = Stores.openExisting(store, storeSetting)) {
+        try (ObjectStore objectStore = Stores.openExisting(store, storeSetting);
+                ChunkCache chunks = new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024)) {
             Stores.requireBucket(objectStore, storeSetting, dataRoot, env, "");
             ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, env, "", storeSetting)
                     .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
                     .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
-            TieredReader reader = new TieredReader(shard, dir, objectStore,
-                    new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
+            TieredReader reader = new TieredReader(shard, dir, objectStore, chunks);
             int printed = 0;
             long next = offset;
             while (printed < maxRecords) {

@@ -83,6 +83,17 @@ class StoreOutageAlertsIT {
         proxy.down();
     }
 
+    /**
+     * How long a scrape waits in the outage, so that a scrape stands for a minute of it. A refused
+     * connection fails a call at once; a store that never answers fails one only at the read timeout
+     * (2 s here, twice with a retry), which at 250 ms a scrape stood for 10 to 20 minutes of series
+     * between two counted errors, longer than the 10 minutes an error alert waits, and no server is
+     * that slow per minute.
+     */
+    protected long outagePauseMillis() {
+        return 250;
+    }
+
     protected void recover(FaultProxy proxy) throws IOException, InterruptedException {
         proxy.policy(FaultProxy.PASS);
         proxy.up();
@@ -200,7 +211,7 @@ class StoreOutageAlertsIT {
                 int outageStart = series.steps();
                 int[] firstNotReady = {-1};
                 int[] firstLag = {-1};
-                scr.until("the store counted as not ready for 15 scrapes and the lag grew over 40", 40, 30, 250, () -> {
+                scr.until("the store counted as not ready for 15 scrapes and the lag grew over 40", 40, 30, outagePauseMillis(), () -> {
                     int now = series.steps() - 1;
                     if (firstNotReady[0] < 0 && scr.v("felix_store_ready", "") == 0) {
                         firstNotReady[0] = now;

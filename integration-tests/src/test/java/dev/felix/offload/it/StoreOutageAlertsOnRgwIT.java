@@ -18,6 +18,12 @@ class StoreOutageAlertsOnRgwIT extends StoreOutageAlertsIT {
         return CephRgw.server();
     }
 
+    /** A call fails only at the 2 s read timeout here: a scrape a second keeps a minute a minute. */
+    @Override
+    protected long outagePauseMillis() {
+        return 1000;
+    }
+
     @Override
     protected void outage(FaultProxy proxy) {
         proxy.policy((method, target) -> new FaultProxy.NoAnswer());
