@@ -70,8 +70,6 @@ public final class Daemon {
     static final String SCRUB = "scrub";
     /** The most problems one pass result keeps. */
     private static final int MAX_PROBLEMS = 20;
-    /** Surveys of the data root are reused for this long (gauges and /shards ask often). */
-    private static final long SURVEY_REUSE_NANOS = 1_000_000_000L;
 
     /** The last thing a pass did to a shard. */
     record ShardNote(Instant at, String result, boolean ok) {
@@ -84,6 +82,8 @@ public final class Daemon {
     private final Map<String, String> env;
     private final PassClock clock;
     private final DataRootGuard guard = new DataRootGuard();
+    /** The shards the last offload pass found with nothing to do (see {@link dev.felix.offload.pass.QuietShards}). */
+    private final dev.felix.offload.pass.QuietShards quietShards = new dev.felix.offload.pass.QuietShards();
     /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
     private final java.util.concurrent.atomic.AtomicLong scrubRuns =
             new java.util.concurrent.atomic.AtomicLong(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
@@ -102,8 +102,11 @@ public final class Daemon {
     private Boolean stopResult;
     /** The blocking part of /read answers, so that an answer can be given at its deadline (see ReadEndpoint). */
     private final java.util.concurrent.ThreadPoolExecutor readWork;
-    private List<ShardSurvey.ShardStatus> survey = List.of();
-    private long surveyNanos;
+    /** The survey's memo: a shard that did not change costs a few stat calls (see {@link ShardSurvey.Memo}). */
+    private final ShardSurvey.Memo surveys = new ShardSurvey.Memo();
+    private final SurveyCache surveyCache;
+    /** What the gauges of the scrape under way show, set once before each scrape. */
+    private volatile ShardSurvey.Totals scrapeTotals;
     private StatusServer http;
     private RootLock daemonLock;
     private boolean takeOverNodeId;
@@ -115,6 +118,7 @@ public final class Daemon {
     public Daemon(DaemonConfig config, ObjectStore store, Map<String, String> processEnv, PassClock clock) {
         this.config = config;
         this.root = new DataRoot(config.dataDir);
+        this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime);
         this.metrics = new DaemonMetrics();
         this.health = new StoreHealth(shortName(store.describe()));
         this.store = new MeteredStore(store, metrics, health);
@@ -180,15 +184,17 @@ public final class Daemon {
     }
 
     private void registerGauges() {
-        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this, d -> d.totals().localBytes());
-        metrics.gauge("felix.local.segments", "Segment files on local disk", this, d -> d.totals().localSegments());
+        // One survey per scrape: taken (or reused, when a second old at most) before the gauges are read.
+        metrics.aroundScrape(() -> scrapeTotals = totals(), () -> scrapeTotals = null);
+        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this, d -> d.scraped().localBytes());
+        metrics.gauge("felix.local.segments", "Segment files on local disk", this, d -> d.scraped().localSegments());
         metrics.gauge("felix.remote.bytes", "Bytes the manifests record in the store", this,
-                d -> d.totals().remoteBytes());
-        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this, d -> d.totals().remoteSegments());
+                d -> d.scraped().remoteBytes());
+        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this, d -> d.scraped().remoteSegments());
         metrics.gauge("felix.offload.lag.bytes", "Bytes of sealed segments not offloaded yet", this,
-                d -> d.totals().lagBytes());
+                d -> d.scraped().lagBytes());
         metrics.gauge("felix.offload.lag.segments", "Sealed segments not offloaded yet", this,
-                d -> d.totals().lagSegments());
+                d -> d.scraped().lagSegments());
         metrics.gauge("felix.store.ready", "1 when the store's latest requests were answered (the last pass, probe or "
                 + "read that reached it found it working), 0 when one found it unusable (no answer, a timeout, 5xx or "
                 + "throttling after every retry, credentials refused, no such bucket)", health, h -> h.ready() ? 1 : 0);
@@ -481,7 +487,8 @@ public final class Daemon {
                 return null;
             }
             report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                    .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
+                    .checkingClaim(claimPolicy(false)).remembering(quietShards)
+                    .run(ProgressListener.none(), stop::stopRequested);
         } finally {
             unit.endUnit();
         }
@@ -593,22 +600,32 @@ public final class Daemon {
         return metrics;
     }
 
-    /** The survey of the data root, at most a second old. */
-    synchronized List<ShardSurvey.ShardStatus> survey() {
-        long now = System.nanoTime();
-        if (surveyNanos == 0 || now - surveyNanos > SURVEY_REUSE_NANOS) {
-            try {
-                survey = ShardSurvey.of(root);
-            } catch (IOException e) {
-                LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
-            }
-            surveyNanos = now;
-        }
-        return survey;
+    /**
+     * The survey of the data root, finished at most a second ago (see {@link SurveyCache}: the second
+     * counts from the survey's end).
+     */
+    List<ShardSurvey.ShardStatus> survey() {
+        return surveyCache.get(this::surveyFailed).shards();
     }
 
+    /** The sums over the survey {@link #survey()} answers, computed once per survey. */
     ShardSurvey.Totals totals() {
-        return ShardSurvey.Totals.of(survey());
+        return surveyCache.get(this::surveyFailed).totals();
+    }
+
+    private void surveyFailed(IOException e) {
+        LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
+    }
+
+    /** Surveys of the whole root taken so far. */
+    long surveysTaken() {
+        return surveyCache.surveys();
+    }
+
+    /** The totals the gauges show: those of the survey the scrape under way took (see {@link DaemonMetrics#scrape}). */
+    private ShardSurvey.Totals scraped() {
+        ShardSurvey.Totals t = scrapeTotals;
+        return t == null ? totals() : t;
     }
 
     ShardNote lastOffload(String shard) {

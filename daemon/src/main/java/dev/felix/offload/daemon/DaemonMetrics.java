@@ -220,10 +220,24 @@ final class DaemonMetrics {
         return registry;
     }
 
+    /** Run once around each scrape: where the daemon takes the one survey the scrape's gauges read, and lets it go. */
+    private Runnable beforeScrape = () -> { };
+    private Runnable afterScrape = () -> { };
+
+    void aroundScrape(Runnable before, Runnable after) {
+        this.beforeScrape = java.util.Objects.requireNonNull(before, "before");
+        this.afterScrape = java.util.Objects.requireNonNull(after, "after");
+    }
+
     /** The registry in the Prometheus text format (version 0.0.4). */
     synchronized String scrape() {
-        refreshShards();
-        return registry.scrape();
+        beforeScrape.run();
+        try {
+            refreshShards();
+            return registry.scrape();
+        } finally {
+            afterScrape.run();
+        }
     }
 
     Timer uploads() {

@@ -2,11 +2,10 @@ package dev.felix.offload.daemon;
 
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
-import dev.felix.offload.log.ShardReader;
+import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.manifest.Manifest;
-import dev.felix.offload.manifest.ManifestEntry;
-import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.manifest.ManifestCache;
+import dev.felix.offload.manifest.ManifestSummary;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * Where each shard's data is now, read from its directory and manifest: what the daemon's
@@ -79,37 +77,7 @@ public final class ShardSurvey {
      * problem. A shard directory gone meanwhile (a deleted stream) is left out.
      */
     public static List<ShardStatus> of(DataRoot root) throws IOException {
-        List<ShardStatus> out = new ArrayList<>();
-        DataRoot.Listing listing = root.list();
-        for (DataRoot.Shard s : listing.streamShards()) {
-            ShardStatus status;
-            try {
-                status = of(s.name(), s.directory());
-            } catch (NoSuchFileException gone) {
-                VANISHED.incrementAndGet();
-                if (!Files.isDirectory(s.directory())) {
-                    continue;
-                }
-                try {
-                    status = of(s.name(), s.directory());
-                } catch (NoSuchFileException still) {
-                    if (!Files.isDirectory(s.directory())) {
-                        continue;
-                    }
-                    status = new ShardStatus(s.name(), OptionalLong.empty(), 0, 0, OptionalLong.empty(),
-                            OptionalLong.empty(), 0, 0, 0, 0, "a file stayed missing on a second look: " + still.getFile());
-                }
-            }
-            out.add(status);
-        }
-        // A name that may be a shard but could not be read gets a row saying so, never silence: its
-        // counts are unknown (shown as 0) and its problem says why.
-        for (DataRoot.Unreadable u : listing.unreadable()) {
-            out.add(new ShardStatus(u.name(), OptionalLong.empty(), 0, 0, OptionalLong.empty(), OptionalLong.empty(), 0,
-                    0, 0, 0, UNREADABLE + u.reason()));
-        }
-        out.sort(java.util.Comparator.comparing(ShardStatus::shard));
-        return out;
+        return new ShardSurvey.Memo().survey(root);
     }
 
     /** How the problem of a row for a name that could not be read begins. */
@@ -120,51 +88,196 @@ public final class ShardSurvey {
     }
 
     public static ShardStatus of(String shard, Path dir) throws IOException {
-        String problem = null;
-        List<SegmentFile> files = SegmentFile.list(dir);
-        long localBytes = 0;
-        List<Long> sizes = new ArrayList<>();
-        for (SegmentFile f : files) {
-            long size;
+        return new Memo().shard(shard, dir);
+    }
+
+    /**
+     * Surveys that remember what they read of each shard directory, so a shard that did not change
+     * since the last survey costs a few {@code stat} calls: the directory (its time changes whenever a
+     * segment is created, removed or renamed, and whenever the manifest is replaced), the newest
+     * segment (the only one whose size grows) and the manifest (whose summary comes from the
+     * {@link ManifestCache}, decoded once per change). A directory changed within the last
+     * two seconds is read in full every time, since a second change within the file system's time
+     * granularity would leave its time as it was. One memo per daemon; safe for concurrent surveys.
+     */
+    public static final class Memo {
+
+        private static final long SETTLED_NANOS = 2_000_000_000L;
+
+        /** What a directory held when it was last read in full. */
+        private record Local(long dirModifiedNanos, List<SegmentFile> files, long[] sealedSizes, OptionalLong localBase,
+                             String problem) {
+        }
+
+        private final java.util.Map<Path, Local> locals = new java.util.concurrent.ConcurrentHashMap<>();
+        private final ManifestCache manifests;
+
+        public Memo() {
+            this(ManifestCache.shared());
+        }
+
+        Memo(ManifestCache manifests) {
+            this.manifests = manifests;
+        }
+
+        /** Every stream shard of the root, as {@link ShardSurvey#of(DataRoot)} answers. */
+        public List<ShardStatus> survey(DataRoot root) throws IOException {
+            DataRoot.Listing listing = root.list();
+            List<ShardStatus> out = survey(listing.streamShards());
+            // A name that may be a shard but could not be read gets a row saying so, never silence: its
+            // counts are unknown (shown as 0) and its problem says why.
+            for (DataRoot.Unreadable u : listing.unreadable()) {
+                out.add(unreadable(u));
+            }
+            out.sort(java.util.Comparator.comparing(ShardStatus::shard));
+            java.util.Set<Path> present = new HashSet<>();
+            for (DataRoot.Shard s : listing.shards()) {
+                present.add(s.directory());
+            }
+            locals.keySet().removeIf(p -> !present.contains(p));
+            return out;
+        }
+
+        /** The rows of {@code shards}, in their order; a shard directory gone meanwhile is left out. */
+        public List<ShardStatus> survey(List<DataRoot.Shard> shards) throws IOException {
+            List<ShardStatus> out = new ArrayList<>(shards.size());
+            for (DataRoot.Shard s : shards) {
+                ShardStatus status;
+                try {
+                    status = shard(s.name(), s.directory());
+                } catch (NoSuchFileException gone) {
+                    VANISHED.incrementAndGet();
+                    locals.remove(s.directory());
+                    if (!Files.isDirectory(s.directory())) {
+                        continue;
+                    }
+                    try {
+                        status = shard(s.name(), s.directory());
+                    } catch (NoSuchFileException still) {
+                        if (!Files.isDirectory(s.directory())) {
+                            continue;
+                        }
+                        status = new ShardStatus(s.name(), OptionalLong.empty(), 0, 0, OptionalLong.empty(),
+                                OptionalLong.empty(), 0, 0, 0, 0, "a file stayed missing on a second look: " + still.getFile());
+                    }
+                }
+                out.add(status);
+            }
+            return out;
+        }
+
+        static ShardStatus unreadable(DataRoot.Unreadable u) {
+            return new ShardStatus(u.name(), OptionalLong.empty(), 0, 0, OptionalLong.empty(), OptionalLong.empty(), 0,
+                    0, 0, 0, UNREADABLE + u.reason());
+        }
+
+        ShardStatus shard(String shard, Path dir) throws IOException {
+            Local local = local(shard, dir);
+            List<SegmentFile> files = local.files();
+            long[] sizes = new long[files.size()];
+            long localBytes = 0;
+            for (int i = 0; i < files.size(); i++) {
+                long size;
+                if (i < files.size() - 1) {
+                    size = local.sealedSizes()[i];
+                } else {
+                    try {
+                        size = Files.size(files.get(i).log()); // the newest grows
+                    } catch (NoSuchFileException gone) {
+                        locals.remove(dir);
+                        throw gone;
+                    }
+                }
+                sizes[i] = size;
+                localBytes += Math.max(size, 0);
+            }
+            String problem = local.problem();
+            ManifestSummary manifest = ManifestSummary.EMPTY;
             try {
-                size = Files.size(f.log());
-            } catch (NoSuchFileException gone) {
-                size = -1; // unlinked since the listing
+                manifest = manifests.summary(dir);
+            } catch (NoSuchFileException e) {
+                if (!Files.isDirectory(dir)) {
+                    throw e;
+                }
+            } catch (CorruptionException e) {
+                problem = "manifest unreadable: " + e.getMessage();
             }
-            sizes.add(size);
-            localBytes += Math.max(size, 0);
-        }
-        OptionalLong localBase = OptionalLong.empty();
-        try {
-            localBase = new ShardReader(dir, shard).firstOffset();
-        } catch (CorruptionException e) {
-            problem = "oldest segment header unreadable: " + e.getMessage();
-        }
-        Manifest manifest = Manifest.empty();
-        try {
-            manifest = ManifestStore.read(dir);
-        } catch (NoSuchFileException e) {
-            // nothing offloaded yet
-        } catch (CorruptionException e) {
-            problem = "manifest unreadable: " + e.getMessage();
-        }
-        Set<Long> recorded = new HashSet<>();
-        for (ManifestEntry e : manifest.entries()) {
-            recorded.add(e.segmentId());
-        }
-        int lagSegments = 0;
-        long lagBytes = 0;
-        for (int i = 0; i < files.size() - 1; i++) {
-            // A sealed segment of no more than a header holds no record: nothing to offload, so no lag.
-            if (!recorded.contains(files.get(i).id()) && sizes.get(i) > dev.felix.offload.log.format.SegmentHeader.LENGTH) {
-                lagSegments++;
-                lagBytes += sizes.get(i);
+            int lagSegments = 0;
+            long lagBytes = 0;
+            for (int i = 0; i < files.size() - 1; i++) {
+                // A sealed segment of no more than a header holds no record: nothing to offload, so no lag.
+                if (!manifest.records(files.get(i).id()) && sizes[i] > SegmentHeader.LENGTH) {
+                    lagSegments++;
+                    lagBytes += sizes[i];
+                }
             }
+            OptionalLong first = manifest.oldest().map(e -> OptionalLong.of(e.baseOffset())).orElse(OptionalLong.empty());
+            OptionalLong last = manifest.newest().map(e -> OptionalLong.of(e.lastOffset())).orElse(OptionalLong.empty());
+            int localSegments = 0;
+            for (long size : sizes) {
+                localSegments += size >= 0 ? 1 : 0;
+            }
+            return new ShardStatus(shard, local.localBase(), localSegments, localBytes, first, last, manifest.entries(),
+                    manifest.bytes(), lagSegments, lagBytes, problem);
         }
-        OptionalLong first = manifest.oldestEntry().map(e -> OptionalLong.of(e.baseOffset())).orElse(OptionalLong.empty());
-        OptionalLong last = manifest.newestEntry().map(e -> OptionalLong.of(e.lastOffset())).orElse(OptionalLong.empty());
-        int localSegments = (int) sizes.stream().filter(s -> s >= 0).count();
-        return new ShardStatus(shard, localBase, localSegments, localBytes, first, last, manifest.size(),
-                manifest.totals().bytes(), lagSegments, lagBytes, problem);
+
+        /** The directory's segments, from the memo when the directory has not changed since it was read. */
+        private Local local(String shard, Path dir) throws IOException {
+            long modified = modifiedNanos(dir);
+            Local known = locals.get(dir);
+            if (known != null && known.dirModifiedNanos() == modified) {
+                return known;
+            }
+            List<SegmentFile> files = SegmentFile.list(dir);
+            long[] sealed = new long[Math.max(0, files.size() - 1)];
+            for (int i = 0; i < sealed.length; i++) {
+                try {
+                    sealed[i] = Files.size(files.get(i).log());
+                } catch (NoSuchFileException gone) {
+                    sealed[i] = -1; // unlinked since the listing
+                }
+            }
+            OptionalLong localBase = OptionalLong.empty();
+            String problem = null;
+            try {
+                localBase = firstOffset(shard, files);
+            } catch (CorruptionException e) {
+                problem = "oldest segment header unreadable: " + e.getMessage();
+            }
+            Local fresh = new Local(modified, List.copyOf(files), sealed, localBase, problem);
+            long now = java.time.Instant.now().getEpochSecond() * 1_000_000_000L + java.time.Instant.now().getNano();
+            if (now - modified >= SETTLED_NANOS) {
+                locals.put(dir, fresh);
+            } else {
+                locals.remove(dir);
+            }
+            return fresh;
+        }
+
+        /** The base offset of the oldest segment that is still there; empty without one. */
+        private static OptionalLong firstOffset(String shard, List<SegmentFile> files) throws IOException,
+                CorruptionException {
+            for (SegmentFile f : files) {
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f.log(),
+                        java.nio.file.StandardOpenOption.READ)) {
+                    java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(SegmentHeader.LENGTH);
+                    while (head.hasRemaining()) {
+                        if (ch.read(head) < 0) {
+                            break; // a file shorter than a header: the decode names it truncated
+                        }
+                    }
+                    return OptionalLong.of(SegmentHeader.decode(head.flip(),
+                            new dev.felix.offload.log.format.CorruptionSite(shard, f.id(), 0)).baseOffset());
+                } catch (NoSuchFileException gone) {
+                    // removed since the listing: the next one is the oldest now
+                }
+            }
+            return OptionalLong.empty();
+        }
+
+        private static long modifiedNanos(Path dir) throws IOException {
+            java.time.Instant t = Files.getLastModifiedTime(dir).toInstant();
+            return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+        }
     }
 }

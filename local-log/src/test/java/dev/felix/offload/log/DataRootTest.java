@@ -136,6 +136,19 @@ class DataRootTest {
     }
 
     @Test
+    void aLinkBesideThePlainDirectoryItNamesIsTheSameShard() throws IOException {
+        // Plain directories are placed by their parent's real path, links resolved one by one: both
+        // ways must meet on the same real directory.
+        touch(root.resolve("plain_0-01").resolve(SegmentFile.logName(0)));
+        Files.createSymbolicLink(root.resolve("via-link_0-02"), root.resolve("plain_0-01"));
+        Files.createSymbolicLink(root.resolve("also_0-00"), Path.of("plain_0-01")); // relative
+        DataRoot.Listing listing = new DataRoot(root).list();
+        assertThat(listing.shards()).extracting(DataRoot.Shard::name).containsExactly("also_0-00");
+        assertThat(listing.unreadable()).extracting(DataRoot.Unreadable::name)
+                .containsExactly("plain_0-01", "via-link_0-02");
+    }
+
+    @Test
     void aShardDirectoryThatCannotBeListedIsReportedNotDropped() throws IOException {
         Path locked = root.resolve("locked_0-01");
         touch(locked.resolve(SegmentFile.logName(0)));

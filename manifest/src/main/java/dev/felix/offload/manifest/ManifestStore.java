@@ -88,12 +88,21 @@ public final class ManifestStore {
         Objects.requireNonNull(steps, "steps");
         checkDirectory(shardDir);
         Path file = fileIn(shardDir);
+        // The store decides what may be unlinked, so it decodes the bytes it read itself, always; the
+        // decoding is left to the shared cache's readers when the file was the same before and after.
+        ManifestCache.Identity before = ManifestCache.identityOf(shardDir);
         byte[] bytes = bytesOrNull(file);
         Manifest manifest = decode(bytes, shardName(shardDir));
+        if (bytes != null) {
+            ManifestCache.shared().offer(shardDir, before, bytes.length, manifest);
+        }
         return new ManifestStore(file, shardName(shardDir), manifest, bytes, steps);
     }
 
     private static Manifest decode(byte[] bytes, String shard) throws CorruptionException {
+        if (bytes != null) {
+            DECODES.increment();
+        }
         return bytes == null ? Manifest.empty()
                 : ManifestCodec.decode(ByteBuffer.wrap(bytes), CorruptionSite.inFile(shard, FILE_NAME, 0));
     }
@@ -129,7 +138,19 @@ public final class ManifestStore {
         } catch (NoSuchFileException absent) {
             return Manifest.empty();
         }
+        DECODES.increment();
         return ManifestCodec.decode(ByteBuffer.wrap(bytes), CorruptionSite.inFile(shardName(shardDir), FILE_NAME, 0));
+    }
+
+    /** Manifest files decoded by this process so far (by stores and by {@link #read}). */
+    private static final java.util.concurrent.atomic.LongAdder DECODES = new java.util.concurrent.atomic.LongAdder();
+
+    /**
+     * How many manifest files this process has decoded so far: how tests and benchmarks see what a
+     * pass or a scrape costs (a decoding is the whole file read and every entry checked).
+     */
+    public static long decodes() {
+        return DECODES.sum();
     }
 
     /** The manifest file of a shard directory. */

@@ -43,6 +43,7 @@ public final class OffloadPass {
     private final Map<String, String> env;
     private final Function<Path, OptionalLong> commitOffsets;
     private NodeClaimCheck.Policy claimPolicy;
+    private QuietShards quiet;
 
     /**
      * @param env           where {@value NodeId#ENV} is looked up (normally {@code System.getenv()})
@@ -65,6 +66,15 @@ public final class OffloadPass {
      */
     public OffloadPass checkingClaim(NodeClaimCheck.Policy policy) {
         this.claimPolicy = policy;
+        return this;
+    }
+
+    /**
+     * Skips the shards {@code memo} knows were quiet at the last pass of this process and look the same
+     * (see {@link QuietShards}), and notes how this pass leaves each; the daemon keeps one across passes.
+     */
+    public OffloadPass remembering(QuietShards memo) {
+        this.quiet = memo;
         return this;
     }
 
@@ -98,8 +108,22 @@ public final class OffloadPass {
                 unreadable.add(u.name() + ": " + u.reason());
             }
             long total = 0;
+            java.util.Map<Path, QuietShards.Look> looks = new java.util.HashMap<>();
+            if (quiet != null) {
+                quiet.under(settings.localRetention());
+            }
             for (DataRoot.Shard shard : shards) {
+                if (quiet != null) {
+                    QuietShards.Look look = quiet.look(shard.directory());
+                    looks.put(shard.directory(), look);
+                    if (quiet.stillQuiet(shard.directory(), look)) {
+                        continue; // nothing pending: it looks as it did when a pass found nothing to do
+                    }
+                }
                 total += ShardOffload.pendingBytes(shard.directory());
+            }
+            if (quiet != null) {
+                quiet.retainOnly(looks.keySet());
             }
             progress.started(total);
             RateLimiter limiter = settings.uploadBytesPerSecond() > 0
@@ -115,9 +139,21 @@ public final class OffloadPass {
             try {
                 List<Future<ShardResult>> futures = new ArrayList<>();
                 for (DataRoot.Shard shard : shards) {
-                    futures.add(pool.submit(() -> new ShardOffload(shard.name(), shard.directory(), store, keys, settings,
-                            hook, limiter, progress, commitOffsets.apply(shard.directory()), stopRequested)
-                            .sharing(uploads).run()));
+                    QuietShards.Look look = looks.get(shard.directory());
+                    if (quiet != null && quiet.stillQuiet(shard.directory(), look)) {
+                        futures.add(java.util.concurrent.CompletableFuture.completedFuture(
+                                new ShardResult(shard.name(), true, List.of(), List.of(), 0, null)));
+                        continue;
+                    }
+                    futures.add(pool.submit(() -> {
+                        ShardResult r = new ShardOffload(shard.name(), shard.directory(), store, keys, settings, hook,
+                                limiter, progress, commitOffsets.apply(shard.directory()), stopRequested)
+                                .sharing(uploads).run();
+                        if (quiet != null) {
+                            quiet.ended(shard.directory(), look, r, settings.localRetention());
+                        }
+                        return r;
+                    }));
                 }
                 for (int i = 0; i < futures.size(); i++) {
                     results.add(outcome(shards.get(i), futures.get(i)));

@@ -42,11 +42,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32;
 
@@ -186,19 +184,15 @@ public final class ShardOffload {
     /** The sealed segments (all but the newest) without a manifest entry; none when the manifest does not decode. */
     private static List<SegmentFile> unrecorded(Path shardDir) throws IOException {
         List<SegmentFile> files = SegmentFile.list(shardDir);
-        Manifest manifest;
+        dev.felix.offload.manifest.ManifestSummary manifest;
         try {
-            manifest = ManifestStore.read(shardDir);
+            manifest = dev.felix.offload.manifest.ManifestCache.shared().summary(shardDir); // decoded once per change
         } catch (CorruptionException e) {
             return List.of();
         }
-        Set<Long> recorded = new HashSet<>();
-        for (ManifestEntry e : manifest.entries()) {
-            recorded.add(e.segmentId());
-        }
         List<SegmentFile> out = new ArrayList<>();
         for (SegmentFile f : files.subList(0, Math.max(0, files.size() - 1))) {
-            if (!recorded.contains(f.id())) {
+            if (!manifest.records(f.id())) {
                 out.add(f);
             }
         }
