@@ -126,6 +126,11 @@ final class OffloadCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--probe-store", description = "Probe the store's server now (what it does with checksums and "
+            + "conditional puts), even where findings of an earlier probe are kept in the data root; see "
+            + "docs/configuration.md, probe-max-age.")
+    boolean probeStore;
+
     @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
             + "store (its volume moved here, or a restore after a lost disk); only once that root no longer runs. "
             + "See docs/reliability.md, 'One node id, one data root'.")
@@ -171,10 +176,13 @@ final class OffloadCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PassReport report;
-        try (ObjectStore objectStore = Stores.open(store)) {
+        String uploads;
+        try (ObjectStore objectStore = Stores.preparing(Stores.open(store, "--store", dataDir,
+                probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER))) {
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
+            uploads = objectStore.describeUploads().orElse(null);
         } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
             err.println("felix-offload: " + e.getMessage());
@@ -186,9 +194,9 @@ final class OffloadCommand implements Callable<Integer> {
             return FelixOffload.EXIT_CORRUPT;
         }
         if (json) {
-            writeJson(out, report);
+            writeJson(out, report, uploads);
         } else {
-            writeText(out, report);
+            writeText(out, report, uploads);
         }
         out.flush();
         return report.complete() ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
@@ -211,7 +219,7 @@ final class OffloadCommand implements Callable<Integer> {
         return counts;
     }
 
-    private static void writeText(PrintWriter out, PassReport report) {
+    private static void writeText(PrintWriter out, PassReport report, String uploads) {
         double seconds = Math.max(report.elapsed().toNanos() / 1e9, 1e-3);
         out.printf("offloaded %d segments (%s) from %d shards in %.1f s (%s/s) as node %s%n", report.segmentsUploaded(),
                 Bytes.human(report.bytesUploaded()), report.shards().size(), seconds,
@@ -221,6 +229,9 @@ final class OffloadCommand implements Callable<Integer> {
             StringBuilder line = new StringBuilder("  verified:");
             verified.forEach((how, n) -> line.append(' ').append(how).append(' ').append(n));
             out.println(line);
+        }
+        if (uploads != null) {
+            out.printf("  sent: %s%n", uploads);
         }
         out.printf("  unlinked locally: %d segments%n", report.segmentsUnlinked());
         if (!report.cacheShardsLeftAlone().isEmpty()) {
@@ -238,7 +249,7 @@ final class OffloadCommand implements Callable<Integer> {
         out.println(report.complete() ? "every eligible segment is offloaded" : "some segments were not offloaded");
     }
 
-    private static void writeJson(PrintWriter out, PassReport report) throws IOException {
+    private static void writeJson(PrintWriter out, PassReport report, String uploads) throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
             g.writeStringField("node_id", report.nodeId());
@@ -247,6 +258,9 @@ final class OffloadCommand implements Callable<Integer> {
             g.writeNumberField("bytes_uploaded", report.bytesUploaded());
             g.writeNumberField("segments_unlinked", report.segmentsUnlinked());
             g.writeNumberField("elapsed_ms", report.elapsed().toMillis());
+            if (uploads != null) {
+                g.writeStringField("sent", uploads);
+            }
             g.writeObjectFieldStart("cache_shards_left_alone");
             g.writeNumberField("count", report.cacheShardsLeftAlone().size());
             g.writeStringField("reason", PassReport.CACHE_SHARDS_REASON);

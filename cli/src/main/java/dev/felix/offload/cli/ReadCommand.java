@@ -98,10 +98,12 @@ final class ReadCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
-        try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
-            ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, System.getenv(), "", "--store")
-                    .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
-                    .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
+        // The store is contacted (its client built, the node claim read) only if the read reaches below
+        // the local base: a read of local records needs nothing from it.
+        try (ObjectStore objectStore = new FirstUseStore(Stores.openExisting(store, "--store", dataDir,
+                Stores.Use.READER), s -> ReaderClaimCheck.run(new DataRoot(dataDir), s, System.getenv(), "", "--store")
+                .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
+                .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w)))) {
             TieredReader reader = new TieredReader(shard, dir, objectStore,
                     new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
             int printed = 0;

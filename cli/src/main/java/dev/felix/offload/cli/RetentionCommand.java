@@ -63,7 +63,7 @@ final class RetentionCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RetentionReport report;
-        try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store")) {
+        try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store", c.dataDir, Stores.Use.WRITER)) {
             report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
                     .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))

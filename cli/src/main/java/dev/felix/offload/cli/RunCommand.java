@@ -40,6 +40,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The configuration file (.yaml, .yml or .properties).")
     Path config;
 
+    @Option(names = "--probe-store", description = "Probe the store's server at start (what it does with checksums "
+            + "and conditional puts), even where findings of an earlier probe are kept in the data root.")
+    boolean probeStore;
+
     @Option(names = "--take-over-node-id", description = "At start, replace another data root's claim on this node "
             + "id in the store (its volume moved here); only once that root no longer runs (see docs/reliability.md).")
     boolean takeOver;
@@ -48,7 +52,8 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
-        ObjectStore store = Stores.open(c.store, c.file + ": store");
+        ObjectStore store = Stores.preparing(Stores.open(c.store, c.file + ": store", c.dataDir,
+                probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER));
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
         try {
             daemon.start();

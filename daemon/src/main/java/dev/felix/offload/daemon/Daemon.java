@@ -162,7 +162,7 @@ public final class Daemon {
         return this;
     }
 
-    /** Probes the store, starts the HTTP endpoint and the schedules. */
+    /** Starts the HTTP endpoint, asks the store what it can do, checks the node claim, starts the schedules. */
     public void start() throws IOException {
         if (!Files.isDirectory(config.dataDir)) {
             throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": no directory at "
@@ -183,9 +183,11 @@ public final class Daemon {
         } catch (RootLock.HeldException e) {
             throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
         }
+        // The endpoint answers before the store is asked (/health says 503 and why until it has answered),
+        // so a supervisor sees the daemon up in the time the JVM takes, not the store's client and probe too.
+        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
         probeStore();
         checkClaim();
-        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
         scheduler.start();
         for (String pass : scheduler.passNames()) {
             Schedule s = scheduler.schedule(pass);

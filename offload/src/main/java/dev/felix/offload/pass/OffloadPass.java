@@ -80,6 +80,7 @@ public final class OffloadPass {
     public PassReport run(ProgressListener progress, java.util.function.BooleanSupplier stopRequested)
             throws IOException {
         long started = System.nanoTime();
+        store.uploadsPacedAt(settings.uploadBytesPerSecond());
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);

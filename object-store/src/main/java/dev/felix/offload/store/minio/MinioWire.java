@@ -76,8 +76,11 @@ public final class MinioWire implements S3Wire {
     private final MinioClient client;
     private final FileBodyClient async;
     private final UploadListing uploadListing;
+    private final java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity;
 
-    private MinioWire(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, FileBodyClient async) {
+    private MinioWire(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, FileBodyClient async,
+            java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity) {
+        this.identity = identity;
         this.bucket = settings.bucket();
         this.region = settings.region();
         this.http = http;
@@ -86,24 +89,38 @@ public final class MinioWire implements S3Wire {
         this.uploadListing = new UploadListing(async);
     }
 
-    /** A store over this client; the settings must name an endpoint (the MinIO client has no default one). */
+    /** A store over this client, its findings about the server in memory only. */
     public static RemoteStore store(RemoteStoreSettings settings) {
+        return store(settings, dev.felix.offload.store.remote.ProbeOptions.inMemory());
+    }
+
+    /** A store over this client; the settings must name an endpoint (the MinIO client has no default one). */
+    public static RemoteStore store(RemoteStoreSettings settings, dev.felix.offload.store.remote.ProbeOptions probe) {
         String endpoint = settings.endpoint().map(Object::toString).orElseThrow(() ->
                 new IllegalArgumentException("setting 'endpoint' is required for a MinIO store"));
         long attemptMillis = settings.attemptTimeout().toMillis();
+        java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity =
+                new java.util.concurrent.atomic.AtomicReference<>(server -> { });
         OkHttpClient http = new OkHttpClient.Builder()
                 .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .retryOnConnectionFailure(false)
+                // every answer, errors included: which server sent it
+                .addNetworkInterceptor(chain -> {
+                    okhttp3.Response response = chain.proceed(chain.request());
+                    String server = response.header("Server");
+                    identity.get().accept(server == null ? "" : server);
+                    return response;
+                })
                 .build();
         Provider credentials = credentialsProvider(settings);
         MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
                 .credentialsProvider(credentials).httpClient(http).build();
         FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint).region(settings.region())
                 .credentialsProvider(credentials).httpClient(http).build());
-        return new RemoteStore(settings, new MinioWire(settings, http, client, async));
+        return new RemoteStore(settings, new MinioWire(settings, http, client, async, identity), probe);
     }
 
     private static Provider credentialsProvider(RemoteStoreSettings settings) {
@@ -122,6 +139,16 @@ public final class MinioWire implements S3Wire {
     @Override
     public String name() {
         return "MinIO store";
+    }
+
+    @Override
+    public void onServerIdentity(java.util.function.Consumer<String> listener) {
+        identity.set(listener);
+    }
+
+    @Override
+    public boolean buffersPacedBodies() {
+        return true;
     }
 
     @Override

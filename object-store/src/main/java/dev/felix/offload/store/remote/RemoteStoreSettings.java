@@ -16,6 +16,10 @@ import java.util.regex.Pattern;
 public final class RemoteStoreSettings {
     public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
     public static final long MAX_PART_SIZE = 5L * 1024 * 1024 * 1024;
+    /** Bodies above it go in parts where the operator set no threshold and no upload rate is measured yet. */
+    public static final long DEFAULT_MULTIPART_THRESHOLD = 64L * 1024 * 1024;
+    /** How long probe findings are believed by default: a day. */
+    public static final Duration DEFAULT_PROBE_MAX_AGE = Duration.ofDays(1);
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     private static final Pattern REGION = Pattern.compile("[a-z0-9-]{1,64}");
     private static final Pattern STORAGE_CLASS = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
@@ -28,6 +32,7 @@ public final class RemoteStoreSettings {
     private final Credentials credentials;
     private final ChecksumPolicy checksumMode;
     private final long multipartThreshold;
+    private final boolean multipartThresholdChosen;
     private final long partSize;
     private final int partConcurrency;
     private final Encryption encryption;
@@ -35,6 +40,7 @@ public final class RemoteStoreSettings {
     private final RetryPolicy retryPolicy;
     private final Duration connectTimeout;
     private final Duration attemptTimeout;
+    private final Duration probeMaxAge;
 
     private RemoteStoreSettings(Builder b) {
         this.bucket = b.bucket;
@@ -45,6 +51,7 @@ public final class RemoteStoreSettings {
         this.credentials = b.credentials;
         this.checksumMode = b.checksumMode;
         this.multipartThreshold = b.multipartThreshold;
+        this.multipartThresholdChosen = b.multipartThresholdChosen;
         this.partSize = b.partSize;
         this.partConcurrency = b.partConcurrency;
         this.encryption = b.encryption;
@@ -52,6 +59,7 @@ public final class RemoteStoreSettings {
         this.retryPolicy = b.retryPolicy;
         this.connectTimeout = b.connectTimeout;
         this.attemptTimeout = b.attemptTimeout;
+        this.probeMaxAge = b.probeMaxAge;
     }
 
     public static Builder builder(String bucket) {
@@ -67,6 +75,7 @@ public final class RemoteStoreSettings {
         b.credentials = credentials;
         b.checksumMode = checksumMode;
         b.multipartThreshold = multipartThreshold;
+        b.multipartThresholdChosen = multipartThresholdChosen;
         b.partSize = partSize;
         b.partConcurrency = partConcurrency;
         b.encryption = encryption;
@@ -74,6 +83,7 @@ public final class RemoteStoreSettings {
         b.retryPolicy = retryPolicy;
         b.connectTimeout = connectTimeout;
         b.attemptTimeout = attemptTimeout;
+        b.probeMaxAge = probeMaxAge;
         return b;
     }
 
@@ -126,6 +136,16 @@ public final class RemoteStoreSettings {
         return multipartThreshold;
     }
 
+    /**
+     * Whether {@link #multipartThreshold()} was set (setting {@code multipart-threshold}): it then
+     * decides alone which bodies go in parts. Left at its default, the store chooses per body
+     * between one PUT and parts from the upload rate it measures ({@link UploadPlan}), and the
+     * default threshold only stands where nothing was measured yet.
+     */
+    public boolean multipartThresholdChosen() {
+        return multipartThresholdChosen;
+    }
+
     public long partSize() {
         return partSize;
     }
@@ -154,6 +174,14 @@ public final class RemoteStoreSettings {
     /** The most one HTTP attempt may take, including reading its answer. */
     public Duration attemptTimeout() {
         return attemptTimeout;
+    }
+
+    /**
+     * How long what the capability probe found about the server is believed without probing it
+     * again (setting {@code probe-max-age}; see {@link ServerProbe}); zero probes at every start.
+     */
+    public Duration probeMaxAge() {
+        return probeMaxAge;
     }
 
     /** The full key of {@code key} in the bucket. */
@@ -187,7 +215,8 @@ public final class RemoteStoreSettings {
         private boolean pathStyle;
         private Credentials credentials = Credentials.defaultChain();
         private ChecksumPolicy checksumMode = ChecksumPolicy.AUTO;
-        private long multipartThreshold = 64L * 1024 * 1024;
+        private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
+        private boolean multipartThresholdChosen;
         private long partSize = 16L * 1024 * 1024;
         private int partConcurrency = 4;
         private Encryption encryption = Encryption.NONE;
@@ -195,6 +224,7 @@ public final class RemoteStoreSettings {
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration attemptTimeout = Duration.ofMinutes(2);
+        private Duration probeMaxAge = DEFAULT_PROBE_MAX_AGE;
 
         private Builder(String bucket) {
             if (bucket == null || !BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
@@ -257,7 +287,22 @@ public final class RemoteStoreSettings {
             return this;
         }
 
+        /** Sets the threshold, which then decides alone ({@link #multipartThresholdChosen()}), the part size and parts in flight. */
         public Builder multipart(long threshold, long size, int concurrency) {
+            parts(threshold, size, concurrency);
+            this.multipartThresholdChosen = true;
+            return this;
+        }
+
+        /**
+         * Sets the part size and the parts in flight, leaving the choice between one PUT and parts to
+         * the store ({@link #multipartThresholdChosen()} stays as it was).
+         */
+        public Builder parts(long size, int concurrency) {
+            return parts(multipartThreshold, size, concurrency);
+        }
+
+        private Builder parts(long threshold, long size, int concurrency) {
             if (size < MIN_PART_SIZE || size > MAX_PART_SIZE) {
                 throw new IllegalArgumentException("setting 'part-size' must be between 5 MiB and 5 GiB: " + size);
             }
@@ -271,6 +316,14 @@ public final class RemoteStoreSettings {
             this.multipartThreshold = threshold;
             this.partSize = size;
             this.partConcurrency = concurrency;
+            return this;
+        }
+
+        public Builder probeMaxAge(Duration value) {
+            if (value.isNegative()) {
+                throw new IllegalArgumentException("setting 'probe-max-age' must not be negative: " + value);
+            }
+            this.probeMaxAge = value;
             return this;
         }
 
