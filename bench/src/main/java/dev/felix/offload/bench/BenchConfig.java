@@ -18,7 +18,7 @@ final class BenchConfig {
     static final long GiB = 1024L * MiB;
 
     final boolean quick = Boolean.getBoolean("bench.quick");
-    final List<String> sections = list("bench.sections", "offload,reads,http,log,manifest");
+    final List<String> sections = list("bench.sections", "offload,startup,reads,http,log,manifest");
     /** Replace only the sections run in the existing output file, keeping the others (a re-run of one section). */
     final boolean merge = Boolean.getBoolean("bench.merge");
     final int runs = integer("bench.runs", 5);
@@ -47,6 +47,8 @@ final class BenchConfig {
     final int offloadPayloadBytes = integer("bench.offload.payload.bytes", 1024);
     final boolean offloadNoVerifySide = !"false".equals(System.getProperty("bench.offload.no-verify-side"));
     final boolean offloadSinglePutSide = !"false".equals(System.getProperty("bench.offload.single-put-side"));
+    /** Side b3: the jar with the opt-in class-data-sharing archive. */
+    final boolean offloadCdsSide = !"false".equals(System.getProperty("bench.offload.cds-side"));
     final String rclone = System.getProperty("bench.rclone", "rclone");
     /** The command's jar, for side b2 (the pass as its own process with a 256 MiB heap). */
     final Path cliJar = Path.of(System.getProperty("bench.cli.jar", "cli/target/felix-offload.jar")).toAbsolutePath();
@@ -73,7 +75,7 @@ final class BenchConfig {
 
     BenchConfig() {
         // a typo in a name would otherwise run nothing for it, or fail only after the other servers' runs
-        only("bench.sections", sections, List.of("offload", "reads", "http", "log", "manifest"));
+        only("bench.sections", sections, List.of("offload", "startup", "reads", "http", "log", "manifest"));
         only("bench.servers", servers, List.of(S3ServerProcess.S3PROXY, S3ServerProcess.S3MOCK, S3ServerProcess.RGW));
     }
 
