@@ -198,6 +198,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         KeyRules.check(key);
+        server.traits(); // learnt first: the upload rate kept with them decides how the body goes
         uploads.seed(server.keptUploadRate());
         boolean multipart = uploads.inParts(body.length(), body.givenDigests().map(BodyDigests::partSize));
         server.checkCreateOnly(key, options, multipart, this::exists);
