@@ -32,8 +32,6 @@ import java.util.concurrent.CountDownLatch;
                         + "environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or the AWS SDK's default chain."})
 final class RunCommand implements Callable<Integer> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
-
     @Spec
     CommandSpec spec;
 
