@@ -70,23 +70,25 @@ public final class MinioWire implements S3Wire {
     private static final String CONTENT_TYPE = "application/octet-stream";
     private static final String CONTENT_MD5_HEADER = "Content-MD5";
 
+    private final RemoteStoreSettings settings;
+    private final String endpoint;
     private final String bucket;
     private final String region;
-    private final OkHttpClient http;
-    private final MinioClient client;
-    private final FileBodyClient async;
-    private final UploadListing uploadListing;
-    private final java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity;
+    /** Built on first use ({@link #clients()}), so a command that never reaches the store never pays for them. */
+    private volatile Clients clients;
+    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity =
+            new java.util.concurrent.atomic.AtomicReference<>(server -> { });
 
-    private MinioWire(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, FileBodyClient async,
-            java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity) {
-        this.identity = identity;
+    /** The HTTP client and the MinIO clients over it. */
+    private record Clients(OkHttpClient http, MinioClient client, FileBodyClient async, UploadListing uploadListing) {
+    }
+
+    private MinioWire(RemoteStoreSettings settings, String endpoint) {
+        this.settings = settings;
+        this.endpoint = endpoint;
         this.bucket = settings.bucket();
         this.region = settings.region();
-        this.http = http;
-        this.client = client;
-        this.async = async;
-        this.uploadListing = new UploadListing(async);
     }
 
     /** A store over this client, its findings about the server in memory only. */
@@ -94,33 +96,64 @@ public final class MinioWire implements S3Wire {
         return store(settings, dev.felix.offload.store.remote.ProbeOptions.inMemory());
     }
 
-    /** A store over this client; the settings must name an endpoint (the MinIO client has no default one). */
+    /**
+     * A store over this client; the settings must name an endpoint (the MinIO client has no default
+     * one). Nothing is built yet: the clients are built on the first request, or by {@link #prepare()}.
+     */
     public static RemoteStore store(RemoteStoreSettings settings, dev.felix.offload.store.remote.ProbeOptions probe) {
         String endpoint = settings.endpoint().map(Object::toString).orElseThrow(() ->
                 new IllegalArgumentException("setting 'endpoint' is required for a MinIO store"));
-        long attemptMillis = settings.attemptTimeout().toMillis();
-        java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity =
-                new java.util.concurrent.atomic.AtomicReference<>(server -> { });
-        OkHttpClient http = new OkHttpClient.Builder()
-                .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                .retryOnConnectionFailure(false)
-                // every answer, errors included: which server sent it
-                .addNetworkInterceptor(chain -> {
-                    okhttp3.Response response = chain.proceed(chain.request());
-                    String server = response.header("Server");
-                    identity.get().accept(server == null ? "" : server);
-                    return response;
-                })
-                .build();
-        Provider credentials = credentialsProvider(settings);
-        MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
-                .credentialsProvider(credentials).httpClient(http).build();
-        FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint).region(settings.region())
-                .credentialsProvider(credentials).httpClient(http).build());
-        return new RemoteStore(settings, new MinioWire(settings, http, client, async, identity), probe);
+        return new RemoteStore(settings, new MinioWire(settings, endpoint), probe);
+    }
+
+    @Override
+    public void prepare() {
+        clients();
+    }
+
+    private Clients clients() {
+        Clients c = clients;
+        if (c == null) {
+            synchronized (this) {
+                c = clients;
+                if (c == null) {
+                    if (closed) {
+                        throw new IllegalStateException("the MinIO store is closed");
+                    }
+                    long attemptMillis = settings.attemptTimeout().toMillis();
+                    OkHttpClient http = new OkHttpClient.Builder()
+                            .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                            .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                            .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                            .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                            .retryOnConnectionFailure(false)
+                            // every answer, errors included: which server sent it
+                            .addNetworkInterceptor(chain -> {
+                                okhttp3.Response response = chain.proceed(chain.request());
+                                String server = response.header("Server");
+                                identity.get().accept(server == null ? "" : server);
+                                return response;
+                            })
+                            .build();
+                    Provider credentials = credentialsProvider(settings);
+                    MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
+                            .credentialsProvider(credentials).httpClient(http).build();
+                    FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint)
+                            .region(settings.region()).credentialsProvider(credentials).httpClient(http).build());
+                    c = new Clients(http, client, async, new UploadListing(async));
+                    clients = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    private MinioClient client() {
+        return clients().client();
+    }
+
+    private FileBodyClient async() {
+        return clients().async();
     }
 
     private static Provider credentialsProvider(RemoteStoreSettings settings) {
@@ -153,14 +186,22 @@ public final class MinioWire implements S3Wire {
 
     @Override
     public void close() {
+        Clients c;
+        synchronized (this) {
+            closed = true;
+            c = clients;
+        }
+        if (c == null) {
+            return;
+        }
         try {
-            client.close();
-            async.close();
+            c.client().close();
+            c.async().close();
         } catch (Exception ignored) {
             // closing only releases pooled connections
         }
-        http.dispatcher().executorService().shutdown();
-        http.connectionPool().evictAll();
+        c.http().dispatcher().executorService().shutdown();
+        c.http().connectionPool().evictAll();
     }
 
     // ---- objects
@@ -182,14 +223,14 @@ public final class MinioWire implements S3Wire {
             upload.userMetadata().forEach((k, v) -> h.put("x-amz-meta-" + k, v));
             try (RandomAccessFile raf = new RandomAccessFile(file.get().toFile(), "r")) {
                 raf.seek(body.fileOffset());
-                return async.putFromFile(bucket, region, fullKey, raf, body.length(), h).get().etag();
+                return async().putFromFile(bucket, region, fullKey, raf, body.length(), h).get().etag();
             }
         }
         // An array or paced body: one request up to the multipart threshold, a part size of at
         // least the body's length (the client buffers it).
         long partSize = Math.max(RemoteStoreSettings.MIN_PART_SIZE, body.length());
         try (InputStream in = body.open()) {
-            return client.putObject(PutObjectArgs.builder().bucket(bucket).object(fullKey)
+            return client().putObject(PutObjectArgs.builder().bucket(bucket).object(fullKey)
                     .stream(in, body.length(), partSize)
                     .contentType(CONTENT_TYPE)
                     .headers(headers)
@@ -204,7 +245,7 @@ public final class MinioWire implements S3Wire {
         if (withChecksum) {
             b.extraHeaders(Map.of("x-amz-checksum-mode", "ENABLED"));
         }
-        StatObjectResponse r = client.statObject(b.build());
+        StatObjectResponse r = client().statObject(b.build());
         Map<String, String> metadata = new HashMap<>();
         r.userMetadata().forEach((k, v) -> metadata.put(k.toLowerCase(Locale.ROOT), v));
         return new Head(r.size(), r.etag(), metadata, r.headers().get(CRC32_HEADER));
@@ -219,7 +260,7 @@ public final class MinioWire implements S3Wire {
         if (withChecksum) {
             b.extraHeaders(Map.of("x-amz-checksum-mode", "ENABLED"));
         }
-        GetObjectResponse in = client.getObject(b.build());
+        GetObjectResponse in = client().getObject(b.build());
         Headers h = in.headers();
         // OkHttp drops a connection whose body is closed before its end
         return new Body(in, contentLength(h), h.get("Content-Range"), h.get("ETag"), h.get(CRC32_HEADER), () -> { });
@@ -250,7 +291,7 @@ public final class MinioWire implements S3Wire {
             b.startAfter(continuation);
         }
         List<Listed> objects = new ArrayList<>();
-        Iterator<Result<Item>> it = client.listObjects(b.build()).iterator();
+        Iterator<Result<Item>> it = client().listObjects(b.build()).iterator();
         while (objects.size() < maxKeys && it.hasNext()) {
             Item item = it.next().get();
             objects.add(new Listed(item.objectName(), item.size(), item.etag()));
@@ -261,7 +302,7 @@ public final class MinioWire implements S3Wire {
 
     @Override
     public void deleteObject(String fullKey) throws Exception {
-        client.removeObject(RemoveObjectArgs.builder().bucket(bucket).object(fullKey).build());
+        client().removeObject(RemoveObjectArgs.builder().bucket(bucket).object(fullKey).build());
     }
 
     @Override
@@ -272,7 +313,7 @@ public final class MinioWire implements S3Wire {
         List<DeleteObject> objects = fullKeys.stream().map(DeleteObject::new).toList();
         List<DeleteFailure> failures = new ArrayList<>();
         // The iterable sends the request only as it is consumed.
-        for (Result<DeleteError> result : client.removeObjects(RemoveObjectsArgs.builder().bucket(bucket)
+        for (Result<DeleteError> result : client().removeObjects(RemoveObjectsArgs.builder().bucket(bucket)
                 .objects(objects).build())) {
             DeleteError error = result.get();
             failures.add(new DeleteFailure(error.objectName(), error.code(), error.message()));
@@ -291,7 +332,7 @@ public final class MinioWire implements S3Wire {
         if (partCrc32s) {
             headers.put("x-amz-checksum-algorithm", "CRC32");
         }
-        return async.createMultipartUploadAsync(bucket, region, fullKey, headers, null).get().result().uploadId();
+        return async().createMultipartUploadAsync(bucket, region, fullKey, headers, null).get().result().uploadId();
     }
 
     @Override
@@ -302,7 +343,7 @@ public final class MinioWire implements S3Wire {
         contentMd5.ifPresent(m -> headers.put(CONTENT_MD5_HEADER, m));
         Object data = partData(body, from, count);
         try {
-            return async.uploadPartAsync(bucket, region, fullKey, data, count, uploadId, partNumber, headers, null)
+            return async().uploadPartAsync(bucket, region, fullKey, data, count, uploadId, partNumber, headers, null)
                     .get().etag();
         } finally {
             if (data instanceof RandomAccessFile raf) {
@@ -336,18 +377,18 @@ public final class MinioWire implements S3Wire {
         if (createOnly) {
             headers.put("If-None-Match", "*");
         }
-        return async.completeMultipartUploadAsync(bucket, region, fullKey, uploadId, completed, headers, null)
+        return async().completeMultipartUploadAsync(bucket, region, fullKey, uploadId, completed, headers, null)
                 .get().etag();
     }
 
     @Override
     public void abortMultipartUpload(String fullKey, String uploadId) throws Exception {
-        async.abortMultipartUploadAsync(bucket, region, fullKey, uploadId, null, null).get();
+        async().abortMultipartUploadAsync(bucket, region, fullKey, uploadId, null, null).get();
     }
 
     @Override
     public UploadPage listMultipartUploads(String fullPrefix, String keyMarker, String uploadIdMarker) throws Exception {
-        ListMultipartUploadsResult r = uploadListing.page(bucket, region, fullPrefix, keyMarker, uploadIdMarker);
+        ListMultipartUploadsResult r = clients().uploadListing().page(bucket, region, fullPrefix, keyMarker, uploadIdMarker);
         List<PendingUpload> uploads = new ArrayList<>();
         for (io.minio.messages.Upload u : r.uploads()) {
             uploads.add(new PendingUpload(u.objectName(), u.uploadId(),
