@@ -163,6 +163,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
     public void close() {
         partUploads.shutdownNow();
         wire.close();
+        server.close();
     }
 
     // ---- calls

@@ -102,6 +102,9 @@ public final class ServerProbe {
      */
     static final Duration OWN_PROBE_STANDS = Duration.ofMinutes(5);
 
+    /** How often a measured upload rate is written to the keep while the store is open (and at its close). */
+    static final Duration RATE_KEPT_EVERY = Duration.ofMinutes(10);
+
     /** What reads assume of a server they could not probe: that it keeps and checks nothing. */
     private static final ServerTraits UNKNOWN = new ServerTraits(false, false, false, false, false, false);
 
@@ -135,6 +138,9 @@ public final class ServerProbe {
     /** Why the findings in use were contradicted, until they are dropped. */
     private volatile String contradiction;
     private volatile long probedAtNanos;
+    /** A measured upload rate is in {@link #findings} but not yet in the keep. */
+    private volatile boolean rateUnkept;
+    private volatile long rateKeptAtNanos;
     private boolean forceProbe;
     private volatile long probeRefusedAt;
     private volatile boolean probeRefused;
@@ -374,15 +380,33 @@ public final class ServerProbe {
         return f == null ? OptionalLong.empty() : f.uploadRate();
     }
 
-    /** Keeps a newly measured upload rate with the findings in use (a writer's). */
+    /**
+     * Keeps a newly measured upload rate with the findings in use (a writer's): in memory now, in the
+     * keep at most every {@link #RATE_KEPT_EVERY} (an upload thread should not wait for an fsync on
+     * every change) and at {@link #close()}.
+     */
     public void keepUploadRate(long bytesPerSecond) {
         ServerFindings f = findings;
         if (f == null || options.readOnly() || bytesPerSecond <= 0) {
             return;
         }
-        ServerFindings updated = f.withUploadRate(bytesPerSecond);
-        findings = updated;
-        keep(updated);
+        findings = f.withUploadRate(bytesPerSecond);
+        rateUnkept = true;
+        long now = System.nanoTime();
+        if (rateKeptAtNanos == 0 || now - rateKeptAtNanos > RATE_KEPT_EVERY.toNanos()) {
+            close();
+        }
+    }
+
+    /** Keeps what is not kept yet (an upload rate measured since): the store is closing. */
+    public void close() {
+        ServerFindings f = findings;
+        if (!rateUnkept || f == null || options.readOnly()) {
+            return;
+        }
+        rateUnkept = false;
+        rateKeptAtNanos = System.nanoTime();
+        keep(f);
     }
 
     /**

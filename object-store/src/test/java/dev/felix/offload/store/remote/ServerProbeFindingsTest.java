@@ -214,6 +214,33 @@ class ServerProbeFindingsTest {
     }
 
     @Test
+    void aMeasuredUploadRateIsKeptWithTheFindingsFirstAtOnceThenAtClose() throws Exception {
+        Server server = new Server();
+        FindingsKeep keep = FindingsKeep.inMemory();
+        ServerProbe writer = probe(server, ProbeOptions.writer(keep, false), NOW);
+        writer.traits();
+        writer.keepUploadRate(300L << 20);
+        assertThat(keep.load(ServerFindings.Key.of(settings())).orElseThrow().uploadRate()).hasValue(300L << 20);
+        writer.keepUploadRate(100L << 20);
+        assertThat(keep.load(ServerFindings.Key.of(settings())).orElseThrow().uploadRate()).as("not at every change")
+                .hasValue(300L << 20);
+        writer.close();
+        assertThat(keep.load(ServerFindings.Key.of(settings())).orElseThrow().uploadRate()).hasValue(100L << 20);
+        ServerProbe next = probe(server, ProbeOptions.writer(keep, false), NOW.plusSeconds(60));
+        next.traits();
+        assertThat(next.keptUploadRate()).hasValue(100L << 20);
+
+        server.writes.clear();
+        FindingsKeep readersKeep = FindingsKeep.inMemory();
+        ServerProbe reader = probe(server, ProbeOptions.reader(readersKeep), NOW.plusSeconds(60));
+        reader.traits();
+        reader.keepUploadRate(1);
+        reader.close();
+        assertThat(server.writes).as("a reader writes nothing").isEmpty();
+        assertThat(readersKeep.load(ServerFindings.Key.of(settings()))).isEmpty();
+    }
+
+    @Test
     void aStoreWithFindingsInMemoryOnlyLeavesNothingInTheBucket() throws Exception {
         Server server = new Server();
         ServerProbe library = new ServerProbe(settings(), server);
