@@ -7,6 +7,7 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.OnFirstUse;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
@@ -74,9 +75,8 @@ public final class MinioWire implements S3Wire {
     private final String endpoint;
     private final String bucket;
     private final String region;
-    /** Built on first use ({@link #clients()}), so a command that never reaches the store never pays for them. */
-    private volatile Clients clients;
-    private volatile boolean closed;
+    /** Built on first use, so a command that never reaches the store never pays for them. */
+    private final OnFirstUse<Clients> clients = new OnFirstUse<>("the MinIO store", this::build);
     private final java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity =
             new java.util.concurrent.atomic.AtomicReference<>(server -> { });
 
@@ -108,44 +108,35 @@ public final class MinioWire implements S3Wire {
 
     @Override
     public void prepare() {
-        clients();
+        clients.get();
+    }
+
+    private Clients build() {
+        long attemptMillis = settings.attemptTimeout().toMillis();
+        OkHttpClient http = new OkHttpClient.Builder()
+                .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                .retryOnConnectionFailure(false)
+                // every answer, errors included: which server sent it
+                .addNetworkInterceptor(chain -> {
+                    okhttp3.Response response = chain.proceed(chain.request());
+                    String server = response.header("Server");
+                    identity.get().accept(server == null ? "" : server);
+                    return response;
+                })
+                .build();
+        Provider credentials = credentialsProvider(settings);
+        MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
+                .credentialsProvider(credentials).httpClient(http).build();
+        FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint)
+                .region(settings.region()).credentialsProvider(credentials).httpClient(http).build());
+        return new Clients(http, client, async, new UploadListing(async));
     }
 
     private Clients clients() {
-        Clients c = clients;
-        if (c == null) {
-            synchronized (this) {
-                c = clients;
-                if (c == null) {
-                    if (closed) {
-                        throw new IllegalStateException("the MinIO store is closed");
-                    }
-                    long attemptMillis = settings.attemptTimeout().toMillis();
-                    OkHttpClient http = new OkHttpClient.Builder()
-                            .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                            .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                            .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                            .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                            .retryOnConnectionFailure(false)
-                            // every answer, errors included: which server sent it
-                            .addNetworkInterceptor(chain -> {
-                                okhttp3.Response response = chain.proceed(chain.request());
-                                String server = response.header("Server");
-                                identity.get().accept(server == null ? "" : server);
-                                return response;
-                            })
-                            .build();
-                    Provider credentials = credentialsProvider(settings);
-                    MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
-                            .credentialsProvider(credentials).httpClient(http).build();
-                    FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint)
-                            .region(settings.region()).credentialsProvider(credentials).httpClient(http).build());
-                    c = new Clients(http, client, async, new UploadListing(async));
-                    clients = c;
-                }
-            }
-        }
-        return c;
+        return clients.get();
     }
 
     private MinioClient client() {
@@ -186,22 +177,16 @@ public final class MinioWire implements S3Wire {
 
     @Override
     public void close() {
-        Clients c;
-        synchronized (this) {
-            closed = true;
-            c = clients;
-        }
-        if (c == null) {
-            return;
-        }
-        try {
-            c.client().close();
-            c.async().close();
-        } catch (Exception ignored) {
-            // closing only releases pooled connections
-        }
-        c.http().dispatcher().executorService().shutdown();
-        c.http().connectionPool().evictAll();
+        clients.close().ifPresent(c -> {
+            try {
+                c.client().close();
+                c.async().close();
+            } catch (Exception ignored) {
+                // closing only releases pooled connections
+            }
+            c.http().dispatcher().executorService().shutdown();
+            c.http().connectionPool().evictAll();
+        });
     }
 
     // ---- objects

@@ -4,6 +4,7 @@ import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.OnFirstUse;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.ProbeOptions;
 import dev.felix.offload.store.remote.RemoteStore;
@@ -75,14 +76,13 @@ public final class AwsSdkWire implements S3Wire {
 
     private final RemoteStoreSettings settings;
     private final String bucket;
-    /** Built on first use ({@link #clients()}), so a command that never reaches the store never pays for them. */
-    private volatile Clients clients;
+    /** Built on first use, so a command that never reaches the store never pays for them. */
+    private final OnFirstUse<Clients> clients;
     /** The same client but for upload bodies, which it leaves out of the signature; over the same connections. */
-    private volatile S3Client unsignedBodies;
+    private final OnFirstUse<S3Client> unsignedBodies;
     private volatile java.util.function.Consumer<String> identityListener = identity -> { };
     private volatile boolean md5CheckedByServer;
     private volatile boolean crc32CheckedByServer;
-    private volatile boolean closed;
 
     /** The HTTP client, the credentials and the signed client over them. */
     private record Clients(SdkHttpClient http, AwsCredentialsProvider credentials, S3Client s3) {
@@ -91,6 +91,11 @@ public final class AwsSdkWire implements S3Wire {
     private AwsSdkWire(RemoteStoreSettings settings) {
         this.settings = settings;
         this.bucket = settings.bucket();
+        this.clients = new OnFirstUse<>("the S3 store", this::build);
+        this.unsignedBodies = new OnFirstUse<>("the S3 store", () -> {
+            Clients c = clients.get();
+            return client(settings, c.http(), c.credentials()).putAuthScheme(new UnsignedBodySigning()).build();
+        });
     }
 
     /** A store over this client, its findings about the server in memory only. */
@@ -108,35 +113,22 @@ public final class AwsSdkWire implements S3Wire {
 
     @Override
     public void prepare() {
-        clients();
+        clients.get();
     }
 
-    private Clients clients() {
-        Clients c = clients;
-        if (c == null) {
-            synchronized (this) {
-                c = clients;
-                if (c == null) {
-                    if (closed) {
-                        throw new IllegalStateException("the S3 store is closed");
-                    }
-                    ApacheHttpClient.Builder builder = ApacheHttpClient.builder()
-                            .connectionTimeout(settings.connectTimeout())
-                            .socketTimeout(settings.attemptTimeout())
-                            .maxConnections(settings.partConcurrency() * 2 + 16);
-                    if (settings.endpoint().map(e -> "http".equalsIgnoreCase(e.getScheme())).orElse(false)) {
-                        // Over plain HTTP no TLS context is needed: building one (the JDK's trust store read
-                        // and parsed) cost a cold start about 0.35 s of CPU for nothing.
-                        builder.socketFactory(new TlsOnFirstUse());
-                    }
-                    SdkHttpClient http = builder.build();
-                    AwsCredentialsProvider credentials = credentialsProvider(settings);
-                    c = new Clients(http, credentials, client(settings, http, credentials).build());
-                    clients = c;
-                }
-            }
+    private Clients build() {
+        ApacheHttpClient.Builder builder = ApacheHttpClient.builder()
+                .connectionTimeout(settings.connectTimeout())
+                .socketTimeout(settings.attemptTimeout())
+                .maxConnections(settings.partConcurrency() * 2 + 16);
+        if (settings.endpoint().map(e -> "http".equalsIgnoreCase(e.getScheme())).orElse(false)) {
+            // Over plain HTTP no TLS context is needed: building one (the JDK's trust store read and
+            // parsed) cost a cold start about 0.35 s of CPU for nothing.
+            builder.socketFactory(new TlsOnFirstUse());
         }
-        return c;
+        SdkHttpClient http = builder.build();
+        AwsCredentialsProvider credentials = credentialsProvider(settings);
+        return new Clients(http, credentials, client(settings, http, credentials).build());
     }
 
     /**
@@ -174,23 +166,7 @@ public final class AwsSdkWire implements S3Wire {
     }
 
     private S3Client s3() {
-        return clients().s3();
-    }
-
-    /** Built when the server was first seen to check a body checksum ({@link #bodyChecksumCheckedByServer}). */
-    private S3Client unsignedBodies() {
-        S3Client u = unsignedBodies;
-        if (u == null) {
-            synchronized (this) {
-                u = unsignedBodies;
-                if (u == null) {
-                    Clients c = clients();
-                    u = client(settings, c.http(), c.credentials()).putAuthScheme(new UnsignedBodySigning()).build();
-                    unsignedBodies = u;
-                }
-            }
-        }
-        return u;
+        return clients.get().s3();
     }
 
     @Override
@@ -243,7 +219,7 @@ public final class AwsSdkWire implements S3Wire {
 
     private S3Client forBody(Optional<String> contentMd5, boolean carriesCrc32) {
         boolean bound = (md5CheckedByServer && contentMd5.isPresent()) || (crc32CheckedByServer && carriesCrc32);
-        return bound ? unsignedBodies() : s3();
+        return bound ? unsignedBodies.get() : s3();
     }
 
     private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
@@ -265,20 +241,11 @@ public final class AwsSdkWire implements S3Wire {
 
     @Override
     public void close() {
-        Clients c;
-        S3Client u;
-        synchronized (this) {
-            closed = true;
-            c = clients;
-            u = unsignedBodies;
-        }
-        if (u != null) {
-            u.close();
-        }
-        if (c != null) {
+        unsignedBodies.close().ifPresent(S3Client::close);
+        clients.close().ifPresent(c -> {
             c.s3().close();
             c.http().close(); // shared, so neither client closes it
-        }
+        });
     }
 
     @Override
