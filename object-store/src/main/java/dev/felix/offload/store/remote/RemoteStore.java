@@ -276,16 +276,17 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
     /**
      * Multipart bodies in the configured part size (their part CRC32s check the caller's), a single
      * request's as one slice where it carries a Content-MD5 or CRC32; none where it carries neither.
-     * MD5s only where the requests carry them.
+     * MD5s only where the requests carry them. Kept findings answer before the server was asked
+     * anything, so a caller can read segments while the store starts up.
      */
     @Override
     public Optional<DigestPlan> digestPlan(long length) throws StoreException {
-        boolean md5s = server.sendsContentMd5();
+        boolean md5s = server.plansContentMd5();
         uploads.seed(server.keptUploadRate());
         if (uploads.inParts(length, Optional.empty())) {
             return Optional.of(new DigestPlan(settings.partSize(), md5s));
         }
-        return md5s || server.sendsCrc32() ? Optional.of(new DigestPlan(Math.max(1, length), md5s)) : Optional.empty();
+        return md5s || server.plansCrc32() ? Optional.of(new DigestPlan(Math.max(1, length), md5s)) : Optional.empty();
     }
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {

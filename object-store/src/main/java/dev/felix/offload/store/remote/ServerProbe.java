@@ -482,6 +482,37 @@ public final class ServerProbe {
         return t.contentMd5Verified() && t.md5Etags() && etagsAreMd5s();
     }
 
+    /**
+     * The traits for planning what a caller computes ahead of a put ({@link RemoteStore#digestPlan}):
+     * kept findings serve before the server answered at all, since a plan that turns out wrong only
+     * costs the put a digest of its own. Where nothing is known yet they are learnt as for
+     * {@link #traits()}.
+     */
+    private ServerTraits traitsForPlanning() throws StoreException {
+        dropIfContradicted();
+        ServerTraits t = traits;
+        if (t != null) {
+            return t;
+        }
+        synchronized (this) {
+            if (traits == null) {
+                learn();
+            }
+            return traits;
+        }
+    }
+
+    /** As {@link #sendsContentMd5()}, for a plan ({@link #traitsForPlanning()}). */
+    public boolean plansContentMd5() throws StoreException {
+        ServerTraits t = traitsForPlanning();
+        return t.contentMd5Verified() && !(plansCrc32() && t.crc32Verified());
+    }
+
+    /** As {@link #sendsCrc32()}, for a plan ({@link #traitsForPlanning()}). */
+    public boolean plansCrc32() throws StoreException {
+        return byMode(() -> traitsForPlanning().crc32Accepted());
+    }
+
     /** Whether uploads carry an {@code x-amz-checksum-crc32} header. */
     public boolean sendsCrc32() throws StoreException {
         return byMode(() -> traits().crc32Accepted());
