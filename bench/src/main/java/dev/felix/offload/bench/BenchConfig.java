@@ -50,6 +50,12 @@ final class BenchConfig {
     /** Side b3: the jar with the opt-in class-data-sharing archive. */
     final boolean offloadCdsSide = !"false".equals(System.getProperty("bench.offload.cds-side"));
     final String rclone = System.getProperty("bench.rclone", "rclone");
+    /**
+     * The distribution's launcher (its {@code bin/felix-offload}), when given: the start-up rows and the
+     * offload section then time it beside the bare jar (side b4).
+     */
+    final Path launcher = System.getProperty("bench.launcher") == null ? null
+            : Path.of(System.getProperty("bench.launcher")).toAbsolutePath();
     /** The command's jar, for side b2 (the pass as its own process with a 256 MiB heap). */
     final Path cliJar = Path.of(System.getProperty("bench.cli.jar", "cli/target/felix-offload.jar")).toAbsolutePath();
 

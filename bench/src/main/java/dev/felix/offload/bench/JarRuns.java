@@ -43,6 +43,14 @@ final class JarRuns {
         return c;
     }
 
+    /** The launcher's command with {@code args} (its own JVM flags and archive). */
+    List<String> launcherCommand(String... args) {
+        List<String> c = new ArrayList<>();
+        c.add(config.launcher.toString());
+        c.addAll(List.of(args));
+        return c;
+    }
+
     /** The flags that use {@code archive}. */
     static List<String> usingArchive(Path archive) {
         return List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:auto");

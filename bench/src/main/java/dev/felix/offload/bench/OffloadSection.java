@@ -56,6 +56,7 @@ final class OffloadSection {
     static final String RCLONE_PARTS = "c1: rclone, in the pass's parts";
     static final String PASS_JAR = "b2: the jar, -Xmx256m";
     static final String PASS_JAR_CDS = "b3: the jar, CDS archive";
+    static final String PASS_LAUNCHER = "b4: the launcher";
     private static final String NODE = "bench-node";
 
     private final BenchConfig config;
@@ -115,6 +116,12 @@ final class OffloadSection {
         if (!Files.isRegularFile(config.cliJar)) {
             result.failures.put(PASS_JAR, "no " + config.cliJar + " (the benchmark command in README builds it)");
         }
+        if (config.launcher != null) {
+            sides.add(PASS_LAUNCHER);
+            if (!Files.isExecutable(config.launcher)) {
+                result.failures.put(PASS_LAUNCHER, "no executable launcher at " + config.launcher);
+            }
+        }
         List<String> cds = List.of();
         if (config.offloadCdsSide) {
             sides.add(PASS_JAR_CDS);
@@ -158,6 +165,7 @@ final class OffloadSection {
                                             "--s3-upload-concurrency", Integer.toString(defaults.partConcurrency())));
                             case PASS_JAR -> jar(server, bucket, prefix, List.of());
                             case PASS_JAR_CDS -> jar(server, bucket, prefix, jarFlags);
+                            case PASS_LAUNCHER -> jar(server, bucket, prefix, null);
                             default -> throw new IllegalStateException(side);
                         };
                         if (side.equals(SDK) || side.equals(RCLONE) || side.equals(RCLONE_PARTS)) {
@@ -193,6 +201,7 @@ final class OffloadSection {
                     ratio(result, thisRound, "b2/c", PASS_JAR, RCLONE);
                     ratio(result, thisRound, "b3/c", PASS_JAR_CDS, RCLONE);
                     ratio(result, thisRound, "b3/b2", PASS_JAR_CDS, PASS_JAR);
+                    ratio(result, thisRound, "b4/c", PASS_LAUNCHER, RCLONE);
                 }
             }
             result.sent = store.describeUploads().orElse(null);
@@ -274,15 +283,21 @@ final class OffloadSection {
      * 256 MiB, its defaults but the parallelism, under {@code prefix}; seconds from process start to
      * exit, as for rclone. A heap too small for the pass shows as its failure.
      */
+    /** @param jvmFlags flags for the bare jar; null runs the launcher ({@code bench.launcher}) instead */
     private double jar(S3ServerProcess server, String bucket, String prefix, List<String> jvmFlags) throws IOException {
         resetManifests(root);
         Path log = config.work.resolve("offload-jar-" + server.name + ".log");
         String uri = "s3://" + bucket + "/" + prefix + "?endpoint=" + server.endpoint + "&region=" + server.region
                 + "&path-style=true";
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m"));
-        command.addAll(jvmFlags);
-        command.addAll(List.of("-jar", config.cliJar.toString(), "offload", "--data-dir", root.path().toString(),
+        List<String> command = new ArrayList<>();
+        if (jvmFlags == null) { // the launcher, with its own flags
+            command.add(config.launcher.toString());
+        } else {
+            command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+            command.addAll(jvmFlags);
+            command.addAll(List.of("-jar", config.cliJar.toString()));
+        }
+        command.addAll(List.of("offload", "--data-dir", root.path().toString(),
                 "--store", uri, "--parallelism", Integer.toString(config.offloadParallelism)));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("AWS_ACCESS_KEY_ID", server.accessKey);

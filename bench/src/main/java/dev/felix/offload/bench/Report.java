@@ -110,7 +110,10 @@ final class Report {
                     .append("to exit like rclone, so b2/c compares two commands. Every run uses the same data root, so ")
                     .append("as for an operator's every command after the first, the probe's findings and the upload ")
                     .append("rate the warm-up run measured are kept in it. **b3** is b2 with the opt-in class-data-sharing ")
-                    .append("archive (`-XX:SharedArchiveFile`, see 1c).\n\n");
+                    .append("archive (`-XX:SharedArchiveFile`, see 1c).")
+                    .append(config.launcher != null ? " **b4** is the distribution's launcher (`" + config.launcher
+                            .getFileName() + "`), the same command as an installed operator runs it: b4/c " + launcherRatios(results) + "." : "")
+                    .append("\n\n");
             Table a = new Table("server", "b0: verify none MiB/s", "b1: single PUT MiB/s", "b2: the jar, -Xmx256m MiB/s",
                     "b3: the jar, CDS archive MiB/s", "c1: rclone in parts MiB/s", "b/b0", "b0/a", "b1/b", "b1/a", "b2/a",
                     "b2/c", "b3/c", "b/c1", "b1 verified by");
@@ -128,6 +131,16 @@ final class Report {
             sb.append(a.markdown()).append('\n');
         }
         return sb.toString();
+    }
+
+    private static String launcherRatios(List<OffloadSection.Result> results) {
+        List<String> out = new ArrayList<>();
+        for (OffloadSection.Result r : results) {
+            if (!r.failures.containsKey("all")) {
+                out.add(r.server + " " + ratio(r, "b4/c") + " (" + cell(r, OffloadSection.PASS_LAUNCHER) + " MiB/s)");
+            }
+        }
+        return String.join(", ", out);
     }
 
     private static String cell(OffloadSection.Result r, String side) {

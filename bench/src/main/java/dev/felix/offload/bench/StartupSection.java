@@ -28,6 +28,7 @@ final class StartupSection {
 
     static final String JAR = "jar";
     static final String JAR_CDS = "jar + CDS archive";
+    static final String LAUNCHER = "launcher";
     static final String VERSION = "`--version`";
     static final String OFFLOAD_FS = "no-op `offload`, filesystem store";
     static final String OFFLOAD_S3 = "no-op `offload`, S3 store";
@@ -143,7 +144,13 @@ final class StartupSection {
         } catch (IOException e) {
             result.failures.put(JAR_CDS, "no archive: " + e.getMessage());
         }
-        for (String variant : List.of(JAR, JAR_CDS)) {
+        boolean launcher = config.launcher != null && Files.isExecutable(config.launcher);
+        if (launcher) {
+            variants.put(LAUNCHER, List.of());
+        } else if (config.launcher != null) {
+            result.failures.put(LAUNCHER, "no executable launcher at " + config.launcher);
+        }
+        for (String variant : List.of(JAR, JAR_CDS, LAUNCHER)) {
             Map<String, List<Double>> rows = new LinkedHashMap<>();
             ROWS.forEach(r -> rows.put(r, new ArrayList<>()));
             result.seconds.put(variant, rows);
@@ -171,18 +178,20 @@ final class StartupSection {
                         String variant = item.substring(0, item.indexOf('|'));
                         String row = item.substring(item.indexOf('|') + 1);
                         List<String> flags = variants.get(variant);
+                        java.util.function.Function<String[], List<String>> cmd = variant.equals(LAUNCHER)
+                                ? jar::launcherCommand : a -> jar.command(flags, a);
                         seconds = switch (row) {
-                            case VERSION -> JarRuns.timed(jar.command(flags, "--version"), env, log);
-                            case OFFLOAD_FS -> JarRuns.timed(jar.command(flags, "offload", "--data-dir", fsRoot.toString(),
-                                    "--store", fs), env, log);
-                            case OFFLOAD_S3 -> JarRuns.timed(jar.command(flags, "offload", "--data-dir", s3Root.toString(),
-                                    "--store", s3), env, log);
-                            case READ_FS -> JarRuns.timed(jar.command(flags, "read", "--data-dir", fsRoot.toString(),
-                                    "--store", fs, "--shard", shard, "--from", "0", "--max-records", "1"), env, log);
-                            case READ_S3 -> JarRuns.timed(jar.command(flags, "read", "--data-dir", s3Root.toString(),
-                                    "--store", s3, "--shard", shard, "--from", "0", "--max-records", "1"), env, log);
-                            case RUN_S3 -> JarRuns.untilAnswered(jar.command(flags, "run", "--config",
-                                    runConfig.toString()), env, log, health);
+                            case VERSION -> JarRuns.timed(cmd.apply(new String[] {"--version"}), env, log);
+                            case OFFLOAD_FS -> JarRuns.timed(cmd.apply(new String[] {"offload", "--data-dir",
+                                    fsRoot.toString(), "--store", fs}), env, log);
+                            case OFFLOAD_S3 -> JarRuns.timed(cmd.apply(new String[] {"offload", "--data-dir",
+                                    s3Root.toString(), "--store", s3}), env, log);
+                            case READ_FS -> JarRuns.timed(cmd.apply(new String[] {"read", "--data-dir", fsRoot.toString(),
+                                    "--store", fs, "--shard", shard, "--from", "0", "--max-records", "1"}), env, log);
+                            case READ_S3 -> JarRuns.timed(cmd.apply(new String[] {"read", "--data-dir", s3Root.toString(),
+                                    "--store", s3, "--shard", shard, "--from", "0", "--max-records", "1"}), env, log);
+                            case RUN_S3 -> JarRuns.untilAnswered(cmd.apply(new String[] {"run", "--config",
+                                    runConfig.toString()}), env, log, health);
                             default -> throw new IllegalStateException(row);
                         };
                     }
@@ -212,6 +221,7 @@ final class StartupSection {
                 }
                 for (String row : ROWS) {
                     ratio(result, thisRound, "cds/jar " + row, JAR_CDS + "|" + row, JAR + "|" + row);
+                    ratio(result, thisRound, "launcher/jar " + row, LAUNCHER + "|" + row, JAR + "|" + row);
                 }
             }
         }
@@ -242,8 +252,12 @@ final class StartupSection {
                 .append("under `-XX:ArchiveClassesAtExit` (the opt-in for the bare jar in docs/configuration.md, Start-up). ")
                 .append(rclone.available() ? "`rclone lsf` of an empty prefix on the same server (" + rclone.version()
                         + ") is beside them: a native command reaching the same server." : "")
+                .append(config.launcher != null ? " **launcher**: the distribution's `" + config.launcher.getFileName()
+                        + "` (its own JVM flags and archive)." : "")
                 .append(" Seconds: median (fastest–slowest); ratios within a run, median over runs.\n\n");
-        Table t = new Table("server", "command", "jar s", "jar + CDS archive s", "CDS / jar");
+        boolean launcher = config.launcher != null;
+        Table t = launcher ? new Table("server", "command", "jar s", "jar + CDS archive s", "CDS / jar", "launcher s",
+                "launcher / jar") : new Table("server", "command", "jar s", "jar + CDS archive s", "CDS / jar");
         for (Result r : results) {
             if (r.failures.containsKey("all")) {
                 t.row(r.server, "failed: " + r.failures.get("all").replace('|', '/'));
@@ -251,12 +265,17 @@ final class StartupSection {
             }
             boolean first = true;
             for (String row : ROWS) {
-                t.row(first ? r.server : "", row, cell(r, JAR, row), cell(r, JAR_CDS, row), ratio(r, "cds/jar " + row));
+                if (launcher) {
+                    t.row(first ? r.server : "", row, cell(r, JAR, row), cell(r, JAR_CDS, row), ratio(r, "cds/jar " + row),
+                            cell(r, LAUNCHER, row), ratio(r, "launcher/jar " + row));
+                } else {
+                    t.row(first ? r.server : "", row, cell(r, JAR, row), cell(r, JAR_CDS, row), ratio(r, "cds/jar " + row));
+                }
                 first = false;
             }
             t.row("", RCLONE, r.rclone.isEmpty() ? rclone.available() ? "failed" : "not installed" : spread(r.rclone),
                     "", "");
-            for (String variant : List.of(JAR, JAR_CDS)) {
+            for (String variant : launcher ? List.of(JAR, JAR_CDS, LAUNCHER) : List.of(JAR, JAR_CDS)) {
                 t.row("", variant + ": local `read`, S3 / filesystem (target <= 1.2x)",
                         ratio(r, variant + ": read S3 / filesystem"), "", "");
                 t.row("", variant + ": no-op `offload`, S3 / filesystem", ratio(r, variant + ": offload S3 / filesystem"),
