@@ -50,8 +50,10 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
-        ObjectStore store = Stores.preparing(Stores.open(c.store, c.file + ": store", c.dataDir,
-                probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER));
+        // Not prepared ahead: the client is built once the HTTP endpoint answers (Daemon.start), not
+        // beside the endpoint's own start-up on the same cores.
+        ObjectStore store = Stores.open(c.store, c.file + ": store", c.dataDir,
+                probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER);
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
         try {
             daemon.start();
