@@ -117,20 +117,18 @@ public final class RemoteStoreSettings {
     }
 
     /**
-     * Bodies longer than this travel as multipart uploads.
+     * Bodies longer than this travel as multipart uploads, where it was set
+     * ({@link #multipartThresholdChosen()}); left at its default (64 MiB), it only stands until the
+     * store has measured an upload rate, and from then on {@link UploadPlan} chooses per body: one
+     * PUT where it is short, parts where it is long.
      *
-     * <p>The default, 64 MiB, sends a broker's 128 MiB segments in parts (8 of 16 MiB, 4 at a time),
-     * and stays so on purpose. Over a real network one PUT is one TCP stream, whose rate the
-     * round trip bounds; parts in flight together multiply it, a failed part costs 16 MiB again
-     * rather than 128, and the attempt timeout bounds 16 MiB. What parts used to cost here was
-     * verification: the server kept no whole-object CRC32, so {@code verify=auto} read every segment
-     * back. Where the server keeps part CRC32s (AWS S3, S3Mock) head now proves the whole CRC32 from
-     * them ({@link PartCrc32s}); where it keeps none (S3Proxy) a single PUT is read back as well, so
-     * the threshold no longer decides how a segment is verified. On loopback test servers one PUT is
-     * faster (the benchmark's single-PUT pass ran 2.5x the multipart pass on S3Mock, which stores
-     * every part and then copies them into the object, 1.3x on S3Proxy), but that measures how those
-     * servers assemble parts, not a network; raise {@code multipart-threshold} above the segment size
-     * for such a server. The cost of parts elsewhere is nine more requests per segment.
+     * <p>Why both: on S3Proxy and S3Mock, which write every part and then read the parts back into
+     * the object, one PUT per 128 MiB segment ran 1.75x and 2.42x the multipart pass (docs/benchmarks.md,
+     * b1 against b), and parts cost nine more requests per segment everywhere; but one PUT is one TCP
+     * stream, whose rate a real network's round trip bounds, the attempt timeout then bounds the whole
+     * segment rather than a part, and a failure sends the whole segment again. Where part CRC32s are
+     * kept (AWS S3, S3Mock) head proves a multipart object's whole CRC32 ({@link PartCrc32s}), so the
+     * choice does not change how a segment is verified.
      */
     public long multipartThreshold() {
         return multipartThreshold;
