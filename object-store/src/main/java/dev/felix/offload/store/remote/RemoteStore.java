@@ -205,7 +205,11 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
         server.checkCreateOnly(key, options, multipart, this::exists);
         uploads.sent(body.length(), multipart);
         if (multipart) {
-            return multipartPut(key, body, options, server.sendsCrc32());
+            // a body's whole upload is measured, its parts together: what one PUT of it is set against
+            long started = System.nanoTime();
+            PutResult parted = multipartPut(key, body, options, server.sendsCrc32());
+            uploads.measured(body.length(), System.nanoTime() - started);
+            return parted;
         }
         String fullKey = settings.fullKey(key);
         if (server.provesByCrc32()) {
@@ -312,13 +316,10 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads {
             public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
                     Optional<String> crc, Optional<String> md5) throws StoreException {
                 String etag = once("upload of part " + partNumber, key, () -> {
-                    long started = System.nanoTime();
                     try {
-                        String answered = wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
-                        uploads.measured(count, System.nanoTime() - started);
-                        return answered;
+                        return wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
                     } catch (Exception e) {
-                        uploads.failed(count);
+                        uploads.failed(body.length());
                         throw e;
                     }
                 });

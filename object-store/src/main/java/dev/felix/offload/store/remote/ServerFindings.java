@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  *                       sends none; an answer naming another server contradicts the findings
  * @param learntAt       when the probe ran
  * @param traits         what the probe found
- * @param uploadRate     bytes per second one upload request moved, as last measured here (see
+ * @param uploadRate     bytes per second one body (a segment) uploaded at, as last measured here (see
  *                       {@link UploadPlan}); empty until uploads of a MiB or more were measured
  */
 public record ServerFindings(Key key, String serverIdentity, Instant learntAt, ServerTraits traits,

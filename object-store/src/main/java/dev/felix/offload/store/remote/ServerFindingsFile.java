@@ -32,7 +32,7 @@ import java.util.OptionalLong;
  * create-only-honoured=false
  * content-md5-verified=true
  * md5-etags=true
- * upload-rate=310378496                    optional: bytes per second one upload request moved
+ * upload-rate=310378496                    optional: bytes per second one body uploaded at
  * </pre>
  *
  * Every line is {@code name=value} in printable ASCII; a section must name each key but

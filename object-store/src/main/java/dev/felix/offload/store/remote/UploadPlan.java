@@ -19,16 +19,19 @@ import java.util.function.LongConsumer;
  * flight beside it take), capped by the pass's {@code --bandwidth}, sends the body within
  * {@link #singlePutBound} (an eighth of the attempt timeout, at most {@value #SINGLE_PUT_SECONDS}
  * s). Anywhere slower, or before anything was measured, bodies above the default threshold go in
- * parts, several at once, each bounded by the attempt timeout. The rate is an average over upload
- * requests of at least a MiB, halved by an upload attempt that fails (so a link that starts failing
- * turns back to parts), and kept with the server's findings ({@link ServerFindings#uploadRate()}),
- * so a later command starts from it.
+ * parts, several at once, each bounded by the attempt timeout. The rate is an average over bodies of
+ * at least a MiB, each measured whole (a single PUT's attempt, or a multipart upload from its
+ * creation to its completion, its parts together), so it is what one body gets beside the others in
+ * flight whichever way it went: the rate of one part among four in flight would understate what a
+ * single PUT gets and keep every segment in parts. It is halved by an upload attempt that fails (so a
+ * link that starts failing turns back to parts), and kept with the server's findings
+ * ({@link ServerFindings#uploadRate()}), so a later command starts from it.
  *
  * <p>A MinIO store under {@code --bandwidth} keeps the default threshold: its client holds a paced
  * single-request body in memory whole.
  */
 public final class UploadPlan {
-    /** Upload requests smaller than this say more about latency than rate, and are not measured. */
+    /** Bodies smaller than this say more about latency than rate, and are not measured. */
     static final long MIN_SAMPLE_BYTES = 1024 * 1024;
     static final long SINGLE_PUT_SECONDS = 4;
     /** How much of the average one new measurement moves. */
@@ -70,7 +73,7 @@ public final class UploadPlan {
         this.pacedAt = Math.max(0, bytesPerSecond);
     }
 
-    /** An upload request of {@code bytes} took {@code nanos}, its answer included. */
+    /** A body of {@code bytes} went up in {@code nanos} (one PUT, or all its parts and the completion). */
     void measured(long bytes, long nanos) {
         if (bytes < MIN_SAMPLE_BYTES || nanos <= 0) {
             return;
@@ -164,7 +167,7 @@ public final class UploadPlan {
         double seconds = length / (double) effective;
         Duration bound = singlePutBound();
         boolean fits = seconds <= bound.toMillis() / 1000.0;
-        String at = "one upload request moves " + mib(measured) + "/s here"
+        String at = "a body uploads at " + mib(measured) + "/s here"
                 + (paced > 0 && paced < measured ? " (--bandwidth " + mib(paced) + "/s)" : "") + ", so one PUT of "
                 + mib(length) + " takes " + String.format(Locale.ROOT, "%.1f", seconds) + " s, ";
         String limit = bound.toMillis() / 1000.0 + " s (an eighth of the " + settings.attemptTimeout().toSeconds()

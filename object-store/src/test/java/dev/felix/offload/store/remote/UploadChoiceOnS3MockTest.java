@@ -37,7 +37,7 @@ class UploadChoiceOnS3MockTest {
         return file;
     }
 
-    /** A store whose findings (S3Mock's traits, kept now) say one upload request moves {@code rate} bytes/s. */
+    /** A store whose findings (S3Mock's traits, kept now) say a body uploads at {@code rate} bytes/s. */
     private static ObjectStore store(RemoteStoreSettings settings, long rate) throws Exception {
         FindingsKeep keep = FindingsKeep.inMemory();
         keep.save(new ServerFindings(ServerFindings.Key.of(settings), "", Instant.now(),
@@ -61,13 +61,13 @@ class UploadChoiceOnS3MockTest {
                 assertThat(put.parts()).isEqualTo(1);
                 assertThat(proxy.exchanges("POST", t -> t.contains("/fast?uploads"))).isEmpty();
                 assertThat(fast.describeUploads().orElseThrow()).startsWith("bodies over the 16 MiB part size: 1 in one PUT each "
-                        + "(one upload request moves 1024 MiB/s here, so one PUT of 20 MiB takes 0.0 s, within 4.0 s");
+                        + "(a body uploads at 1024 MiB/s here, so one PUT of 20 MiB takes 0.0 s, within 4.0 s");
             }
             try (ObjectStore slow = store(adaptive(server, proxy, bucket).build(), 2 * MIB)) {
                 PutResult put = slow.put("slow", UploadBody.ofFile(twentyMiB()));
                 assertThat(put.parts()).isEqualTo(2);
                 assertThat(proxy.exchanges("POST", t -> t.contains("/slow?uploads"))).hasSize(1);
-                assertThat(slow.describeUploads().orElseThrow()).contains("1 in parts (one upload request moves 2 MiB/s here, "
+                assertThat(slow.describeUploads().orElseThrow()).contains("1 in parts (a body uploads at 2 MiB/s here, "
                         + "so one PUT of 20 MiB takes 10.0 s, more than 4.0 s");
             }
         }

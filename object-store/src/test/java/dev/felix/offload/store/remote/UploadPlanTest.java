@@ -39,7 +39,7 @@ class UploadPlanTest {
         plan.measured(16 * MIB, Duration.ofMillis(50).toNanos()); // 320 MiB/s
         assertThat(plan.inParts(SEGMENT, Optional.empty())).isFalse();
         plan.sent(SEGMENT, false);
-        assertThat(plan.explain().orElseThrow()).startsWith("1 in one PUT each (one upload request moves 320 MiB/s here, "
+        assertThat(plan.explain().orElseThrow()).startsWith("1 in one PUT each (a body uploads at 320 MiB/s here, "
                 + "so one PUT of 128 MiB takes 0.4 s, within 4.0 s");
         assertThat(keptRates).containsExactly(320 * MIB);
 
