@@ -47,17 +47,19 @@ final class BenchConfig {
     final int offloadPayloadBytes = integer("bench.offload.payload.bytes", 1024);
     final boolean offloadNoVerifySide = !"false".equals(System.getProperty("bench.offload.no-verify-side"));
     final boolean offloadSinglePutSide = !"false".equals(System.getProperty("bench.offload.single-put-side"));
-    /** Side b3: the jar with the opt-in class-data-sharing archive. */
-    final boolean offloadCdsSide = !"false".equals(System.getProperty("bench.offload.cds-side"));
     final String rclone = System.getProperty("bench.rclone", "rclone");
-    /**
-     * The distribution's launcher (its {@code bin/felix-offload}), when given: the start-up rows and the
-     * offload section then time it beside the bare jar (side b4).
-     */
-    final Path launcher = System.getProperty("bench.launcher") == null ? null
-            : Path.of(System.getProperty("bench.launcher")).toAbsolutePath();
     /** The command's jar, for side b2 (the pass as its own process with a 256 MiB heap). */
     final Path cliJar = Path.of(System.getProperty("bench.cli.jar", "cli/target/felix-offload.jar")).toAbsolutePath();
+    /**
+     * The distribution's launcher, with the class-data-sharing archive it makes (side b4 and the start-up
+     * rows): the tarball in {@code bench.dist} (default {@code dist/target}) unpacked under the work
+     * directory, or {@code -Dbench.launcher=PATH}; null, with {@link #launcherMissing} saying why, without one.
+     */
+    private final Launcher.Found launcherFound = sectionsNeedLauncher() ? Launcher.find(System.getProperty("bench.launcher"),
+            Path.of(System.getProperty("bench.dist", "dist/target")).toAbsolutePath(), work)
+            : new Launcher.Found(null, "not asked for");
+    final Path launcher = launcherFound.launcher();
+    final String launcherMissing = launcherFound.why();
 
     final int randomReads = integer("bench.reads.random", 20);
     final int chunkBytes = integer("bench.reads.chunk.bytes", 4 * 1024 * 1024);
@@ -158,5 +160,9 @@ final class BenchConfig {
             v = v.substring(0, v.length() - 1);
         }
         return Long.parseLong(v.trim()) * unit;
+    }
+
+    private boolean sectionsNeedLauncher() {
+        return sections.contains("offload") || sections.contains("startup");
     }
 }

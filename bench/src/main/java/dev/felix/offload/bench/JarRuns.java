@@ -17,9 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code felix-offload} as an operator runs it: {@code java [flags] -jar felix-offload.jar ...} in a
  * process of its own, timed from its start to its exit (or, for the daemon, to its first answer on
- * {@code /health}). Also the class-data-sharing archive an operator may opt into for the bare jar
- * (docs/configuration.md, "Start-up"): JDK 17's dynamic archive, written once by an untimed run with
- * {@code -XX:ArchiveClassesAtExit} and used with {@code -XX:SharedArchiveFile}.
+ * {@code /health}); and the distribution's launcher ({@link Launcher}), which brings its own JVM flags
+ * and class-data-sharing archive.
  */
 final class JarRuns {
 
@@ -49,27 +48,6 @@ final class JarRuns {
         c.add(config.launcher.toString());
         c.addAll(List.of(args));
         return c;
-    }
-
-    /** The flags that use {@code archive}. */
-    static List<String> usingArchive(Path archive) {
-        return List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:auto");
-    }
-
-    /**
-     * Writes a class-data-sharing archive of the classes {@code training} loads (a command that
-     * reaches the store, so the AWS SDK's classes are in it); the archive, or empty with why not.
-     */
-    Path archive(Path archive, Map<String, String> env, String... training) throws IOException {
-        Files.deleteIfExists(archive);
-        Path log = archive.resolveSibling(archive.getFileName() + ".log");
-        List<String> c = command(List.of("-XX:ArchiveClassesAtExit=" + archive), training);
-        int exit = run(c, env, log);
-        if (exit != 0 || !Files.isRegularFile(archive)) {
-            throw new IOException("writing the CDS archive (" + String.join(" ", c) + ") exited with " + exit + ": "
-                    + tail(log));
-        }
-        return archive;
     }
 
     /** Runs {@code command} to its end (10 minutes at most); its exit code, output in {@code log}. */

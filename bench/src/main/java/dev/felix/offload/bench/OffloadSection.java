@@ -39,8 +39,8 @@ import java.util.concurrent.TimeUnit;
  * PutObject calls with the same parallelism, (b) one offload pass with verification on (the CLI's
  * defaults: verify auto, two shards at a time), (b0) the same pass with verify none, to attribute
  * the cost of verifying, (b1) the same pass with a multipart threshold above the segment size (one
- * PUT per segment, as (a) does), to attribute the cost of multipart, (b2) the jar as an operator runs it and
- * (b3) the same with a class-data-sharing archive, (c) {@code rclone copy} and, where the
+ * PUT per segment, as (a) does), to attribute the cost of multipart, (b2) the jar as an operator runs it,
+ * (b4) the distribution's launcher with its class-data-sharing archive, (c) {@code rclone copy} and, where the
  * segments are above the store's multipart threshold, (c1) {@code rclone copy} sending them in the same parts
  * as the pass, so what the server spends assembling parts is on both sides. Each run writes under a fresh key prefix, which
  * is deleted (untimed) after it; before each pass the shards' manifests are removed so every segment
@@ -55,7 +55,6 @@ final class OffloadSection {
     static final String RCLONE = "c: rclone copy";
     static final String RCLONE_PARTS = "c1: rclone, in the pass's parts";
     static final String PASS_JAR = "b2: the jar, -Xmx256m";
-    static final String PASS_JAR_CDS = "b3: the jar, CDS archive";
     static final String PASS_LAUNCHER = "b4: the launcher";
     private static final String NODE = "bench-node";
 
@@ -116,20 +115,9 @@ final class OffloadSection {
         if (!Files.isRegularFile(config.cliJar)) {
             result.failures.put(PASS_JAR, "no " + config.cliJar + " (the benchmark command in README builds it)");
         }
-        if (config.launcher != null) {
-            sides.add(PASS_LAUNCHER);
-            if (!Files.isExecutable(config.launcher)) {
-                result.failures.put(PASS_LAUNCHER, "no executable launcher at " + config.launcher);
-            }
-        }
-        List<String> cds = List.of();
-        if (config.offloadCdsSide) {
-            sides.add(PASS_JAR_CDS);
-            try {
-                cds = JarRuns.usingArchive(StartupSection.archive(config, server));
-            } catch (IOException e) {
-                result.failures.put(PASS_JAR_CDS, "no CDS archive: " + e.getMessage());
-            }
+        sides.add(PASS_LAUNCHER);
+        if (config.launcher == null) {
+            result.failures.put(PASS_LAUNCHER, "not run: " + config.launcherMissing);
         }
         for (String s : sides) {
             result.mibps.put(s, new ArrayList<>());
@@ -137,7 +125,6 @@ final class OffloadSection {
         S3Client client = server.client(config.offloadParallelism * 2 + 16);
         // b1: the same store with its multipart threshold above the segment size, so each segment is one PUT.
         long threshold = Math.max(2 * segmentBytes, 64L * 1024 * 1024);
-        List<String> jarFlags = cds;
         try (ObjectStore store = AwsSdkWire.store(server.settings(bucket));
              ObjectStore singlePut = AwsSdkWire.store(server.settings(bucket).toBuilder()
                      .multipart(threshold, 16L * 1024 * 1024, 4).build())) {
@@ -164,7 +151,6 @@ final class OffloadSection {
                                             "--s3-chunk-size", defaults.partSize() + "B",
                                             "--s3-upload-concurrency", Integer.toString(defaults.partConcurrency())));
                             case PASS_JAR -> jar(server, bucket, prefix, List.of());
-                            case PASS_JAR_CDS -> jar(server, bucket, prefix, jarFlags);
                             case PASS_LAUNCHER -> jar(server, bucket, prefix, null);
                             default -> throw new IllegalStateException(side);
                         };
@@ -199,9 +185,8 @@ final class OffloadSection {
                     ratio(result, thisRound, "b1/a", PASS_SINGLE_PUT, SDK);
                     ratio(result, thisRound, "b2/a", PASS_JAR, SDK);
                     ratio(result, thisRound, "b2/c", PASS_JAR, RCLONE);
-                    ratio(result, thisRound, "b3/c", PASS_JAR_CDS, RCLONE);
-                    ratio(result, thisRound, "b3/b2", PASS_JAR_CDS, PASS_JAR);
                     ratio(result, thisRound, "b4/c", PASS_LAUNCHER, RCLONE);
+                    ratio(result, thisRound, "b4/b2", PASS_LAUNCHER, PASS_JAR);
                 }
             }
             result.sent = store.describeUploads().orElse(null);
@@ -290,8 +275,10 @@ final class OffloadSection {
         String uri = "s3://" + bucket + "/" + prefix + "?endpoint=" + server.endpoint + "&region=" + server.region
                 + "&path-style=true";
         List<String> command = new ArrayList<>();
-        if (jvmFlags == null) { // the launcher, with its own flags
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        if (jvmFlags == null) { // the launcher, with its own flags and archive; the same heap as b2
             command.add(config.launcher.toString());
+            pb.environment().put("FELIX_OFFLOAD_HEAP", "256m");
         } else {
             command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
             command.addAll(jvmFlags);
@@ -299,7 +286,6 @@ final class OffloadSection {
         }
         command.addAll(List.of("offload", "--data-dir", root.path().toString(),
                 "--store", uri, "--parallelism", Integer.toString(config.offloadParallelism)));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("AWS_ACCESS_KEY_ID", server.accessKey);
         pb.environment().put("AWS_SECRET_ACCESS_KEY", server.secretKey);
         pb.environment().put(NodeId.ENV, NODE);

@@ -109,24 +109,24 @@ final class Report {
                     .append("`-Xmx256m` (the heap target), its defaults but `--parallelism`, timed from process start ")
                     .append("to exit like rclone, so b2/c compares two commands. Every run uses the same data root, so ")
                     .append("as for an operator's every command after the first, the probe's findings and the upload ")
-                    .append("rate the warm-up run measured are kept in it. **b3** is b2 with the opt-in class-data-sharing ")
-                    .append("archive (`-XX:SharedArchiveFile`, see 1c).")
-                    .append(config.launcher != null ? " **b4** is the distribution's launcher (`" + config.launcher
-                            .getFileName() + "`), the same command as an installed operator runs it: b4/c " + launcherRatios(results) + "." : "")
+                    .append("rate the warm-up run measured are kept in it. **b4** is the same command through the ")
+                    .append("distribution's launcher (`bin/felix-offload`, `FELIX_OFFLOAD_HEAP=256m`) with the ")
+                    .append("class-data-sharing archive it makes on its first start (see 1c): ")
+                    .append(config.launcher != null ? "b4/c " + launcherRatios(results) + "." : "not run: " + config.launcherMissing + ".")
                     .append("\n\n");
             Table a = new Table("server", "b0: verify none MiB/s", "b1: single PUT MiB/s", "b2: the jar, -Xmx256m MiB/s",
-                    "b3: the jar, CDS archive MiB/s", "c1: rclone in parts MiB/s", "b/b0", "b0/a", "b1/b", "b1/a", "b2/a",
-                    "b2/c", "b3/c", "b/c1", "b1 verified by");
+                    "b4: the launcher MiB/s", "c1: rclone in parts MiB/s", "b/b0", "b0/a", "b1/b", "b1/a", "b2/a",
+                    "b2/c", "b4/c", "b4/b2", "b/c1", "b1 verified by");
             for (OffloadSection.Result r : results) {
                 if (r.failures.containsKey("all")) {
                     continue;
                 }
                 a.row(r.server, config.offloadNoVerifySide ? cell(r, OffloadSection.PASS_NO_VERIFY) : "not run",
                         config.offloadSinglePutSide ? cell(r, OffloadSection.PASS_SINGLE_PUT) : "not run",
-                        cell(r, OffloadSection.PASS_JAR), config.offloadCdsSide ? cell(r, OffloadSection.PASS_JAR_CDS)
-                                : "not run", cell(r, OffloadSection.RCLONE_PARTS), ratio(r, "b/b0"),
+                        cell(r, OffloadSection.PASS_JAR), cell(r, OffloadSection.PASS_LAUNCHER),
+                        cell(r, OffloadSection.RCLONE_PARTS), ratio(r, "b/b0"),
                         ratio(r, "b0/a"), ratio(r, "b1/b"), ratio(r, "b1/a"), ratio(r, "b2/a"), ratio(r, "b2/c"),
-                        ratio(r, "b3/c"), ratio(r, "b/c1"), verified(r.verifiedBySinglePut));
+                        ratio(r, "b4/c"), ratio(r, "b4/b2"), ratio(r, "b/c1"), verified(r.verifiedBySinglePut));
             }
             sb.append(a.markdown()).append('\n');
         }

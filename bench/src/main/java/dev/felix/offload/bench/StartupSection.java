@@ -16,9 +16,9 @@ import java.util.stream.Stream;
  * process start to exit, for commands that do (almost) nothing else: {@code --version}, an
  * {@code offload} with nothing left to offload and a {@code read} of records on local disk, each on
  * the filesystem store and on the S3 server, and {@code run} until {@code /health} answers. Each as
- * the bare jar and with the class-data-sharing archive an operator may opt into
- * ({@link JarRuns#archive}, docs/configuration.md); {@code rclone lsf} of an empty prefix beside them, for how long a native
- * command takes to reach the same server.
+ * the bare jar and through the distribution's launcher with the class-data-sharing archive it makes
+ * ({@link Launcher}); {@code rclone lsf} of an empty prefix beside them, for how long a native command
+ * takes to reach the same server.
  *
  * <p>A small root ({@code felix-offload sample-data}) is offloaded once to each store before the
  * timed runs (untimed), so the S3 store's probe findings are kept in the root, as they are for any
@@ -27,7 +27,6 @@ import java.util.stream.Stream;
 final class StartupSection {
 
     static final String JAR = "jar";
-    static final String JAR_CDS = "jar + CDS archive";
     static final String LAUNCHER = "launcher";
     static final String VERSION = "`--version`";
     static final String OFFLOAD_FS = "no-op `offload`, filesystem store";
@@ -38,8 +37,6 @@ final class StartupSection {
     static final String RCLONE = "`rclone lsf` of an empty prefix";
     static final List<String> ROWS = List.of(VERSION, OFFLOAD_FS, OFFLOAD_S3, READ_FS, READ_S3, RUN_S3);
     private static final String NODE = "bench-startup";
-
-    private static Path archive;
 
     /** What one server's runs measured: seconds per row and variant, and in-run ratios. */
     static final class Result {
@@ -62,27 +59,6 @@ final class StartupSection {
         this.config = config;
         this.jar = new JarRuns(config);
         this.rclone = rclone;
-    }
-
-    /**
-     * The CDS archive of this run, written once (untimed) by a no-op offload to {@code server}'s S3
-     * store, so the SDK's classes are in it.
-     */
-    static synchronized Path archive(BenchConfig config, S3ServerProcess server) throws IOException {
-        if (archive == null) {
-            Path dir = Files.createDirectories(config.work.resolve("cds"));
-            Path root = sampleRoot(config, dir.resolve("training-root"));
-            String bucket = "bench-startup";
-            server.createBucket(bucket);
-            Map<String, String> env = env(server);
-            String uri = s3Uri(server, bucket, "cds-training");
-            JarRuns runs = new JarRuns(config);
-            JarRuns.timed(runs.command(List.of(), "offload", "--data-dir", root.toString(), "--store", uri), env,
-                    dir.resolve("training-offload.log"));
-            archive = runs.archive(dir.resolve("felix-offload.jsa"), env, "offload", "--data-dir", root.toString(),
-                    "--store", uri);
-        }
-        return archive;
     }
 
     private static Map<String, String> env(S3ServerProcess server) {
@@ -139,18 +115,12 @@ final class StartupSection {
 
         Map<String, List<String>> variants = new LinkedHashMap<>();
         variants.put(JAR, List.of());
-        try {
-            variants.put(JAR_CDS, JarRuns.usingArchive(archive(config, server)));
-        } catch (IOException e) {
-            result.failures.put(JAR_CDS, "no archive: " + e.getMessage());
-        }
-        boolean launcher = config.launcher != null && Files.isExecutable(config.launcher);
-        if (launcher) {
+        if (config.launcher != null) {
             variants.put(LAUNCHER, List.of());
-        } else if (config.launcher != null) {
-            result.failures.put(LAUNCHER, "no executable launcher at " + config.launcher);
+        } else {
+            result.failures.put(LAUNCHER, config.launcherMissing);
         }
-        for (String variant : List.of(JAR, JAR_CDS, LAUNCHER)) {
+        for (String variant : List.of(JAR, LAUNCHER)) {
             Map<String, List<Double>> rows = new LinkedHashMap<>();
             ROWS.forEach(r -> rows.put(r, new ArrayList<>()));
             result.seconds.put(variant, rows);
@@ -220,7 +190,6 @@ final class StartupSection {
                             variant + "|" + OFFLOAD_FS);
                 }
                 for (String row : ROWS) {
-                    ratio(result, thisRound, "cds/jar " + row, JAR_CDS + "|" + row, JAR + "|" + row);
                     ratio(result, thisRound, "launcher/jar " + row, LAUNCHER + "|" + row, JAR + "|" + row);
                 }
             }
@@ -243,21 +212,19 @@ final class StartupSection {
 
     static String report(BenchConfig config, OffloadSection.Rclone rclone, List<Result> results) {
         StringBuilder sb = new StringBuilder("### 1c. Start-up\n\n");
-        sb.append("What a command costs before its first byte: `felix-offload` as an operator runs it (`java -jar`, ")
-                .append("no flags), timed from process start to exit, on a small root (`sample-data`, offloaded once ")
-                .append("before, untimed, so every `offload` here has nothing left to do and the S3 store's probe ")
-                .append("findings are kept in the root). The local `read` reads one record from offset 0, on local ")
-                .append("disk; `run` is timed until `/health` answers at all. **jar + CDS archive** adds ")
-                .append("`-XX:SharedArchiveFile` with a class-data-sharing archive written once by a no-op `offload` ")
-                .append("under `-XX:ArchiveClassesAtExit` (the opt-in for the bare jar in docs/configuration.md, Start-up). ")
-                .append(rclone.available() ? "`rclone lsf` of an empty prefix on the same server (" + rclone.version()
+        sb.append("What a command costs before its first byte: `felix-offload` as an operator runs it, timed from ")
+                .append("process start to exit, on a small root (`sample-data`, offloaded once before, untimed, so every ")
+                .append("`offload` here has nothing left to do and the S3 store's probe findings are kept in the root). ")
+                .append("The local `read` reads one record from offset 0, on local disk; `run` is timed until `/health` ")
+                .append("answers at all. **jar**: `java -jar felix-offload.jar`, no flags. **launcher**: ")
+                .append(config.launcher != null ? "the distribution's `bin/felix-offload` (" + config.launcher
+                        + "), with the class-data-sharing archive it made on its first start (untimed)"
+                        + (Launcher.hasArchive(config.launcher) ? "" : "; **it made none**, so these starts ran without one")
+                        + "." : "not run: " + config.launcherMissing + ".")
+                .append(rclone.available() ? " `rclone lsf` of an empty prefix on the same server (" + rclone.version()
                         + ") is beside them: a native command reaching the same server." : "")
-                .append(config.launcher != null ? " **launcher**: the distribution's `" + config.launcher.getFileName()
-                        + "` (its own JVM flags and archive)." : "")
                 .append(" Seconds: median (fastest–slowest); ratios within a run, median over runs.\n\n");
-        boolean launcher = config.launcher != null;
-        Table t = launcher ? new Table("server", "command", "jar s", "jar + CDS archive s", "CDS / jar", "launcher s",
-                "launcher / jar") : new Table("server", "command", "jar s", "jar + CDS archive s", "CDS / jar");
+        Table t = new Table("server", "command", "jar s", "launcher s", "launcher / jar");
         for (Result r : results) {
             if (r.failures.containsKey("all")) {
                 t.row(r.server, "failed: " + r.failures.get("all").replace('|', '/'));
@@ -265,17 +232,12 @@ final class StartupSection {
             }
             boolean first = true;
             for (String row : ROWS) {
-                if (launcher) {
-                    t.row(first ? r.server : "", row, cell(r, JAR, row), cell(r, JAR_CDS, row), ratio(r, "cds/jar " + row),
-                            cell(r, LAUNCHER, row), ratio(r, "launcher/jar " + row));
-                } else {
-                    t.row(first ? r.server : "", row, cell(r, JAR, row), cell(r, JAR_CDS, row), ratio(r, "cds/jar " + row));
-                }
+                t.row(first ? r.server : "", row, cell(r, JAR, row), cell(r, LAUNCHER, row), ratio(r, "launcher/jar " + row));
                 first = false;
             }
             t.row("", RCLONE, r.rclone.isEmpty() ? rclone.available() ? "failed" : "not installed" : spread(r.rclone),
                     "", "");
-            for (String variant : launcher ? List.of(JAR, JAR_CDS, LAUNCHER) : List.of(JAR, JAR_CDS)) {
+            for (String variant : List.of(JAR, LAUNCHER)) {
                 t.row("", variant + ": local `read`, S3 / filesystem (target <= 1.2x)",
                         ratio(r, variant + ": read S3 / filesystem"), "", "");
                 t.row("", variant + ": no-op `offload`, S3 / filesystem", ratio(r, variant + ": offload S3 / filesystem"),

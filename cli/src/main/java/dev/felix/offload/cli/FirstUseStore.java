@@ -41,6 +41,7 @@ final class FirstUseStore implements ObjectStore {
     private final Check check;
     private boolean checked;
     private StoreException failure;
+    private RuntimeException refusal;
 
     FirstUseStore(ObjectStore store, Check check) {
         this.store = store;
@@ -62,12 +63,26 @@ final class FirstUseStore implements ObjectStore {
             } catch (IOException e) {
                 // a local file the check reads (the root's node id, say): the read fails as a store read would
                 failure = new StoreRejectedException(dev.felix.offload.log.IoProblem.describe(e), null, null, e);
+            } catch (RuntimeException e) {
+                // a refusal (a missing bucket is a usage error): every later call meets it too
+                refusal = e;
             }
+        }
+        if (refusal != null) {
+            throw refusal;
         }
         if (failure != null) {
             throw failure;
         }
         return store;
+    }
+
+    /**
+     * What the check refused the store with, other than a store failure (a missing bucket, as a usage
+     * error), for the command to report as its own whatever a reader made of it on the way.
+     */
+    synchronized Optional<RuntimeException> refusal() {
+        return Optional.ofNullable(refusal);
     }
 
     @Override

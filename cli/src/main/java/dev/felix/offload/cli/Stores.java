@@ -6,6 +6,10 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.FindingsKeep;
 import dev.felix.offload.store.remote.ProbeOptions;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.store.BucketMissingException;
+import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
@@ -13,6 +17,7 @@ import dev.felix.offload.store.StoreUriException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Opens the store a {@code --store} URI names; a malformed URI is a usage error naming the bad part.
@@ -91,12 +96,30 @@ final class Stores {
         };
     }
 
-    /** Starts building a remote store's client on a thread of its own, so the command's local work overlaps it. */
-    static ObjectStore preparing(ObjectStore store) {
-        if (store instanceof RemoteStore remote) {
-            remote.prepareInBackground();
+    /**
+     * Refuses a remote store whose bucket does not exist, as a usage error naming {@code setting} (exit 2),
+     * before the command writes anything to the data root or the store: one listing of at most one key,
+     * under this node's prefix when the root has a node id already (a policy may allow no wider listing),
+     * else under the store's. A filesystem store is checked where it is opened. Any other failure of that
+     * request is the command's own first store failure, thrown for it to report as it reports those.
+     *
+     * @param env where {@value NodeId#ENV} is looked up; the node id is never created here
+     */
+    static void requireBucket(ObjectStore store, String setting, DataRoot root, Map<String, String> env, String keyPrefix)
+            throws IOException, StoreException {
+        if (!(store instanceof RemoteStore)) {
+            return;
         }
-        return store;
+        String prefix = "";
+        if (env.get(NodeId.ENV) != null || Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+            prefix = new SegmentKeys(keyPrefix, NodeId.resolve(root, env)).nodePrefix();
+        }
+        try {
+            store.listPage(prefix, null, 1);
+        } catch (BucketMissingException e) {
+            throw new FelixOffload.UsageException(setting + ": the bucket does not exist: " + store.describe() + ": "
+                    + e.getMessage() + "; create the bucket, or correct the store URI (nothing was written)");
+        }
     }
 
     private static StoreUri parse(String uri, String setting) {

@@ -99,7 +99,11 @@ public final class RetentionPass {
                 LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
                         + "may name any key", live.unreadable());
             }
+            ExpiryJournal journal = ExpiryJournal.load(root.path());
+            List<String> journalProblems = finishExpired(journal, new dev.felix.offload.copy.ObjectRelease(ownership, live),
+                    stop);
             List<StreamMarker> markers = markers();
+            OverrideReach.warn(rules, root, markers); // an override reaching no shard is said at every pass
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
                 if (stop.stopRequested()) {
@@ -109,7 +113,8 @@ public final class RetentionPass {
                 RetentionSettings shardSettings = rules.settingsFor(ShardName.of(name).withStreamFrom(markers));
                 try {
                     results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
-                            settings.deleteBatchSize(), ownership, live).run(stop));
+                            settings.deleteBatchSize(), ownership, live).settling(settings.unlinkSettle()).journaling(journal)
+                            .run(stop));
                 } catch (RuntimeException e) {
                     LOG.error("{}: retention failed", name, e);
                     results.add(new ShardRetentionResult(name, shardSettings, LocalRetentionResult.nothing(0),
@@ -132,7 +137,7 @@ public final class RetentionPass {
                 }
             }
             RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),
-                    Duration.ofNanos(System.nanoTime() - started));
+                    Duration.ofNanos(System.nanoTime() - started), journalProblems);
             LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
                             + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
@@ -140,6 +145,44 @@ public final class RetentionPass {
                     report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "");
             return report;
         }
+    }
+
+    /**
+     * Deletes what an earlier pass expired but did not delete (a crash or a store failure between its
+     * manifest save and its deletes), as its journal lists: each key once no live manifest names it.
+     * A key a live manifest still names was not expired after all (the save never happened) and
+     * leaves the journal; one that cannot be judged (an unreadable manifest) stays in it.
+     *
+     * @return what went wrong, for the report
+     */
+    private List<String> finishExpired(ExpiryJournal journal, dev.felix.offload.copy.ObjectRelease release,
+                                       StopSignal stop) throws IOException {
+        Map<String, String> pending = journal.keys();
+        if (pending.isEmpty()) {
+            return List.of();
+        }
+        List<dev.felix.offload.copy.ObjectRelease.Permit> permits = new ArrayList<>();
+        List<String> notExpired = new ArrayList<>();
+        pending.forEach((key, shard) -> {
+            dev.felix.offload.copy.ObjectRelease.Verdict v = release.expiredEarlier(shard, key);
+            if (v instanceof dev.felix.offload.copy.ObjectRelease.Verdict.Deletable d) {
+                permits.add(d.permit());
+            } else if (v instanceof dev.felix.offload.copy.ObjectRelease.Verdict.Kept k
+                    && k.refusal() != KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE) {
+                notExpired.add(key);
+            }
+        });
+        journal.remove(notExpired);
+        BatchDeletes.Outcome outcome = BatchDeletes.delete(store, permits, settings.deleteBatchSize(), stop, hook,
+                RetentionStep.OBJECT_BATCH_DELETED, ExpiryJournal.FILE_NAME);
+        journal.remove(outcome.deleted());
+        if (!outcome.deleted().isEmpty()) {
+            LOG.info("deleted {} objects an earlier retention pass expired but did not delete", outcome.deleted().size());
+        }
+        if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
+            return List.of(outcome.left().size() + " objects expired earlier not deleted: " + outcome.problem());
+        }
+        return List.of();
     }
 
     private List<StreamMarker> markers() {

@@ -16,12 +16,21 @@ import java.util.Optional;
  * @param orphanSweep    the orphan sweep, when it ran
  * @param stopped        true when a stop request ended the pass early
  * @param elapsed        how long the pass took
+ * @param expiredEarlier what went wrong finishing the deletes an earlier pass expired ({@link ExpiryJournal})
  */
 public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
-                              Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
+                              Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed,
+                              List<String> expiredEarlier) {
 
     public RetentionReport {
         shards = List.copyOf(shards);
+        expiredEarlier = List.copyOf(expiredEarlier);
+    }
+
+    /** A report without problems finishing earlier expiries. */
+    public RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
+                           Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
+        this(nodeId, shards, deletedStreams, orphanSweep, stopped, elapsed, List.of());
     }
 
     /** What the shards' passes met that an operator must look at, shard by shard. */
@@ -71,7 +80,8 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
     /**
      * Every failure by where it happened: a shard's directory name, {@code .deleted/<name>} for a
      * deleted shard, {@code orphan-sweep} for the sweep's problems, {@code orphan-sweep/<shard>} for
-     * each shard the sweep held as missing or with a stale manifest (an operator must act).
+     * each shard the sweep held as missing or with unrecorded history (an operator must act), and
+     * {@code offload.expiring} for deletes an earlier pass expired that failed again.
      */
     public Map<String, String> failures() {
         Map<String, String> out = new LinkedHashMap<>();
@@ -86,6 +96,9 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
             }
         }
         deletedStreams.failures().forEach((name, why) -> out.put(".deleted/" + name, why));
+        if (!expiredEarlier.isEmpty()) {
+            out.put(ExpiryJournal.FILE_NAME, String.join("; ", expiredEarlier));
+        }
         orphanSweep.ifPresent(o -> {
             if (!o.problems().isEmpty()) {
                 out.put("orphan-sweep", String.join("; ", o.problems()));

@@ -113,10 +113,15 @@ public final class MinioWire implements S3Wire {
 
     private Clients build() {
         long attemptMillis = settings.attemptTimeout().toMillis();
-        OkHttpClient http = new OkHttpClient.Builder()
+        long silenceMillis = settings.readTimeout().toMillis();
+        OkHttpClient.Builder httpBuilder = new OkHttpClient.Builder();
+        settings.caBundle().ifPresent(bundle -> httpBuilder.sslSocketFactory(bundle.sslContext().getSocketFactory(),
+                bundle.x509TrustManager()));
+        OkHttpClient http = httpBuilder
                 .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                // silence either way (no answer yet, or a stalled body) ends the attempt after this
+                .readTimeout(silenceMillis, TimeUnit.MILLISECONDS)
+                .writeTimeout(silenceMillis, TimeUnit.MILLISECONDS)
                 .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .retryOnConnectionFailure(false)
                 // every answer, errors included: which server sent it
@@ -184,6 +189,7 @@ public final class MinioWire implements S3Wire {
             } catch (Exception ignored) {
                 // closing only releases pooled connections
             }
+            c.http().dispatcher().cancelAll(); // calls under way end now rather than at their timeouts
             c.http().dispatcher().executorService().shutdown();
             c.http().connectionPool().evictAll();
         });

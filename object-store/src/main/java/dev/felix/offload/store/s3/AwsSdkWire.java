@@ -104,11 +104,18 @@ public final class AwsSdkWire implements S3Wire {
     }
 
     /**
-     * A store over this client. Nothing is built yet: the SDK's clients (a second or so of class
-     * loading on a cold JVM) are built on the first request, or ahead of it by {@link #prepare()}.
+     * A store over this client. Where the settings name an endpoint nothing is built yet: the SDK's
+     * clients (a second or so of class loading on a cold JVM) are built on the first request, or
+     * ahead of it by {@link #prepare()}.
      */
     public static RemoteStore store(RemoteStoreSettings settings, ProbeOptions probe) {
-        return new RemoteStore(settings, new AwsSdkWire(settings), probe);
+        AwsSdkWire wire = new AwsSdkWire(settings);
+        // Without an endpoint in the store URI the SDK chooses one (AWS_ENDPOINT_URL, a profile's
+        // endpoint_url, or AWS's own), and only the built client knows which: that store's clients are
+        // built now, so descriptions and the kept findings name where requests really go. A URI that
+        // names its endpoint leaves them to the first request.
+        RemoteStoreSettings described = settings.endpoint().isPresent() ? settings : effective(settings, wire.s3());
+        return new RemoteStore(described, wire, probe);
     }
 
     @Override
@@ -119,8 +126,10 @@ public final class AwsSdkWire implements S3Wire {
     private Clients build() {
         ApacheHttpClient.Builder builder = ApacheHttpClient.builder()
                 .connectionTimeout(settings.connectTimeout())
-                .socketTimeout(settings.attemptTimeout())
+                // silence on a connection (no answer yet, or a stalled body) ends the attempt after this
+                .socketTimeout(settings.readTimeout())
                 .maxConnections(settings.partConcurrency() * 2 + 16);
+        settings.caBundle().ifPresent(bundle -> builder.tlsTrustManagersProvider(bundle::trustManagers));
         if (settings.endpoint().map(e -> "http".equalsIgnoreCase(e.getScheme())).orElse(false)) {
             // Over plain HTTP no TLS context is needed: building one (the JDK's trust store read and
             // parsed) cost a cold start about 0.35 s of CPU for nothing.
@@ -172,6 +181,36 @@ public final class AwsSdkWire implements S3Wire {
     @Override
     public void onServerIdentity(java.util.function.Consumer<String> listener) {
         this.identityListener = listener;
+    }
+
+    /**
+     * The settings with the endpoint the SDK really uses: without one in the store URI it takes
+     * AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the matching system properties or a profile's endpoint_url,
+     * and traffic goes there while a description would say AWS. Asked of the built client, so the SDK's
+     * own precedence decides.
+     */
+    static RemoteStoreSettings effective(RemoteStoreSettings settings, S3Client client) {
+        if (settings.endpoint().isPresent()) {
+            return settings;
+        }
+        Optional<java.net.URI> configured = client.serviceClientConfiguration().endpointOverride();
+        if (configured.isEmpty()) {
+            return settings;
+        }
+        String source = "the AWS configuration's endpoint_url";
+        for (String[] where : new String[][] {{"env", "AWS_ENDPOINT_URL_S3"}, {"env", "AWS_ENDPOINT_URL"},
+                {"property", "aws.endpointUrlS3"}, {"property", "aws.endpointUrl"}}) {
+            String value = where[0].equals("env") ? System.getenv(where[1]) : System.getProperty(where[1]);
+            if (value != null && !value.isBlank()) {
+                source = where[0].equals("env") ? where[1] : "-D" + where[1];
+                break;
+            }
+        }
+        try {
+            return settings.toBuilder().endpointFrom(configured.get(), source).build();
+        } catch (IllegalArgumentException e) {
+            return settings; // an endpoint the settings would refuse: the SDK's to report when used
+        }
     }
 
     /** A client over the shared connections; the SDK's own retries are off, as RemoteStore retries. */
