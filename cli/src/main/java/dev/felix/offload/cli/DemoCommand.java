@@ -125,7 +125,8 @@ final class DemoCommand implements Callable<Integer> {
         Path readShard = shards.get(0);
         List<Record> written = readLocal(readShard);
 
-        try (ObjectStore store = Stores.open(storeUri)) {
+        try (ObjectStore store = Stores.open(storeUri);
+                ChunkCache chunks = new ChunkCache(store, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024)) {
             // 2. Offload.
             long t1 = System.nanoTime();
             OffloadSettings settings = OffloadSettings.defaults().withVerify(VerifyMode.AUTO);
@@ -197,8 +198,7 @@ final class DemoCommand implements Callable<Integer> {
 
             // 5. Read back from below the local base.
             long t3 = System.nanoTime();
-            TieredReader reader = new TieredReader(readShard, store,
-                    new ChunkCache(store, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
+            TieredReader reader = new TieredReader(readShard, store, chunks);
             OptionalLong localBase = new ShardReader(readShard).firstOffset();
             List<TieredRead.SourcedRecord> back = readTiered(reader, written.get(0).offset(), written.size());
             long remote = back.stream().filter(TieredRead.SourcedRecord::remote).count();

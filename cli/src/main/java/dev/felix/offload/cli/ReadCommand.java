@@ -132,9 +132,9 @@ final class ReadCommand implements Callable<Integer> {
                             .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
                             .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
                 });
-        try (objectStore) {
-            TieredReader reader = new TieredReader(shard, dir, objectStore,
-                    new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024));
+        try (objectStore;
+                ChunkCache chunks = new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024)) {
+            TieredReader reader = new TieredReader(shard, dir, objectStore, chunks);
             int printed = 0;
             long next = offset;
             while (printed < maxRecords) {

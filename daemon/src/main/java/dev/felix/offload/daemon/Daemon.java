@@ -403,6 +403,7 @@ public final class Daemon {
                 http.stop();
             }
             readWork.shutdownNow();
+            chunks.close();
             store.close();
             return Boolean.TRUE;
         });

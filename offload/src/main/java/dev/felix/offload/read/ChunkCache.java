@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 
 /**
  * Aligned chunks of objects, fetched with ranged GETs and kept in memory up to a byte budget. Chunk
@@ -40,7 +39,7 @@ import java.util.concurrent.Executors;
  * bytes cached for one history of a shard are never served for another offloaded under the same
  * keys.
  */
-public final class ChunkCache {
+public final class ChunkCache implements AutoCloseable {
 
     /** 4 MiB chunks. */
     public static final int DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -81,8 +80,18 @@ public final class ChunkCache {
     /** At most this many chunks in one ranged GET. */
     static final int MAX_CHUNKS_PER_GET = 8;
 
+    /**
+     * At most this many ranged GETs of one cache at once. Each run of chunks takes one thread for its
+     * GET; without a bound, many readers missing at once made a thread each (110 seen under load), and
+     * every one of them held a connection and up to a run of chunk arrays. Runs beyond it wait in the
+     * queue; readers wait on their chunk's future either way.
+     */
+    public static final int MAX_CONCURRENT_FETCHES = 16;
+
     private final int readAheadChunks;
     private final Executor executor;
+    /** The pool this cache made for itself, closed with it; null when the caller lent one. */
+    private final java.util.concurrent.ExecutorService ownPool;
     private final com.github.benmanes.caffeine.cache.Cache<ObjectIdentity, Stream> streams =
             Caffeine.newBuilder().maximumSize(256).build();
     private final long maxBytes;
@@ -107,14 +116,15 @@ public final class ChunkCache {
 
     /** {@code readAheadChunks} 0 turns read-ahead off. */
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks) {
-        this(store, chunkBytes, maxBytes, readAheadChunks, Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "chunk-fetch");
-            t.setDaemon(true);
-            return t;
-        }));
+        this(store, chunkBytes, maxBytes, readAheadChunks, fetchPool(), true);
     }
 
     ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor) {
+        this(store, chunkBytes, maxBytes, readAheadChunks, executor, false);
+    }
+
+    private ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor,
+            boolean owned) {
         if (readAheadChunks < 0 || (long) readAheadChunks * chunkBytes > maxBytes / 2) {
             throw new IllegalArgumentException("read-ahead of " + readAheadChunks + " chunks must fit in half the cache");
         }
@@ -129,6 +139,42 @@ public final class ChunkCache {
         this.chunkBytes = chunkBytes;
         this.maxBytes = maxBytes;
         this.executor = executor;
+        this.ownPool = owned ? (java.util.concurrent.ExecutorService) executor : null;
+    }
+
+    /** Up to {@link #MAX_CONCURRENT_FETCHES} daemon threads, each ended after 30 s idle; more runs queue. */
+    private static java.util.concurrent.ThreadPoolExecutor fetchPool() {
+        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
+                MAX_CONCURRENT_FETCHES, MAX_CONCURRENT_FETCHES, 30, java.util.concurrent.TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "chunk-fetch-" + made.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /** The most fetch threads this cache's own pool has had at once (0 when the pool was lent). */
+    int largestFetchPool() {
+        return ownPool instanceof java.util.concurrent.ThreadPoolExecutor p ? p.getLargestPoolSize() : 0;
+    }
+
+    /** Runs of chunks waiting for a fetch thread of this cache's own pool. */
+    int queuedFetches() {
+        return ownPool instanceof java.util.concurrent.ThreadPoolExecutor p ? p.getQueue().size() : 0;
+    }
+
+    /**
+     * Stops this cache's own fetch threads once the GETs already asked for have ended (their readers
+     * get their chunks); a run asked for after this fails its readers' chunks at once.
+     */
+    @Override
+    public void close() {
+        if (ownPool != null) {
+            ownPool.shutdown();
+        }
     }
 
     private byte[] fetch(ChunkKey k) throws StoreException {

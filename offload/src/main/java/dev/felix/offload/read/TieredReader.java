@@ -110,9 +110,10 @@ public final class TieredReader {
     private volatile Manifest manifest;
     private volatile FileTime manifestTime;
     private volatile long manifestSize = -1;
-    private volatile long remoteReads;
-    private volatile long localFallbacks;
-    private volatile long remoteRecordBytes;
+    // The daemon shares one reader across its read threads: a volatile ++ there loses counts.
+    private final java.util.concurrent.atomic.LongAdder remoteReads = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder localFallbacks = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder remoteRecordBytes = new java.util.concurrent.atomic.LongAdder();
 
     public TieredReader(Path shardDir, ObjectFetcher store, ChunkCache chunks) {
         this(shardDir.getFileName().toString(), shardDir, store, chunks);
@@ -142,17 +143,17 @@ public final class TieredReader {
 
     /** Reads made from the store so far. */
     public long remoteReads() {
-        return remoteReads;
+        return remoteReads.sum();
     }
 
     /** Reads of damaged local segments served from their copies instead, so far. */
     public long localFallbacks() {
-        return localFallbacks;
+        return localFallbacks.sum();
     }
 
     /** Record bytes returned from the store so far. */
     public long remoteRecordBytes() {
-        return remoteRecordBytes;
+        return remoteRecordBytes.sum();
     }
 
     /** The manifest as it is on disk now (re-read when the file changed). */
@@ -235,7 +236,7 @@ public final class TieredReader {
                     LOG.warn("{}: local segment {} is damaged ({}); serving offsets {}..{} from its verified copy {}",
                             shard, Long.toUnsignedString(entry.segmentId()), damaged.getMessage(),
                             Long.toUnsignedString(want), Long.toUnsignedString(entry.lastOffset()), entry.objectKey());
-                    localFallbacks++;
+                    localFallbacks.increment();
                     want = readRemote(entry, want, budget);
                     continue;
                 }
@@ -328,7 +329,7 @@ public final class TieredReader {
      */
     private long readRemote(ManifestEntry entry, long want, Budget budget)
             throws IOException, StoreException, CorruptionException {
-        remoteReads++;
+        remoteReads.increment();
         ObjectIdentity object = ObjectIdentity.of(entry);
         String key = entry.objectKey();
         CorruptionSite site = CorruptionSite.inFile(shard, key, 0);
@@ -412,7 +413,7 @@ public final class TieredReader {
         public void take(Record record, long end) {
             budget.take(record, true);
             lastEnd = end;
-            remoteRecordBytes += record.encodedLength();
+            remoteRecordBytes.add(record.encodedLength());
             if (!handedOn && end >= lastChunkStart && chunks.sequential(object)) {
                 handedOn = true;
                 // The next copy's first chunks are in flight before the reader gets there.

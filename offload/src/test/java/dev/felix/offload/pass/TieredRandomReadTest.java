@@ -116,4 +116,41 @@ class TieredRandomReadTest {
         assertThat(store.gets.keySet()).as("only segment objects fetched: no index")
                 .allMatch(k -> manifest.entries().stream().anyMatch(e -> e.objectKey().equals(k)));
     }
+
+    /** The daemon shares one reader across its read threads: its counters miss no read. */
+    @Test
+    void aReaderSharedByThreadsCountsEveryRemoteRead() throws Exception {
+        offload();
+        TieredReader reader = new TieredReader(shard, fs, new ChunkCache(fs, 4096, 1 << 20));
+        long localBase = manifest.newestEntry().orElseThrow().lastOffset() + 1;
+        int threads = 8;
+        int readsEach = 400;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        try {
+            List<java.util.concurrent.Future<Long>> bytes = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                bytes.add(pool.submit(() -> {
+                    start.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    long read = 0;
+                    for (int i = 0; i < readsEach; i++) {
+                        long offset = (seed * 7919L + i * 31L) % localBase;
+                        TieredRead.Records r = (TieredRead.Records) reader.read(offset, 1, 1 << 20);
+                        assertThat(r.records().get(0).record()).isEqualTo(written.get((int) offset));
+                        read += r.records().get(0).record().encodedLength();
+                    }
+                    return read;
+                }));
+            }
+            long total = 0;
+            for (java.util.concurrent.Future<Long> b : bytes) {
+                total += b.get(120, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertThat(reader.remoteReads()).as("remote reads counted").isEqualTo((long) threads * readsEach);
+            assertThat(reader.remoteRecordBytes()).as("record bytes served from the store").isEqualTo(total);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -322,4 +322,68 @@ class ChunkCacheTest {
             reader.shutdownNow();
         }
     }
+
+    /**
+     * Read-ahead for many sequential readers at once shares a bounded pool: the runs beyond it queue
+     * instead of each taking a thread (the demand fetch itself runs on the reader's own thread).
+     */
+    @Test
+    void readAheadOfManyReadersWaitsForAFetchThreadInsteadOfMakingOne() throws Exception {
+        int readers = ChunkCache.MAX_CONCURRENT_FETCHES + 24;
+        int chunk = 4096;
+        CountDownLatch aheadGate = new CountDownLatch(1);
+        AtomicInteger aheadUnderWay = new AtomicInteger();
+        CountingFetcher f = new CountingFetcher(10 * chunk) {
+            @Override
+            public byte[] readRange(String key, ByteRange range) {
+                if (range.offset() >= 2L * chunk) { // beyond the two chunks read on demand: read-ahead
+                    aheadUnderWay.incrementAndGet();
+                    try {
+                        aheadGate.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return super.readRange(key, range);
+            }
+        };
+        ChunkCache cache = new ChunkCache(f, chunk, 1 << 20);
+        try {
+            for (int i = 0; i < readers; i++) {
+                ObjectIdentity object = new ObjectIdentity("k" + i, 10 * chunk, i);
+                assertThat(cache.read(object, 0, 10)).isEqualTo(Arrays.copyOfRange(f.object, 0, 10));
+                // Stepping into the next chunk makes this a sequential reader: its read-ahead goes to the pool.
+                assertThat(cache.read(object, chunk, 10)).isEqualTo(Arrays.copyOfRange(f.object, chunk, chunk + 10));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (aheadUnderWay.get() < ChunkCache.MAX_CONCURRENT_FETCHES && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(aheadUnderWay.get()).as("read-ahead GETs under way at once").isEqualTo(ChunkCache.MAX_CONCURRENT_FETCHES);
+            assertThat(cache.queuedFetches()).as("read-ahead GETs waiting for a fetch thread")
+                    .isEqualTo(readers - ChunkCache.MAX_CONCURRENT_FETCHES);
+            aheadGate.countDown();
+            for (int i = 0; i < readers; i++) {
+                ObjectIdentity object = new ObjectIdentity("k" + i, 10 * chunk, i);
+                assertThat(cache.read(object, 5L * chunk, 10)).isEqualTo(Arrays.copyOfRange(f.object, 5 * chunk, 5 * chunk + 10));
+            }
+            assertThat(cache.largestFetchPool()).isEqualTo(ChunkCache.MAX_CONCURRENT_FETCHES);
+        } finally {
+            aheadGate.countDown();
+            cache.close();
+        }
+    }
+
+    /** A closed cache starts no fetch thread: readers still get their bytes, fetched on their own threads. */
+    @Test
+    void aClosedCacheReadsWithoutReadAhead() throws Exception {
+        CountingFetcher f = new CountingFetcher(10 * 4096);
+        ChunkCache cache = new ChunkCache(f, 4096, 1 << 20);
+        cache.close();
+        ObjectIdentity object = new ObjectIdentity("k", 10 * 4096, 1);
+        for (int i = 0; i < 10; i++) {
+            assertThat(cache.read(object, i * 4096L, 100)).isEqualTo(Arrays.copyOfRange(f.object, i * 4096, i * 4096 + 100));
+        }
+        assertThat(cache.largestFetchPool()).as("fetch threads made after close").isZero();
+    }
 }
