@@ -31,6 +31,18 @@ import java.util.function.IntConsumer;
  */
 final class ClaimGatedStore implements ObjectStore {
 
+    /**
+     * A request this store did not send because the claim check did not pass (or was interrupted): the
+     * pass reports the check's failure once, so a shard says nothing more of it.
+     */
+    static final class NotSentException extends StoreRejectedException {
+        private static final long serialVersionUID = 1L;
+
+        NotSentException(String message, Throwable cause) {
+            super(message, null, null, cause);
+        }
+    }
+
     private final ObjectStore store;
     private final CountDownLatch checked = new CountDownLatch(1);
     private volatile Throwable refused;
@@ -55,12 +67,12 @@ final class ClaimGatedStore implements ObjectStore {
             checked.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StoreRejectedException("not sent: interrupted while the node claim was checked", null, null, e);
+            throw new NotSentException("not sent: interrupted while the node claim was checked", e);
         }
         Throwable why = refused;
         if (why != null) {
             // the pass reports the check's failure itself, once
-            throw new StoreRejectedException("not sent: the node claim check did not pass", null, null, why);
+            throw new NotSentException("not sent: the node claim check did not pass", why);
         }
         return store;
     }
