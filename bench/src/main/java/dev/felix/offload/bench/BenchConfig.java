@@ -18,7 +18,7 @@ final class BenchConfig {
     static final long GiB = 1024L * MiB;
 
     final boolean quick = Boolean.getBoolean("bench.quick");
-    final List<String> sections = list("bench.sections", "offload,reads,http,log,manifest");
+    final List<String> sections = list("bench.sections", "offload,startup,reads,http,log,manifest");
     /** Replace only the sections run in the existing output file, keeping the others (a re-run of one section). */
     final boolean merge = Boolean.getBoolean("bench.merge");
     final int runs = integer("bench.runs", 5);
@@ -50,6 +50,16 @@ final class BenchConfig {
     final String rclone = System.getProperty("bench.rclone", "rclone");
     /** The command's jar, for side b2 (the pass as its own process with a 256 MiB heap). */
     final Path cliJar = Path.of(System.getProperty("bench.cli.jar", "cli/target/felix-offload.jar")).toAbsolutePath();
+    /**
+     * The distribution's launcher, with the class-data-sharing archive it makes (side b4 and the start-up
+     * rows): the tarball in {@code bench.dist} (default {@code dist/target}) unpacked under the work
+     * directory, or {@code -Dbench.launcher=PATH}; null, with {@link #launcherMissing} saying why, without one.
+     */
+    private final Launcher.Found launcherFound = sectionsNeedLauncher() ? Launcher.find(System.getProperty("bench.launcher"),
+            Path.of(System.getProperty("bench.dist", "dist/target")).toAbsolutePath(), work)
+            : new Launcher.Found(null, "not asked for");
+    final Path launcher = launcherFound.launcher();
+    final String launcherMissing = launcherFound.why();
 
     final int randomReads = integer("bench.reads.random", 20);
     final int chunkBytes = integer("bench.reads.chunk.bytes", 4 * 1024 * 1024);
@@ -73,7 +83,7 @@ final class BenchConfig {
 
     BenchConfig() {
         // a typo in a name would otherwise run nothing for it, or fail only after the other servers' runs
-        only("bench.sections", sections, List.of("offload", "reads", "http", "log", "manifest"));
+        only("bench.sections", sections, List.of("offload", "startup", "reads", "http", "log", "manifest"));
         only("bench.servers", servers, List.of(S3ServerProcess.S3PROXY, S3ServerProcess.S3MOCK, S3ServerProcess.RGW));
     }
 
@@ -150,5 +160,9 @@ final class BenchConfig {
             v = v.substring(0, v.length() - 1);
         }
         return Long.parseLong(v.trim()) * unit;
+    }
+
+    private boolean sectionsNeedLauncher() {
+        return sections.contains("offload") || sections.contains("startup");
     }
 }

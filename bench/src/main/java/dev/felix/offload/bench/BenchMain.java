@@ -67,7 +67,7 @@ public final class BenchMain {
         doc.append('\n');
         System.out.print(doc);
 
-        if (config.runs("offload") || config.runs("reads") || config.runs("http")) {
+        if (config.runs("offload") || config.runs("startup") || config.runs("reads") || config.runs("http")) {
             section("1-2, 5. Offload, reads, HTTP clients", this::remote);
         }
         JmhRounds jmh = new JmhRounds(config, List.of("-Xms1g", "-Xmx1g", "-Dbench.work=" + config.work.resolve("jmh"),
@@ -123,9 +123,13 @@ public final class BenchMain {
     }
 
     private void remote() throws IOException {
-        RootGenerator.Root root = root(config.offloadSegmentBytes, true);
+        // the start-up rows need no large root of their own
+        boolean large = config.runs("offload") || config.runs("reads") || config.runs("http");
+        RootGenerator.Root root = large ? root(config.offloadSegmentBytes, true) : null;
         Map<Long, RootGenerator.Root> shapes = new LinkedHashMap<>();
-        shapes.put(config.offloadSegmentBytes, root);
+        if (large) {
+            shapes.put(config.offloadSegmentBytes, root);
+        }
         if (config.runs("offload")) {
             for (long size : config.offloadSegmentSizes) {
                 if (!shapes.containsKey(size)) {
@@ -138,6 +142,7 @@ public final class BenchMain {
         shapes.keySet().forEach(size -> offload.put(size, new ArrayList<>()));
         List<ReadsSection.Result> reads = new ArrayList<>();
         List<HttpClientSection.Result> http = new ArrayList<>();
+        List<StartupSection.Result> startup = new ArrayList<>();
         for (String name : config.servers) {
             Path dir = config.work.resolve("servers").resolve(name);
             BenchFiles.deleteTree(dir);
@@ -157,6 +162,9 @@ public final class BenchMain {
                     failed.failures.put("all", why);
                     results.add(failed);
                 }
+                StartupSection.Result failedStartup = new StartupSection.Result(label);
+                failedStartup.failures.put("all", why);
+                startup.add(failedStartup);
                 ReadsSection.Result failedReads = new ReadsSection.Result(label);
                 failedReads.failure = why;
                 reads.add(failedReads);
@@ -181,6 +189,16 @@ public final class BenchMain {
                         }
                     }
                 }
+                if (config.runs("startup")) {
+                    try {
+                        startup.add(new StartupSection(config, rclone).run(server));
+                    } catch (IOException | RuntimeException e) {
+                        System.out.println("  [startup " + name + "] failed: " + e);
+                        StartupSection.Result failed = new StartupSection.Result(server.label());
+                        failed.failures.put("all", e.toString());
+                        startup.add(failed);
+                    }
+                }
                 if (config.runs("reads")) {
                     try {
                         reads.add(new ReadsSection(config, root).run(server));
@@ -196,13 +214,18 @@ public final class BenchMain {
                 }
             }
         }
+        if (config.runs("offload") || config.runs("startup")) {
+            emit("## 1. Offload throughput and start-up\n\n");
+        }
         if (config.runs("offload")) {
-            emit("## 1. Offload throughput\n\n");
             char part = 'a';
             for (Map.Entry<Long, RootGenerator.Root> shape : shapes.entrySet()) {
                 emit(Report.offload(config, shape.getValue(), shape.getKey(), "1" + part++, rclone,
                         offload.get(shape.getKey())));
             }
+        }
+        if (config.runs("startup")) {
+            emit(StartupSection.report(config, rclone, startup));
         }
         if (config.runs("reads")) {
             emit(Report.reads(config, reads));

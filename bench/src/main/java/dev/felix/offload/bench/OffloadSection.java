@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * PutObject calls with the same parallelism, (b) one offload pass with verification on (the CLI's
  * defaults: verify auto, two shards at a time), (b0) the same pass with verify none, to attribute
  * the cost of verifying, (b1) the same pass with a multipart threshold above the segment size (one
- * PUT per segment, as (a) does), to attribute the cost of multipart, (c) {@code rclone copy} and, where the
+ * PUT per segment, as (a) does), to attribute the cost of multipart, (b2) the jar as an operator runs it,
+ * (b4) the distribution's launcher with its class-data-sharing archive, (c) {@code rclone copy} and, where the
  * segments are above the store's multipart threshold, (c1) {@code rclone copy} sending them in the same parts
  * as the pass, so what the server spends assembling parts is on both sides. Each run writes under a fresh key prefix, which
  * is deleted (untimed) after it; before each pass the shards' manifests are removed so every segment
@@ -54,6 +55,7 @@ final class OffloadSection {
     static final String RCLONE = "c: rclone copy";
     static final String RCLONE_PARTS = "c1: rclone, in the pass's parts";
     static final String PASS_JAR = "b2: the jar, -Xmx256m";
+    static final String PASS_LAUNCHER = "b4: the launcher";
     private static final String NODE = "bench-node";
 
     private final BenchConfig config;
@@ -69,6 +71,8 @@ final class OffloadSection {
         final Map<String, Integer> verifiedBy = new TreeMap<>();
         final Map<String, Integer> verifiedBySinglePut = new TreeMap<>();
         final Map<String, List<Double>> ratios = new LinkedHashMap<>();
+        /** How b's store sent the segments over all runs, and why (its own words). */
+        String sent;
 
         Result(String server) {
             this.server = server;
@@ -111,6 +115,10 @@ final class OffloadSection {
         if (!Files.isRegularFile(config.cliJar)) {
             result.failures.put(PASS_JAR, "no " + config.cliJar + " (the benchmark command in README builds it)");
         }
+        sides.add(PASS_LAUNCHER);
+        if (config.launcher == null) {
+            result.failures.put(PASS_LAUNCHER, "not run: " + config.launcherMissing);
+        }
         for (String s : sides) {
             result.mibps.put(s, new ArrayList<>());
         }
@@ -142,7 +150,8 @@ final class OffloadSection {
                                     List.of("--s3-upload-cutoff", defaults.multipartThreshold() + "B",
                                             "--s3-chunk-size", defaults.partSize() + "B",
                                             "--s3-upload-concurrency", Integer.toString(defaults.partConcurrency())));
-                            case PASS_JAR -> jar(server, bucket, prefix);
+                            case PASS_JAR -> jar(server, bucket, prefix, List.of());
+                            case PASS_LAUNCHER -> jar(server, bucket, prefix, null);
                             default -> throw new IllegalStateException(side);
                         };
                         if (side.equals(SDK) || side.equals(RCLONE) || side.equals(RCLONE_PARTS)) {
@@ -176,8 +185,11 @@ final class OffloadSection {
                     ratio(result, thisRound, "b1/a", PASS_SINGLE_PUT, SDK);
                     ratio(result, thisRound, "b2/a", PASS_JAR, SDK);
                     ratio(result, thisRound, "b2/c", PASS_JAR, RCLONE);
+                    ratio(result, thisRound, "b4/c", PASS_LAUNCHER, RCLONE);
+                    ratio(result, thisRound, "b4/b2", PASS_LAUNCHER, PASS_JAR);
                 }
             }
+            result.sent = store.describeUploads().orElse(null);
         } finally {
             client.close();
             resetManifests(root);
@@ -256,15 +268,24 @@ final class OffloadSection {
      * 256 MiB, its defaults but the parallelism, under {@code prefix}; seconds from process start to
      * exit, as for rclone. A heap too small for the pass shows as its failure.
      */
-    private double jar(S3ServerProcess server, String bucket, String prefix) throws IOException {
+    /** @param jvmFlags flags for the bare jar; null runs the launcher ({@code bench.launcher}) instead */
+    private double jar(S3ServerProcess server, String bucket, String prefix, List<String> jvmFlags) throws IOException {
         resetManifests(root);
         Path log = config.work.resolve("offload-jar-" + server.name + ".log");
         String uri = "s3://" + bucket + "/" + prefix + "?endpoint=" + server.endpoint + "&region=" + server.region
                 + "&path-style=true";
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-jar", config.cliJar.toString(), "offload", "--data-dir", root.path().toString(),
-                "--store", uri, "--parallelism", Integer.toString(config.offloadParallelism))
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        List<String> command = new ArrayList<>();
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        if (jvmFlags == null) { // the launcher, with its own flags and archive; the same heap as b2
+            command.add(config.launcher.toString());
+            pb.environment().put("FELIX_OFFLOAD_HEAP", "256m");
+        } else {
+            command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+            command.addAll(jvmFlags);
+            command.addAll(List.of("-jar", config.cliJar.toString()));
+        }
+        command.addAll(List.of("offload", "--data-dir", root.path().toString(),
+                "--store", uri, "--parallelism", Integer.toString(config.offloadParallelism)));
         pb.environment().put("AWS_ACCESS_KEY_ID", server.accessKey);
         pb.environment().put("AWS_SECRET_ACCESS_KEY", server.secretKey);
         pb.environment().put(NodeId.ENV, NODE);
@@ -362,15 +383,25 @@ final class OffloadSection {
                 files.append(root.path().relativize(f)).append('\n');
             }
             Files.writeString(list, files);
+            List<String> args = new ArrayList<>(List.of(command, "copy", root.path().toString(),
+                    ":s3:" + bucket + "/" + prefix, "--files-from", list.toString(), "--transfers", Integer.toString(transfers),
+                    "--checkers", Integer.toString(Math.max(transfers, 1)), "-q"));
+            args.addAll(flags);
+            return timed(server, args);
+        }
+
+        /** {@code rclone lsf} of {@code prefix} (an empty one: how long the command takes to reach the server). */
+        double lsf(S3ServerProcess server, String bucket, String prefix) throws IOException {
+            return timed(server, List.of(command, "lsf", ":s3:" + bucket + "/" + prefix, "-q"));
+        }
+
+        /** Runs rclone with the server's settings in its environment; seconds from process start to exit. */
+        private double timed(S3ServerProcess server, List<String> args) throws IOException {
             Path config = work.resolve("rclone.conf");
             if (!Files.exists(config)) {
                 Files.writeString(config, "");
             }
             Path log = work.resolve("rclone-" + server.name + ".log");
-            List<String> args = new ArrayList<>(List.of(command, "copy", root.path().toString(),
-                    ":s3:" + bucket + "/" + prefix, "--files-from", list.toString(), "--transfers", Integer.toString(transfers),
-                    "--checkers", Integer.toString(Math.max(transfers, 1)), "-q"));
-            args.addAll(flags);
             ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile());
             Map<String, String> env = pb.environment();
             env.remove("AWS_CA_BUNDLE");

@@ -62,8 +62,10 @@ final class Report {
                 .append("each body's SHA-256);\n");
         sb.append("- **b**: one offload pass (`OffloadPass`, what `felix-offload offload` runs) with the CLI's ")
                 .append("defaults: `--verify auto`, `--parallelism ").append(config.offloadParallelism)
-                .append("` (shards at a time), the store an `s3://` URI gives by default (multipart above 64 MiB ")
-                .append("in 16 MiB parts, 4 at a time); one read of each segment checks every record and builds its ")
+                .append("` (shards at a time), the store an `s3://` URI gives by default (one PUT per segment where ")
+                .append("the upload rate it measured sends one within 4 s, else parts of 16 MiB, 4 at a time, as above ")
+                .append("64 MiB before anything is measured; one store for all runs, so the warm-up run measures); ")
+                .append("one read of each segment checks every record and builds its ")
                 .append("index, CRC32 and MD5s; the index and the segment are uploaded create-only (a HEAD first ")
                 .append("where the server ignores `If-None-Match`), with uploads of several segments in flight up to ")
                 .append("256 MiB; each copy is proven (the server checked its Content-MD5 and answered it as the ETag, ")
@@ -74,10 +76,10 @@ final class Report {
                         + "200 MiB cutoff, MD5 compared with the ETag), `AWS_CA_BUNDLE` unset, timed from process "
                         + "start to exit" : "(" + rclone.why() + ")")
                 .append(";\n");
-        sb.append("- **c1**, where the segments are above the store's multipart threshold: the same `rclone copy` ")
-                .append("with `--s3-upload-cutoff`, `--s3-chunk-size` and `--s3-upload-concurrency` set to the store's ")
-                .append("threshold, part size and parts in flight, so both sides send the same parts and the server ")
-                .append("assembles them for both.\n\n");
+        sb.append("- **c1**, where the segments are above the default multipart threshold (64 MiB): the same `rclone copy` ")
+                .append("with `--s3-upload-cutoff`, `--s3-chunk-size` and `--s3-upload-concurrency` set to that ")
+                .append("threshold, the part size and parts in flight, so the server assembles parts as it does for a ")
+                .append("pass that sends parts.\n\n");
         sb.append("MiB/s = sealed segment bytes / wall time; median of the runs, with the slowest and fastest run. ")
                 .append("Ratios are of MiB/s within a run (median over runs): below 1 means the offload pass was ")
                 .append("slower.\n\n");
@@ -92,29 +94,53 @@ final class Report {
                     ratio(r, "b/a"), ratio(r, "b/c"), verified(r.verifiedBy));
         }
         sb.append(t.markdown()).append('\n');
+        for (OffloadSection.Result r : results) {
+            if (r.sent != null) {
+                sb.append("- b on ").append(r.server).append(", sent (warm-up included): ").append(r.sent).append('\n');
+            }
+        }
+        sb.append('\n');
         if (config.offloadNoVerifySide || config.offloadSinglePutSide) {
             sb.append("Where the pass's time goes, measured in the same runs: **b0** is the pass with `--verify none`; ")
-                    .append("**b1** is the pass (verify auto) with the store's multipart threshold set above the ")
-                    .append("segment size (`multipart-threshold` in the store URI), so each segment is one PUT, as in (a), but ")
+                    .append("**b1** is the pass (verify auto) with `multipart-threshold` set in the store URI above the ")
+                    .append("segment size, so each segment is one PUT whatever is measured, as in (a), but ")
                     .append("with its CRC32 in a header.\n\n");
             sb.append("**b2** is `felix-offload offload` as an operator runs it: the jar in its own JVM with ")
                     .append("`-Xmx256m` (the heap target), its defaults but `--parallelism`, timed from process start ")
-                    .append("to exit like rclone, so b2/c compares two commands.\n\n");
+                    .append("to exit like rclone, so b2/c compares two commands. Every run uses the same data root, so ")
+                    .append("as for an operator's every command after the first, the probe's findings and the upload ")
+                    .append("rate the warm-up run measured are kept in it. **b4** is the same command through the ")
+                    .append("distribution's launcher (`bin/felix-offload`, `FELIX_OFFLOAD_HEAP=256m`) with the ")
+                    .append("class-data-sharing archive it makes on its first start (see 1c): ")
+                    .append(config.launcher != null ? "b4/c " + launcherRatios(results) + "." : "not run: " + config.launcherMissing + ".")
+                    .append("\n\n");
             Table a = new Table("server", "b0: verify none MiB/s", "b1: single PUT MiB/s", "b2: the jar, -Xmx256m MiB/s",
-                    "c1: rclone in parts MiB/s", "b/b0", "b0/a", "b1/b", "b1/a", "b2/a", "b2/c", "b/c1", "b1 verified by");
+                    "b4: the launcher MiB/s", "c1: rclone in parts MiB/s", "b/b0", "b0/a", "b1/b", "b1/a", "b2/a",
+                    "b2/c", "b4/c", "b4/b2", "b/c1", "b1 verified by");
             for (OffloadSection.Result r : results) {
                 if (r.failures.containsKey("all")) {
                     continue;
                 }
                 a.row(r.server, config.offloadNoVerifySide ? cell(r, OffloadSection.PASS_NO_VERIFY) : "not run",
                         config.offloadSinglePutSide ? cell(r, OffloadSection.PASS_SINGLE_PUT) : "not run",
-                        cell(r, OffloadSection.PASS_JAR), cell(r, OffloadSection.RCLONE_PARTS), ratio(r, "b/b0"),
+                        cell(r, OffloadSection.PASS_JAR), cell(r, OffloadSection.PASS_LAUNCHER),
+                        cell(r, OffloadSection.RCLONE_PARTS), ratio(r, "b/b0"),
                         ratio(r, "b0/a"), ratio(r, "b1/b"), ratio(r, "b1/a"), ratio(r, "b2/a"), ratio(r, "b2/c"),
-                        ratio(r, "b/c1"), verified(r.verifiedBySinglePut));
+                        ratio(r, "b4/c"), ratio(r, "b4/b2"), ratio(r, "b/c1"), verified(r.verifiedBySinglePut));
             }
             sb.append(a.markdown()).append('\n');
         }
         return sb.toString();
+    }
+
+    private static String launcherRatios(List<OffloadSection.Result> results) {
+        List<String> out = new ArrayList<>();
+        for (OffloadSection.Result r : results) {
+            if (!r.failures.containsKey("all")) {
+                out.add(r.server + " " + ratio(r, "b4/c") + " (" + cell(r, OffloadSection.PASS_LAUNCHER) + " MiB/s)");
+            }
+        }
+        return String.join(", ", out);
     }
 
     private static String cell(OffloadSection.Result r, String side) {

@@ -75,7 +75,8 @@ final class ForgetShardCommand implements Callable<Integer> {
         SegmentKeys keys = new SegmentKeys(where.keyPrefix(), where.requireNodeId());
         PrintWriter out = spec.commandLine().getOut();
         OrphanSweep.Forgetting f;
-        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
+        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting(), where.root(),
+                yes ? Stores.Use.WRITER : Stores.Use.READER);
              RootLock lock = RootLock.acquire(where.root())) {
             // Listing deletes nothing, so it only warns; deleting is refused on another root's claim.
             new dev.felix.offload.root.NodeClaimCheck(new DataRoot(where.root()), objectStore, keys, where.storeSetting(),

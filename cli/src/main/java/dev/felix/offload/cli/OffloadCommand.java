@@ -146,6 +146,11 @@ final class OffloadCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--probe-store", description = "Probe the store's server now (what it does with checksums and "
+            + "conditional puts), even where findings of an earlier probe are kept in the data root; see "
+            + "docs/configuration.md, probe-max-age.")
+    boolean probeStore;
+
     @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
             + "store (its volume moved here, or a restore after a lost disk); only once that root no longer runs. "
             + "See docs/reliability.md, 'One node id, one data root'.")
@@ -201,7 +206,11 @@ final class OffloadCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PassReport report;
-        try (ObjectStore objectStore = Stores.open(store, storeSetting)) {
+        String uploads;
+        // The bucket check is the store's first request (its client built for it), before anything is written;
+        // the node claim check then runs while the pass reads its first segments (OffloadPass).
+        try (ObjectStore objectStore = Stores.open(store, storeSetting, dataDir,
+                probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER)) {
             try {
                 Stores.requireBucket(objectStore, storeSetting, new DataRoot(dataDir), env, settings.keyPrefix());
             } catch (dev.felix.offload.store.StoreException e) {
@@ -213,6 +222,7 @@ final class OffloadCommand implements Callable<Integer> {
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
+            uploads = objectStore.describeUploads().orElse(null);
         } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
             err.println("felix-offload: " + e.getMessage());
@@ -224,9 +234,9 @@ final class OffloadCommand implements Callable<Integer> {
             return FelixOffload.EXIT_CORRUPT;
         }
         if (json) {
-            writeJson(out, report);
+            writeJson(out, report, uploads);
         } else {
-            writeText(out, report);
+            writeText(out, report, uploads);
         }
         out.flush();
         return report.complete() ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
@@ -249,7 +259,7 @@ final class OffloadCommand implements Callable<Integer> {
         return counts;
     }
 
-    private static void writeText(PrintWriter out, PassReport report) {
+    private static void writeText(PrintWriter out, PassReport report, String uploads) {
         double seconds = Math.max(report.elapsed().toNanos() / 1e9, 1e-3);
         out.printf("offloaded %d segments (%s) from %d shards in %.1f s (%s/s) as node %s%n", report.segmentsUploaded(),
                 Bytes.human(report.bytesUploaded()), report.shards().size(), seconds,
@@ -259,6 +269,9 @@ final class OffloadCommand implements Callable<Integer> {
             StringBuilder line = new StringBuilder("  verified:");
             verified.forEach((how, n) -> line.append(' ').append(how).append(' ').append(n));
             out.println(line);
+        }
+        if (uploads != null) {
+            out.printf("  sent: %s%n", uploads);
         }
         out.printf("  unlinked locally: %d segments%n", report.segmentsUnlinked());
         if (!report.cacheShardsLeftAlone().isEmpty()) {
@@ -284,7 +297,7 @@ final class OffloadCommand implements Callable<Integer> {
         }
     }
 
-    private static void writeJson(PrintWriter out, PassReport report) throws IOException {
+    private static void writeJson(PrintWriter out, PassReport report, String uploads) throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
             g.writeStringField("node_id", report.nodeId());
@@ -293,6 +306,9 @@ final class OffloadCommand implements Callable<Integer> {
             g.writeNumberField("bytes_uploaded", report.bytesUploaded());
             g.writeNumberField("segments_unlinked", report.segmentsUnlinked());
             g.writeNumberField("elapsed_ms", report.elapsed().toMillis());
+            if (uploads != null) {
+                g.writeStringField("sent", uploads);
+            }
             g.writeObjectFieldStart("cache_shards_left_alone");
             g.writeNumberField("count", report.cacheShardsLeftAlone().size());
             g.writeStringField("reason", PassReport.CACHE_SHARDS_REASON);

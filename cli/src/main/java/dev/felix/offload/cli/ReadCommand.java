@@ -121,12 +121,19 @@ final class ReadCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
-        try (ObjectStore objectStore = Stores.openExisting(store, storeSetting);
+        // The store is contacted (its client built, its bucket checked, the node claim read) only if the
+        // read reaches below the local base: a read of local records needs nothing from it.
+        String setting = storeSetting;
+        java.util.Map<String, String> environment = env;
+        FirstUseStore objectStore = new FirstUseStore(Stores.openExisting(store, setting, dataDir, Stores.Use.READER),
+                s -> {
+                    Stores.requireBucket(s, setting, dataRoot, environment, "");
+                    ReaderClaimCheck.run(new DataRoot(dataDir), s, environment, "", setting)
+                            .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
+                            .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
+                });
+        try (objectStore;
                 ChunkCache chunks = new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024)) {
-            Stores.requireBucket(objectStore, storeSetting, dataRoot, env, "");
-            ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, env, "", storeSetting)
-                    .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
-                    .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
             TieredReader reader = new TieredReader(shard, dir, objectStore, chunks);
             int printed = 0;
             long next = offset;
@@ -191,7 +198,13 @@ final class ReadCommand implements Callable<Integer> {
             out.flush();
             return FelixOffload.EXIT_CORRUPT;
         } catch (StoreException e) {
+            if (objectStore.refusal().isPresent()) {
+                throw objectStore.refusal().get();
+            }
             throw new IOException("store: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // the first-use check's refusal (a missing bucket), however the reader passed it on
+            throw objectStore.refusal().orElse(e);
         }
     }
 

@@ -112,7 +112,7 @@ final class RestoreCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<Outcome> outcomes = new ArrayList<>();
-        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
+        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting(), root, Stores.Use.READER);
              RootLock lock = RootLock.acquire(root)) {
             // Restoring another live root's history would make two roots of one node id. The claim is taken
             // over only once some shard's restore goes ahead: a refused or empty restore leaves it as it is.

@@ -63,7 +63,7 @@ final class RetentionCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RetentionReport report;
-        try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store")) {
+        try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store", c.dataDir, Stores.Use.WRITER)) {
             try {
                 Stores.requireBucket(store, c.file + ": store", new DataRoot(c.dataDir), c.environment(System.getenv()),
                         c.retentionPassSettings().keyPrefix());

@@ -34,13 +34,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
                         + "environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or the AWS SDK's default chain."})
 final class RunCommand implements Callable<Integer> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
-
     @Spec
     CommandSpec spec;
 
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The configuration file (.yaml, .yml or .properties).")
     Path config;
+
+    @Option(names = "--probe-store", description = "Probe the store's server at start (what it does with checksums "
+            + "and conditional puts), even where findings of an earlier probe are kept in the data root.")
+    boolean probeStore;
 
     @Option(names = "--take-over-node-id", description = "At start, replace another data root's claim on this node "
             + "id in the store (its volume moved here); only once that root no longer runs (see docs/reliability.md).")
@@ -51,7 +53,10 @@ final class RunCommand implements Callable<Integer> {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
         warnIdleOverrides(c);
-        ObjectStore store = Stores.open(c.store, c.file + ": store");
+        // Not prepared ahead: the client is built once the HTTP endpoint answers (Daemon.connect), not
+        // beside the endpoint's own start-up on the same cores.
+        ObjectStore store = Stores.open(c.store, c.file + ": store", c.dataDir,
+                probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER);
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
 
         // Registered before anything starts, so that a signal at any moment, while the store is
@@ -99,12 +104,14 @@ final class RunCommand implements Callable<Integer> {
             return; // refused by the daemon's start, naming data-dir
         }
         dev.felix.offload.log.DataRoot root = new dev.felix.offload.log.DataRoot(c.dataDir);
+        // asked for here, not held in a static field: building the command tree (--version, help) sets up no logging
+        Logger log = LoggerFactory.getLogger(RunCommand.class);
         try {
             for (String idle : dev.felix.offload.retention.OverrideReach.unmatched(c.rules, root)) {
-                LOG.warn("{}: {}", c.file, dev.felix.offload.retention.OverrideReach.describe(idle, root));
+                log.warn("{}: {}", c.file, dev.felix.offload.retention.OverrideReach.describe(idle, root));
             }
         } catch (IOException e) {
-            LOG.warn("{}: the data root could not be listed to check the retention overrides: {}", c.file,
+            log.warn("{}: the data root could not be listed to check the retention overrides: {}", c.file,
                     dev.felix.offload.log.IoProblem.describe(e));
         }
     }

@@ -95,7 +95,7 @@ final class ScrubCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("no data root directory at " + root);
         }
         Scrub.Report report;
-        try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting)) {
+        try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting, root, Stores.Use.READER)) {
             Stores.requireBucket(objectStore, storeSetting, new DataRoot(root), env, "");
             report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC(), full)
                     .run(StopSignal.never(), null);

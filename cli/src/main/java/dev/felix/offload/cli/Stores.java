@@ -1,10 +1,14 @@
 package dev.felix.offload.cli;
 
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.root.StoreFindingsFile;
+import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.remote.Credentials;
+import dev.felix.offload.store.remote.FindingsKeep;
+import dev.felix.offload.store.remote.ProbeOptions;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.root.SegmentKeys;
 import dev.felix.offload.store.BucketMissingException;
-import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.StoreUri;
@@ -15,8 +19,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** Opens the store a {@code --store} URI names; a malformed URI is a usage error naming the bad part. */
+/**
+ * Opens the store a {@code --store} URI names; a malformed URI is a usage error naming the bad part.
+ *
+ * <p>A remote store keeps what the capability probe finds about its server in the data root
+ * ({@link StoreFindingsFile}), so only the first command against an endpoint and bucket pays for the
+ * probe; read-only commands never probe (it writes) and never write that file.
+ */
 final class Stores {
+
+    /** What a command does with the store, for how the server's traits are learnt and kept. */
+    enum Use {
+        /** Writes or deletes objects: probes where nothing fresh is kept, and keeps what it learns. */
+        WRITER,
+        /** A writer asked to probe once now ({@code --probe-store}), whatever is kept. */
+        WRITER_PROBING,
+        /** Only reads the store (read, scrub, restore): never probes, never writes the root's file. */
+        READER
+    }
 
     private Stores() {
     }
@@ -27,6 +47,13 @@ final class Stores {
 
     /** Opens a store an offload may create (a filesystem store's directory); {@code setting} names it in errors. */
     static ObjectStore open(String uri, String setting) throws IOException {
+        return open(uri, setting, null, Use.WRITER);
+    }
+
+    /**
+     * As {@link #open(String, String)}, keeping probe findings in {@code dataDir} (none kept where null).
+     */
+    static ObjectStore open(String uri, String setting, Path dataDir, Use use) throws IOException {
         // Remote credentials come from the environment or the SDK's default chain, never the command line.
         StoreUri parsed = parse(uri, setting);
         if (parsed.kind() == StoreUri.Kind.FILE) {
@@ -36,7 +63,11 @@ final class Stores {
                         + " is a file; a filesystem store is a directory (give a directory, or a path that does not exist yet)");
             }
         }
-        return parsed.open();
+        return parsed.open(Credentials.defaultChain(), probe(dataDir, use));
+    }
+
+    static ObjectStore openExisting(String uri, String setting) throws IOException {
+        return openExisting(uri, setting, null, Use.READER);
     }
 
     /**
@@ -44,7 +75,7 @@ final class Stores {
      * (read, scrub, retention): a filesystem store's directory is not created, so a mistyped path is an
      * error naming {@code setting} rather than an empty store that reports every object missing.
      */
-    static ObjectStore openExisting(String uri, String setting) throws IOException {
+    static ObjectStore openExisting(String uri, String setting, Path dataDir, Use use) throws IOException {
         StoreUri parsed = parse(uri, setting);
         if (parsed.kind() == StoreUri.Kind.FILE) {
             Path root = parsed.root().orElseThrow();
@@ -53,7 +84,16 @@ final class Stores {
                         + " (a filesystem store is created by the first offload into it)");
             }
         }
-        return parsed.open();
+        return parsed.open(Credentials.defaultChain(), probe(dataDir, use));
+    }
+
+    private static ProbeOptions probe(Path dataDir, Use use) {
+        FindingsKeep keep = dataDir == null ? FindingsKeep.inMemory() : new StoreFindingsFile(new DataRoot(dataDir));
+        return switch (use) {
+            case READER -> ProbeOptions.reader(keep);
+            case WRITER_PROBING -> ProbeOptions.writer(keep, true);
+            default -> ProbeOptions.writer(keep, false);
+        };
     }
 
     /**

@@ -148,6 +148,16 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
     }
 
     @Override
+    public void uploadsPacedAt(long bytesPerSecond) {
+        store.uploadsPacedAt(bytesPerSecond);
+    }
+
+    @Override
+    public java.util.Optional<String> describeUploads() {
+        return store.describeUploads();
+    }
+
+    @Override
     public ObjectHead head(String key) throws StoreException {
         return observed("head", () -> store.head(key));
     }

@@ -15,8 +15,9 @@ import java.util.Optional;
 
 /**
  * The node-claim check of a command that only reads the store ({@code read}, {@code scrub}): it
- * contacts the store at once (so missing credentials fail before any work) and never refuses or
- * writes; what a writer would be refused for comes back as a warning to print.
+ * runs before the command's first store request (scrub's at once; read's only when the read reaches
+ * below the local base, since a read of local records needs nothing from the store) and never refuses
+ * or writes; what a writer would be refused for comes back as a warning to print.
  */
 public final class ReaderClaimCheck {
 

@@ -41,6 +41,21 @@ public interface ObjectUploader {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Told the upload limit of the pass about to put (bytes per second over all its uploads, 0 for
+     * none), for a store that chooses how to send a body by how long it would take.
+     */
+    default void uploadsPacedAt(long bytesPerSecond) {
+    }
+
+    /**
+     * How this store sent the bodies put so far and why (one PUT or parts), for a pass's summary;
+     * empty where there is nothing to say.
+     */
+    default java.util.Optional<String> describeUploads() {
+        return java.util.Optional.empty();
+    }
+
     default PutResult put(String key, UploadBody body) throws StoreException {
         return put(key, body, PutOptions.defaults());
     }

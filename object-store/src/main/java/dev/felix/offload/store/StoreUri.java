@@ -5,6 +5,7 @@ import dev.felix.offload.store.minio.MinioWire;
 import dev.felix.offload.store.remote.ChecksumPolicy;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.Encryption;
+import dev.felix.offload.store.remote.ProbeOptions;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.s3.AwsSdkWire;
 import java.io.IOException;
@@ -28,9 +29,9 @@ import java.util.Set;
  * Remote URIs also take {@code checksum} (auto, when-required, always), {@code sse} (none, s3,
  * kms), {@code sse-kms-key-id}, {@code storage-class}, {@code multipart-threshold} and
  * {@code part-size} (bytes), {@code part-concurrency}, {@code max-attempts}, and
- * {@code connect-timeout}, {@code read-timeout}, {@code attempt-timeout} and {@code api-call-timeout}
- * (whole seconds), and {@code ca-bundle} (a PEM file of the CA certificates to trust for an {@code https}
- * endpoint, instead of the JVM's). Credentials are never part of a URI:
+ * {@code connect-timeout}, {@code read-timeout}, {@code attempt-timeout}, {@code api-call-timeout}
+ * and {@code probe-max-age} (whole seconds), and {@code ca-bundle} (a PEM file of the CA certificates
+ * to trust for an {@code https} endpoint, instead of the JVM's). Credentials are never part of a URI:
  * they come from the environment or the default provider chain (or from code). Every error is a
  * {@link StoreUriException} naming the part that is wrong.
  */
@@ -43,7 +44,7 @@ public final class StoreUri {
 
     private static final Set<String> REMOTE_PARAMETERS = Set.of("endpoint", "region", "path-style", "checksum", "sse",
             "sse-kms-key-id", "storage-class", "multipart-threshold", "part-size", "part-concurrency", "max-attempts",
-            "attempt-timeout", "api-call-timeout", "connect-timeout", "read-timeout", "ca-bundle");
+            "attempt-timeout", "api-call-timeout", "connect-timeout", "read-timeout", "ca-bundle", "probe-max-age");
 
     private final String text;
     private final Kind kind;
@@ -83,13 +84,21 @@ public final class StoreUri {
 
     /** Opens the store; {@code credentials} matter only for remote stores. */
     public ObjectStore open(Credentials credentials) throws IOException {
+        return open(credentials, ProbeOptions.inMemory());
+    }
+
+    /**
+     * Opens the store; {@code credentials} and {@code probe} (how what its server does is learnt and
+     * kept) matter only for remote stores.
+     */
+    public ObjectStore open(Credentials credentials, ProbeOptions probe) throws IOException {
         switch (kind) {
             case FILE:
                 return FilesystemStore.open(root);
             case S3:
-                return AwsSdkWire.store(settings.toBuilder().credentials(credentials).build());
+                return AwsSdkWire.store(settings.toBuilder().credentials(credentials).build(), probe);
             default:
-                return MinioWire.store(settings.toBuilder().credentials(credentials).build());
+                return MinioWire.store(settings.toBuilder().credentials(credentials).build(), probe);
         }
     }
 
@@ -218,10 +227,26 @@ public final class StoreUri {
             }
         });
         RemoteStoreSettings defaults = b.build();
-        apply("part-size", () -> b.multipart(
-                number("multipart-threshold", params.get("multipart-threshold"), defaults.multipartThreshold()),
-                number("part-size", params.get("part-size"), defaults.partSize()),
-                (int) number("part-concurrency", params.get("part-concurrency"), defaults.partConcurrency())));
+        apply("part-size", () -> {
+            long size = number("part-size", params.get("part-size"), defaults.partSize());
+            int concurrency = (int) number("part-concurrency", params.get("part-concurrency"), defaults.partConcurrency());
+            if (params.containsKey("multipart-threshold")) {
+                // the operator's threshold decides alone which bodies go in parts
+                b.multipart(number("multipart-threshold", params.get("multipart-threshold"), 0), size, concurrency);
+            } else {
+                b.parts(size, concurrency);
+            }
+        });
+        apply("probe-max-age", () -> {
+            if (params.containsKey("probe-max-age")) {
+                long n = number("probe-max-age", params.get("probe-max-age"), 0);
+                if (n < 0 || n > 366L * 86_400) {
+                    throw new StoreUriException("probe-max-age", "'" + params.get("probe-max-age")
+                            + "' must be a whole number of seconds in [0, 31622400] (0: probe at every start)", null);
+                }
+                b.probeMaxAge(java.time.Duration.ofSeconds(n));
+            }
+        });
         apply("max-attempts", () -> {
             if (params.containsKey("max-attempts")) {
                 b.maxAttempts((int) number("max-attempts", params.get("max-attempts"), 0));

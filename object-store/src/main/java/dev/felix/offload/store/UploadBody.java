@@ -76,6 +76,16 @@ public final class UploadBody {
         return new UploadBody(file, offset, length, bytes, pacer, precomputed);
     }
 
+    /** The digests its caller took ({@link #withDigests}), empty when none were given. */
+    public java.util.Optional<BodyDigests> givenDigests() {
+        return java.util.Optional.ofNullable(digests);
+    }
+
+    /** Whether its reads are paced ({@link #paced}). */
+    public boolean isPaced() {
+        return pacer != null;
+    }
+
     /**
      * The digests of this body in slices of {@code partSize}, MD5s included: the ones it was given
      * where they fit that size, else taken now in one sequential read (not paced: nothing is sent).

@@ -26,8 +26,12 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 
 /**
- * One offload pass over a data root: takes the root's lock, resolves the node id, and runs
- * {@link ShardOffload} over every shard, up to {@link OffloadSettings#parallelism()} at a time.
+ * One offload pass over a data root: takes the root's lock, resolves the node id, checks the store's
+ * node claim and runs {@link ShardOffload} over every shard, up to {@link OffloadSettings#parallelism()}
+ * at a time. A pass that unlinks nothing locally (local retention {@link LocalRetention.KeepAll}, the
+ * CLI's and the daemon's default) starts its shards while the claim is checked, so the first segments
+ * are read while the store starts up; every store request of theirs waits for the check
+ * ({@link ClaimGatedStore}). One that may unlink checks the claim first, before any shard starts.
  * The shards share one upload bandwidth limit and one bound on the bytes of uploads under way
  * ({@link OffloadSettings#maxBytesInFlight()}), within which each shard has several segments
  * uploading at once. A shard that fails is reported and the others go on.
@@ -90,10 +94,33 @@ public final class OffloadPass {
     public PassReport run(ProgressListener progress, java.util.function.BooleanSupplier stopRequested)
             throws IOException {
         long started = System.nanoTime();
+        store.uploadsPacedAt(settings.uploadBytesPerSecond());
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
-            if (claimPolicy != null) {
+            ObjectStore shardStore = store;
+            Thread claimCheck = null;
+            ClaimGatedStore gated = null;
+            java.util.concurrent.atomic.AtomicReference<Throwable> claimFailure = new java.util.concurrent.atomic.AtomicReference<>();
+            if (claimPolicy != null && settings.localRetention() instanceof LocalRetention.KeepAll) {
+                // A pass that unlinks nothing may read its segments while the claim is checked (with the
+                // store's start-up, the first requests of a command): its shards' requests wait for the
+                // check, and fail unsent if it does not pass.
+                ClaimGatedStore gate = new ClaimGatedStore(store);
+                claimCheck = new Thread(() -> {
+                    try {
+                        NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+                        gate.passed();
+                    } catch (Throwable t) {
+                        claimFailure.set(t);
+                        gate.failed(t);
+                    }
+                }, "node-claim-check");
+                claimCheck.setDaemon(true);
+                claimCheck.start();
+                gated = gate;
+                shardStore = gate;
+            } else if (claimPolicy != null) {
                 NodeClaimCheck.enforce(root, store, keys, claimPolicy);
             }
             DataRoot.Listing listing = root.list();
@@ -136,6 +163,10 @@ public final class OffloadPass {
                         return t;
                     });
             InFlightUploads uploads = InFlightUploads.of(settings);
+            ObjectStore forShards = shardStore;
+            // once the claim check failed, no further segment begins (those handed over meet the gate's refusal)
+            java.util.function.BooleanSupplier stop = claimCheck == null ? stopRequested
+                    : () -> claimFailure.get() != null || stopRequested.getAsBoolean();
             try {
                 List<Future<ShardResult>> futures = new ArrayList<>();
                 for (DataRoot.Shard shard : shards) {
@@ -146,8 +177,8 @@ public final class OffloadPass {
                         continue;
                     }
                     futures.add(pool.submit(() -> {
-                        ShardResult r = new ShardOffload(shard.name(), shard.directory(), store, keys, settings, hook,
-                                limiter, progress, commitOffsets.apply(shard.directory()), stopRequested)
+                        ShardResult r = new ShardOffload(shard.name(), shard.directory(), forShards, keys, settings, hook,
+                                limiter, progress, commitOffsets.apply(shard.directory()), stop)
                                 .sharing(uploads).run();
                         if (quiet != null) {
                             quiet.ended(shard.directory(), look, r, settings.localRetention());
@@ -158,16 +189,49 @@ public final class OffloadPass {
                 for (int i = 0; i < futures.size(); i++) {
                     results.add(outcome(shards.get(i), futures.get(i)));
                 }
-                if (settings.awaitSettle()) {
+                if (claimCheck != null) {
+                    awaitClaimCheck(claimCheck, gated);
+                }
+                if (settings.awaitSettle() && claimFailure.get() == null) {
                     awaitSettled(shards, results, keys, stopRequested);
                 }
             } finally {
+                if (claimCheck != null) {
+                    awaitClaimCheck(claimCheck, gated);
+                }
                 pool.shutdownNow();
                 uploads.close();
                 progress.finished();
             }
+            if (claimFailure.get() != null) {
+                // what the shards met was the gate's refusal to send: the check's failure is the pass's
+                throwClaimFailure(claimFailure.get());
+            }
             return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started), caches, unreadable);
         }
+    }
+
+    private static void awaitClaimCheck(Thread check, ClaimGatedStore gate) {
+        try {
+            check.join();
+        } catch (InterruptedException e) {
+            gate.failed(e);
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Throws what the node claim check threw, as it would have thrown it on the pass's own thread. */
+    private static void throwClaimFailure(Throwable t) throws IOException {
+        if (t instanceof IOException io) {
+            throw io;
+        }
+        if (t instanceof RuntimeException re) {
+            throw re;
+        }
+        if (t instanceof Error error) {
+            throw error;
+        }
+        throw new IOException("node claim check failed: " + t, t);
     }
 
     /**

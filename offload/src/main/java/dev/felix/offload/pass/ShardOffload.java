@@ -450,6 +450,9 @@ public final class ShardOffload {
             CRC32 crc = new CRC32();
             crc.update(bytes);
             putNoReplace(seg.file().id(), indexKey, UploadBody.ofBytes(bytes), crc.getValue());
+        } catch (ClaimGatedStore.NotSentException e) {
+            // The claim check failed: the pass reports that once, and the segment is not sent either.
+            LOG.debug("{}: index of segment {} not sent: {}", shard, seg.file().id(), e.getMessage());
         } catch (IOException | CorruptionException | StoreException e) {
             // Derived: a reader rebuilds a missing index from the segment, so this is not worth failing for.
             LOG.warn("{}: could not upload the index of segment {} ({}); readers will rebuild it", shard,

@@ -1050,8 +1050,24 @@ class BadInputIT {
         List<String> noBucket = List.of("--store: the bucket does not exist", "felix-no-such-bucket", "NoSuchBucket");
         c.expect(FelixOffload.USAGE, noBucket, "offload", "--data-dir", edgeRoot.toString(), "--store", missing);
         c.expect(FelixOffload.USAGE, noBucket, "scrub", "--data-dir", edgeRoot.toString(), "--store", missing);
-        c.expect(FelixOffload.USAGE, noBucket, "read", "--data-dir", edgeRoot.toString(), "--store", missing, "--shard",
-                shard, "--from", "0");
+        // read needs the store only below the local base (issue 35: a local read never contacts it), so the
+        // missing bucket is refused when a read reaches the store, and a read of local records is served.
+        c.expect(FelixOffload.OK, List.of("offset=0 ", "source=local"), "read", "--data-dir", edgeRoot.toString(),
+                "--store", missing, "--shard", shard, "--from", "0", "--max-records", "1");
+        Path offloadedRoot = dir.resolve("edge-offloaded");
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", offloadedRoot.toString(), "--records", "1000",
+                "--payload-bytes", "200", "--segment-bytes", "65536"));
+        String offloadedBucket = server.createBucket("edges-offloaded");
+        String good = "s3://" + offloadedBucket + "?endpoint=" + server.endpoint() + "&region=" + server.region()
+                + "&path-style=true";
+        ok(Felix.run(dir, c.env, TIMEOUT, "offload", "--data-dir", offloadedRoot.toString(), "--store", good,
+                "--keep-local-segments", "1", "--unlink-settle", "0s"));
+        String offloadedShard = new DataRoot(offloadedRoot).streamShards().get(0).name();
+        World edgeWorld = c.world;
+        c.world = new World().dir("offloaded", offloadedRoot).listing(offloadedBucket, () -> objects(server, offloadedBucket));
+        c.expect(FelixOffload.USAGE, noBucket, "read", "--data-dir", offloadedRoot.toString(), "--store", missing,
+                "--shard", offloadedShard, "--from", "0");
+        c.world = edgeWorld;
         Path missingConfig = config("no-such-bucket.yaml", "data-dir: " + edgeRoot + "\nstore: \"" + missing + "\"\n");
         c.expect(FelixOffload.USAGE, List.of(missingConfig + ": store: the bucket does not exist", "NoSuchBucket"),
                 "retention", "--config", missingConfig.toString());

@@ -7,6 +7,7 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.OnFirstUse;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
@@ -70,26 +71,47 @@ public final class MinioWire implements S3Wire {
     private static final String CONTENT_TYPE = "application/octet-stream";
     private static final String CONTENT_MD5_HEADER = "Content-MD5";
 
+    private final RemoteStoreSettings settings;
+    private final String endpoint;
     private final String bucket;
     private final String region;
-    private final OkHttpClient http;
-    private final MinioClient client;
-    private final FileBodyClient async;
-    private final UploadListing uploadListing;
+    /** Built on first use, so a command that never reaches the store never pays for them. */
+    private final OnFirstUse<Clients> clients = new OnFirstUse<>("the MinIO store", this::build);
+    private final java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> identity =
+            new java.util.concurrent.atomic.AtomicReference<>(server -> { });
 
-    private MinioWire(RemoteStoreSettings settings, OkHttpClient http, MinioClient client, FileBodyClient async) {
-        this.bucket = settings.bucket();
-        this.region = settings.region();
-        this.http = http;
-        this.client = client;
-        this.async = async;
-        this.uploadListing = new UploadListing(async);
+    /** The HTTP client and the MinIO clients over it. */
+    private record Clients(OkHttpClient http, MinioClient client, FileBodyClient async, UploadListing uploadListing) {
     }
 
-    /** A store over this client; the settings must name an endpoint (the MinIO client has no default one). */
+    private MinioWire(RemoteStoreSettings settings, String endpoint) {
+        this.settings = settings;
+        this.endpoint = endpoint;
+        this.bucket = settings.bucket();
+        this.region = settings.region();
+    }
+
+    /** A store over this client, its findings about the server in memory only. */
     public static RemoteStore store(RemoteStoreSettings settings) {
+        return store(settings, dev.felix.offload.store.remote.ProbeOptions.inMemory());
+    }
+
+    /**
+     * A store over this client; the settings must name an endpoint (the MinIO client has no default
+     * one). Nothing is built yet: the clients are built on the first request, or by {@link #prepare()}.
+     */
+    public static RemoteStore store(RemoteStoreSettings settings, dev.felix.offload.store.remote.ProbeOptions probe) {
         String endpoint = settings.endpoint().map(Object::toString).orElseThrow(() ->
                 new IllegalArgumentException("setting 'endpoint' is required for a MinIO store"));
+        return new RemoteStore(settings, new MinioWire(settings, endpoint), probe);
+    }
+
+    @Override
+    public void prepare() {
+        clients.get();
+    }
+
+    private Clients build() {
         long attemptMillis = settings.attemptTimeout().toMillis();
         long silenceMillis = settings.readTimeout().toMillis();
         OkHttpClient.Builder httpBuilder = new OkHttpClient.Builder();
@@ -102,13 +124,32 @@ public final class MinioWire implements S3Wire {
                 .writeTimeout(silenceMillis, TimeUnit.MILLISECONDS)
                 .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .retryOnConnectionFailure(false)
+                // every answer, errors included: which server sent it
+                .addNetworkInterceptor(chain -> {
+                    okhttp3.Response response = chain.proceed(chain.request());
+                    String server = response.header("Server");
+                    identity.get().accept(server == null ? "" : server);
+                    return response;
+                })
                 .build();
         Provider credentials = credentialsProvider(settings);
         MinioClient client = MinioClient.builder().endpoint(endpoint).region(settings.region())
                 .credentialsProvider(credentials).httpClient(http).build();
-        FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint).region(settings.region())
-                .credentialsProvider(credentials).httpClient(http).build());
-        return new RemoteStore(settings, new MinioWire(settings, http, client, async));
+        FileBodyClient async = new FileBodyClient(MinioAsyncClient.builder().endpoint(endpoint)
+                .region(settings.region()).credentialsProvider(credentials).httpClient(http).build());
+        return new Clients(http, client, async, new UploadListing(async));
+    }
+
+    private Clients clients() {
+        return clients.get();
+    }
+
+    private MinioClient client() {
+        return clients().client();
+    }
+
+    private FileBodyClient async() {
+        return clients().async();
     }
 
     private static Provider credentialsProvider(RemoteStoreSettings settings) {
@@ -130,16 +171,28 @@ public final class MinioWire implements S3Wire {
     }
 
     @Override
+    public void onServerIdentity(java.util.function.Consumer<String> listener) {
+        identity.set(listener);
+    }
+
+    @Override
+    public boolean buffersPacedBodies() {
+        return true;
+    }
+
+    @Override
     public void close() {
-        try {
-            client.close();
-            async.close();
-        } catch (Exception ignored) {
-            // closing only releases pooled connections
-        }
-        http.dispatcher().cancelAll(); // calls under way end now rather than at their timeouts
-        http.dispatcher().executorService().shutdown();
-        http.connectionPool().evictAll();
+        clients.close().ifPresent(c -> {
+            try {
+                c.client().close();
+                c.async().close();
+            } catch (Exception ignored) {
+                // closing only releases pooled connections
+            }
+            c.http().dispatcher().cancelAll(); // calls under way end now rather than at their timeouts
+            c.http().dispatcher().executorService().shutdown();
+            c.http().connectionPool().evictAll();
+        });
     }
 
     // ---- objects
@@ -161,14 +214,14 @@ public final class MinioWire implements S3Wire {
             upload.userMetadata().forEach((k, v) -> h.put("x-amz-meta-" + k, v));
             try (RandomAccessFile raf = new RandomAccessFile(file.get().toFile(), "r")) {
                 raf.seek(body.fileOffset());
-                return async.putFromFile(bucket, region, fullKey, raf, body.length(), h).get().etag();
+                return async().putFromFile(bucket, region, fullKey, raf, body.length(), h).get().etag();
             }
         }
         // An array or paced body: one request up to the multipart threshold, a part size of at
         // least the body's length (the client buffers it).
         long partSize = Math.max(RemoteStoreSettings.MIN_PART_SIZE, body.length());
         try (InputStream in = body.open()) {
-            return client.putObject(PutObjectArgs.builder().bucket(bucket).object(fullKey)
+            return client().putObject(PutObjectArgs.builder().bucket(bucket).object(fullKey)
                     .stream(in, body.length(), partSize)
                     .contentType(CONTENT_TYPE)
                     .headers(headers)
@@ -183,7 +236,7 @@ public final class MinioWire implements S3Wire {
         if (withChecksum) {
             b.extraHeaders(Map.of("x-amz-checksum-mode", "ENABLED"));
         }
-        StatObjectResponse r = client.statObject(b.build());
+        StatObjectResponse r = client().statObject(b.build());
         Map<String, String> metadata = new HashMap<>();
         r.userMetadata().forEach((k, v) -> metadata.put(k.toLowerCase(Locale.ROOT), v));
         return new Head(r.size(), r.etag(), metadata, r.headers().get(CRC32_HEADER));
@@ -198,7 +251,7 @@ public final class MinioWire implements S3Wire {
         if (withChecksum) {
             b.extraHeaders(Map.of("x-amz-checksum-mode", "ENABLED"));
         }
-        GetObjectResponse in = client.getObject(b.build());
+        GetObjectResponse in = client().getObject(b.build());
         Headers h = in.headers();
         // OkHttp drops a connection whose body is closed before its end
         return new Body(in, contentLength(h), h.get("Content-Range"), h.get("ETag"), h.get(CRC32_HEADER), () -> { });
@@ -229,7 +282,7 @@ public final class MinioWire implements S3Wire {
             b.startAfter(continuation);
         }
         List<Listed> objects = new ArrayList<>();
-        Iterator<Result<Item>> it = client.listObjects(b.build()).iterator();
+        Iterator<Result<Item>> it = client().listObjects(b.build()).iterator();
         while (objects.size() < maxKeys && it.hasNext()) {
             Item item = it.next().get();
             objects.add(new Listed(item.objectName(), item.size(), item.etag()));
@@ -240,7 +293,7 @@ public final class MinioWire implements S3Wire {
 
     @Override
     public void deleteObject(String fullKey) throws Exception {
-        client.removeObject(RemoveObjectArgs.builder().bucket(bucket).object(fullKey).build());
+        client().removeObject(RemoveObjectArgs.builder().bucket(bucket).object(fullKey).build());
     }
 
     @Override
@@ -251,7 +304,7 @@ public final class MinioWire implements S3Wire {
         List<DeleteObject> objects = fullKeys.stream().map(DeleteObject::new).toList();
         List<DeleteFailure> failures = new ArrayList<>();
         // The iterable sends the request only as it is consumed.
-        for (Result<DeleteError> result : client.removeObjects(RemoveObjectsArgs.builder().bucket(bucket)
+        for (Result<DeleteError> result : client().removeObjects(RemoveObjectsArgs.builder().bucket(bucket)
                 .objects(objects).build())) {
             DeleteError error = result.get();
             failures.add(new DeleteFailure(error.objectName(), error.code(), error.message()));
@@ -270,7 +323,7 @@ public final class MinioWire implements S3Wire {
         if (partCrc32s) {
             headers.put("x-amz-checksum-algorithm", "CRC32");
         }
-        return async.createMultipartUploadAsync(bucket, region, fullKey, headers, null).get().result().uploadId();
+        return async().createMultipartUploadAsync(bucket, region, fullKey, headers, null).get().result().uploadId();
     }
 
     @Override
@@ -281,7 +334,7 @@ public final class MinioWire implements S3Wire {
         contentMd5.ifPresent(m -> headers.put(CONTENT_MD5_HEADER, m));
         Object data = partData(body, from, count);
         try {
-            return async.uploadPartAsync(bucket, region, fullKey, data, count, uploadId, partNumber, headers, null)
+            return async().uploadPartAsync(bucket, region, fullKey, data, count, uploadId, partNumber, headers, null)
                     .get().etag();
         } finally {
             if (data instanceof RandomAccessFile raf) {
@@ -315,18 +368,18 @@ public final class MinioWire implements S3Wire {
         if (createOnly) {
             headers.put("If-None-Match", "*");
         }
-        return async.completeMultipartUploadAsync(bucket, region, fullKey, uploadId, completed, headers, null)
+        return async().completeMultipartUploadAsync(bucket, region, fullKey, uploadId, completed, headers, null)
                 .get().etag();
     }
 
     @Override
     public void abortMultipartUpload(String fullKey, String uploadId) throws Exception {
-        async.abortMultipartUploadAsync(bucket, region, fullKey, uploadId, null, null).get();
+        async().abortMultipartUploadAsync(bucket, region, fullKey, uploadId, null, null).get();
     }
 
     @Override
     public UploadPage listMultipartUploads(String fullPrefix, String keyMarker, String uploadIdMarker) throws Exception {
-        ListMultipartUploadsResult r = uploadListing.page(bucket, region, fullPrefix, keyMarker, uploadIdMarker);
+        ListMultipartUploadsResult r = clients().uploadListing().page(bucket, region, fullPrefix, keyMarker, uploadIdMarker);
         List<PendingUpload> uploads = new ArrayList<>();
         for (io.minio.messages.Upload u : r.uploads()) {
             uploads.add(new PendingUpload(u.objectName(), u.uploadId(),

@@ -64,6 +64,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
     private final S3Wire wire;
     private final ExecutorService partUploads;
     private final ServerProbe server;
+    private final UploadPlan uploads;
     private final Map<String, String> uploadHeaders;
     /** Set by {@link #stopRequests()}: no request starts any more but the abort of an open upload. */
     private volatile boolean stopped;
@@ -71,6 +72,11 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
     private final Map<String, String> openUploads = new java.util.concurrent.ConcurrentHashMap<>();
 
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire) {
+        this(settings, wire, ProbeOptions.inMemory());
+    }
+
+    /** @param probe how the server's traits are learnt and kept ({@link ServerProbe}) */
+    public RemoteStore(RemoteStoreSettings settings, S3Wire wire, ProbeOptions probe) {
         this.settings = settings;
         this.wire = wire;
         this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
@@ -78,8 +84,10 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
             t.setDaemon(true);
             return t;
         });
-        this.server = new ServerProbe(settings, new ProbeTarget());
+        this.server = new ServerProbe(settings, new ProbeTarget(), probe, java.time.Clock.systemUTC());
+        this.uploads = new UploadPlan(settings, wire.buffersPacedBodies(), rate -> server.keepUploadRate(rate));
         this.uploadHeaders = uploadHeaders(settings);
+        wire.onServerIdentity(server::answered);
     }
 
     /** The request headers every upload carries: encryption and storage class. */
@@ -105,9 +113,46 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
         return wire;
     }
 
-    /** What the server was found to do (probing it on first use). */
+    /** What the server was found to do (probing it on first use, where nothing is kept). */
     public ServerTraits traits() throws StoreException {
         return server.traits();
+    }
+
+    /** Where the traits in use came from: probed now, kept, the store's copy, or assumed. */
+    public ServerProbe.Source traitsSource() {
+        return server.source();
+    }
+
+    /** What is known of the server now, with the time it was learnt and the server it was learnt from. */
+    public Optional<ServerFindings> findings() {
+        return server.findings();
+    }
+
+    /**
+     * Builds the client ahead of its first request, on a thread of its own, so that a command's local
+     * work overlaps it (a cold JVM takes about a second for the AWS SDK's). A failure here is left
+     * for the first request to meet and report.
+     */
+    public void prepareInBackground() {
+        Thread t = new Thread(() -> {
+            try {
+                wire.prepare();
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(RemoteStore.class).debug("preparing {} failed", describe(), e);
+            }
+        }, "store-prepare");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @Override
+    public void uploadsPacedAt(long bytesPerSecond) {
+        uploads.pacedAt(bytesPerSecond);
+    }
+
+    @Override
+    public Optional<String> describeUploads() {
+        return uploads.explain().map(e -> "bodies over the " + UploadPlan.mib(settings.partSize()) + " part size: " + e);
     }
 
     @Override
@@ -124,6 +169,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
     public void close() {
         partUploads.shutdownNow();
         wire.close();
+        server.close();
     }
 
     // ---- calls
@@ -168,10 +214,17 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         KeyRules.check(key);
-        boolean multipart = body.length() > settings.multipartThreshold();
+        server.traits(); // learnt first: the upload rate kept with them decides how the body goes
+        uploads.seed(server.keptUploadRate());
+        boolean multipart = uploads.inParts(body.length(), body.givenDigests().map(BodyDigests::partSize));
         server.checkCreateOnly(key, options, multipart, this::exists);
+        uploads.sent(body.length(), multipart);
         if (multipart) {
-            return multipartPut(key, body, options, server.sendsCrc32());
+            // a body's whole upload is measured, its parts together: what one PUT of it is set against
+            long started = System.nanoTime();
+            PutResult parted = multipartPut(key, body, options, server.sendsCrc32());
+            uploads.measured(body.length(), System.nanoTime() - started);
+            return parted;
         }
         String fullKey = settings.fullKey(key);
         if (server.provesByCrc32()) {
@@ -182,14 +235,13 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
                     : OptionalLong.of(PartedUpload.digests(key, body, Math.max(1, body.length()), false).crc32());
             S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, Optional.empty(),
                     options.createOnly());
-            return call("put", key, () -> new PutResult(key, body.length(),
-                    unquote(wire.putObject(fullKey, body, upload)), 1, false, true));
+            return new PutResult(key, body.length(), singlePut(key, fullKey, body, upload), 1, false, true);
         }
         if (!server.sendsContentMd5()) {
             OptionalLong sent = server.crc32ToSend(key, body, options);
             S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent, Optional.empty(),
                     options.createOnly());
-            return call("put", key, () -> new PutResult(key, body.length(), unquote(wire.putObject(fullKey, body, upload)), 1));
+            return new PutResult(key, body.length(), singlePut(key, fullKey, body, upload), 1);
         }
         // The MD5 the server checks is taken in the same read as a CRC32 compared with the caller's, so
         // the answer proves the caller's bytes only where the two agree; a body changing after that read
@@ -203,25 +255,57 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
         S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, options.userMetadata(), sent,
                 Optional.of(digests.contentMd5(0)), options.createOnly());
         boolean md5Etags = callersBytes && server.provesByContentMd5();
-        return call("put", key, () -> {
-            String etag = unquote(wire.putObject(fullKey, body, upload));
-            return new PutResult(key, body.length(), etag, 1,
-                    md5Etags && ContentMd5Proof.holds(key, etag, digests, false), false);
-        });
+        String etag = singlePut(key, fullKey, body, upload);
+        boolean proven = md5Etags && ContentMd5Proof.holds(key, etag, digests, false);
+        if (md5Etags && !proven) {
+            // the server checked the MD5 of these very bytes, so an ETag that is not it says its ETags are no MD5s
+            server.contradicted("the ETag answered for key '" + key + "' is not the MD5 of its bytes, though the server "
+                    + "was found to answer MD5 ETags");
+        }
+        return new PutResult(key, body.length(), etag, 1, proven, false);
+    }
+
+    /**
+     * One PUT of the whole body under the retry policy: its ETag, unquoted. Each attempt's rate goes to
+     * the upload plan; a create-only put refused with 412 where the server was found to ignore
+     * {@code If-None-Match} contradicts that finding.
+     */
+    private String singlePut(String key, String fullKey, UploadBody body, S3Wire.Upload upload) throws StoreException {
+        try {
+            return call("put", key, () -> {
+                long started = System.nanoTime();
+                try {
+                    String etag = unquote(wire.putObject(fullKey, body, upload));
+                    uploads.measured(body.length(), System.nanoTime() - started);
+                    return etag;
+                } catch (Exception e) {
+                    uploads.failed(body.length());
+                    throw e;
+                }
+            });
+        } catch (dev.felix.offload.store.PreconditionFailedException e) {
+            if (upload.createOnly() && !server.traits().createOnlyHonoured()) {
+                server.contradicted("a create-only put of key '" + key + "' was refused with " + e.answer()
+                        + ", though the server was found to ignore If-None-Match");
+            }
+            throw e;
+        }
     }
 
     /**
      * Multipart bodies in the configured part size (their part CRC32s check the caller's), a single
      * request's as one slice where it carries a Content-MD5 or CRC32; none where it carries neither.
-     * MD5s only where the requests carry them.
+     * MD5s only where the requests carry them. Kept findings answer before the server was asked
+     * anything, so a caller can read segments while the store starts up.
      */
     @Override
     public Optional<DigestPlan> digestPlan(long length) throws StoreException {
-        boolean md5s = server.sendsContentMd5();
-        if (length > settings.multipartThreshold()) {
+        boolean md5s = server.plansContentMd5();
+        uploads.seed(server.keptUploadRate());
+        if (uploads.inParts(length, Optional.empty())) {
             return Optional.of(new DigestPlan(settings.partSize(), md5s));
         }
-        return md5s || server.sendsCrc32() ? Optional.of(new DigestPlan(Math.max(1, length), md5s)) : Optional.empty();
+        return md5s || server.plansCrc32() ? Optional.of(new DigestPlan(Math.max(1, length), md5s)) : Optional.empty();
     }
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
@@ -249,8 +333,14 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
             @Override
             public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
                     Optional<String> crc, Optional<String> md5) throws StoreException {
-                String etag = once("upload of part " + partNumber, key,
-                        () -> wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5));
+                String etag = once("upload of part " + partNumber, key, () -> {
+                    try {
+                        return wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
+                    } catch (Exception e) {
+                        uploads.failed(body.length());
+                        throw e;
+                    }
+                });
                 return new PartedUpload.PartReceipt(partNumber, etag, crc);
             }
 
@@ -597,6 +687,31 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
         public List<String> listFullKeys(String fullPrefix) throws StoreException {
             S3Wire.KeyPage page = call("probe list", fullPrefix, () -> wire.listObjects(fullPrefix, null, 1000));
             return page.objects().stream().map(S3Wire.Listed::fullKey).toList();
+        }
+
+        @Override
+        public Optional<byte[]> read(String fullKey) throws StoreException {
+            try {
+                return Optional.of(call("get", fullKey, () -> {
+                    S3Wire.Body in = wire.getObject(fullKey, null, false);
+                    boolean complete = false;
+                    try {
+                        Long length = in.contentLength();
+                        if (length == null || length < 0 || length > ServerFindingsFile.MAX_BYTES) {
+                            throw new StoreRejectedException("get of key '" + fullKey + "' answered " + length
+                                    + " bytes, not a findings file", fullKey, null, null);
+                        }
+                        byte[] out = new byte[length.intValue()];
+                        ResponseChecks.readFully(fullKey, in.stream(), out);
+                        complete = in.stream().read() < 0;
+                        return out;
+                    } finally {
+                        release(in, complete);
+                    }
+                }));
+            } catch (ObjectNotFoundException absent) {
+                return Optional.empty();
+            }
         }
     }
 }

@@ -16,6 +16,10 @@ import java.util.regex.Pattern;
 public final class RemoteStoreSettings {
     public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
     public static final long MAX_PART_SIZE = 5L * 1024 * 1024 * 1024;
+    /** Bodies above it go in parts where the operator set no threshold and no upload rate is measured yet. */
+    public static final long DEFAULT_MULTIPART_THRESHOLD = 64L * 1024 * 1024;
+    /** How long probe findings are believed by default: a day. */
+    public static final Duration DEFAULT_PROBE_MAX_AGE = Duration.ofDays(1);
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     private static final Pattern REGION = Pattern.compile("[a-z0-9-]{1,64}");
     private static final Pattern STORAGE_CLASS = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
@@ -37,6 +41,7 @@ public final class RemoteStoreSettings {
     private final Credentials credentials;
     private final ChecksumPolicy checksumMode;
     private final long multipartThreshold;
+    private final boolean multipartThresholdChosen;
     private final long partSize;
     private final int partConcurrency;
     private final Encryption encryption;
@@ -45,6 +50,7 @@ public final class RemoteStoreSettings {
     private final Duration connectTimeout;
     private final Duration readTimeout;
     private final Duration attemptTimeout;
+    private final Duration probeMaxAge;
     private final Optional<CaBundle> caBundle;
 
     private RemoteStoreSettings(Builder b) {
@@ -57,6 +63,7 @@ public final class RemoteStoreSettings {
         this.credentials = b.credentials;
         this.checksumMode = b.checksumMode;
         this.multipartThreshold = b.multipartThreshold;
+        this.multipartThresholdChosen = b.multipartThresholdChosen;
         this.partSize = b.partSize;
         this.partConcurrency = b.partConcurrency;
         this.encryption = b.encryption;
@@ -65,6 +72,7 @@ public final class RemoteStoreSettings {
         this.connectTimeout = b.connectTimeout;
         this.readTimeout = b.readTimeout;
         this.attemptTimeout = b.attemptTimeout;
+        this.probeMaxAge = b.probeMaxAge;
         this.caBundle = b.caBundle;
     }
 
@@ -82,6 +90,7 @@ public final class RemoteStoreSettings {
         b.credentials = credentials;
         b.checksumMode = checksumMode;
         b.multipartThreshold = multipartThreshold;
+        b.multipartThresholdChosen = multipartThresholdChosen;
         b.partSize = partSize;
         b.partConcurrency = partConcurrency;
         b.encryption = encryption;
@@ -90,6 +99,7 @@ public final class RemoteStoreSettings {
         b.connectTimeout = connectTimeout;
         b.readTimeout = readTimeout;
         b.attemptTimeout = attemptTimeout;
+        b.probeMaxAge = probeMaxAge;
         b.caBundle = caBundle;
         return b;
     }
@@ -124,23 +134,31 @@ public final class RemoteStoreSettings {
     }
 
     /**
-     * Bodies longer than this travel as multipart uploads.
+     * Bodies longer than this travel as multipart uploads, where it was set
+     * ({@link #multipartThresholdChosen()}); left at its default (64 MiB), it only stands until the
+     * store has measured an upload rate, and from then on {@link UploadPlan} chooses per body: one
+     * PUT where it is short, parts where it is long.
      *
-     * <p>The default, 64 MiB, sends a broker's 128 MiB segments in parts (8 of 16 MiB, 4 at a time),
-     * and stays so on purpose. Over a real network one PUT is one TCP stream, whose rate the
-     * round trip bounds; parts in flight together multiply it, a failed part costs 16 MiB again
-     * rather than 128, and the attempt timeout bounds 16 MiB. What parts used to cost here was
-     * verification: the server kept no whole-object CRC32, so {@code verify=auto} read every segment
-     * back. Where the server keeps part CRC32s (AWS S3, S3Mock) head now proves the whole CRC32 from
-     * them ({@link PartCrc32s}); where it keeps none (S3Proxy) a single PUT is read back as well, so
-     * the threshold no longer decides how a segment is verified. On loopback test servers one PUT is
-     * faster (the benchmark's single-PUT pass ran 2.5x the multipart pass on S3Mock, which stores
-     * every part and then copies them into the object, 1.3x on S3Proxy), but that measures how those
-     * servers assemble parts, not a network; raise {@code multipart-threshold} above the segment size
-     * for such a server. The cost of parts elsewhere is nine more requests per segment.
+     * <p>Why both: on S3Proxy and S3Mock, which write every part and then read the parts back into
+     * the object, one PUT per 128 MiB segment ran 1.75x and 2.42x the multipart pass (docs/benchmarks.md,
+     * b1 against b), and parts cost nine more requests per segment everywhere; but one PUT is one TCP
+     * stream, whose rate a real network's round trip bounds, the attempt timeout then bounds the whole
+     * segment rather than a part, and a failure sends the whole segment again. Where part CRC32s are
+     * kept (AWS S3, S3Mock) head proves a multipart object's whole CRC32 ({@link PartCrc32s}), so the
+     * choice does not change how a segment is verified.
      */
     public long multipartThreshold() {
         return multipartThreshold;
+    }
+
+    /**
+     * Whether {@link #multipartThreshold()} was set (setting {@code multipart-threshold}): it then
+     * decides alone which bodies go in parts. Left at its default, the store chooses per body
+     * between one PUT and parts from the upload rate it measures ({@link UploadPlan}), and the
+     * default threshold only stands where nothing was measured yet.
+     */
+    public boolean multipartThresholdChosen() {
+        return multipartThresholdChosen;
     }
 
     public long partSize() {
@@ -182,6 +200,14 @@ public final class RemoteStoreSettings {
     /** The most one HTTP attempt may take, including reading its answer. */
     public Duration attemptTimeout() {
         return attemptTimeout;
+    }
+
+    /**
+     * How long what the capability probe found about the server is believed without probing it
+     * again (setting {@code probe-max-age}; see {@link ServerProbe}); zero probes at every start.
+     */
+    public Duration probeMaxAge() {
+        return probeMaxAge;
     }
 
     /** The CA certificates TLS connections trust instead of the JVM's trust store, when the URI names a bundle. */
@@ -233,7 +259,8 @@ public final class RemoteStoreSettings {
         private boolean pathStyle;
         private Credentials credentials = Credentials.defaultChain();
         private ChecksumPolicy checksumMode = ChecksumPolicy.AUTO;
-        private long multipartThreshold = 64L * 1024 * 1024;
+        private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
+        private boolean multipartThresholdChosen;
         private long partSize = 16L * 1024 * 1024;
         private int partConcurrency = 4;
         private Encryption encryption = Encryption.NONE;
@@ -242,6 +269,7 @@ public final class RemoteStoreSettings {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration readTimeout = DEFAULT_READ_TIMEOUT;
         private Duration attemptTimeout = Duration.ofMinutes(2);
+        private Duration probeMaxAge = DEFAULT_PROBE_MAX_AGE;
         private Optional<CaBundle> caBundle = Optional.empty();
 
         private Builder(String bucket) {
@@ -323,7 +351,22 @@ public final class RemoteStoreSettings {
             return this;
         }
 
+        /** Sets the threshold, which then decides alone ({@link #multipartThresholdChosen()}), the part size and parts in flight. */
         public Builder multipart(long threshold, long size, int concurrency) {
+            parts(threshold, size, concurrency);
+            this.multipartThresholdChosen = true;
+            return this;
+        }
+
+        /**
+         * Sets the part size and the parts in flight, leaving the choice between one PUT and parts to
+         * the store ({@link #multipartThresholdChosen()} stays as it was).
+         */
+        public Builder parts(long size, int concurrency) {
+            return parts(multipartThreshold, size, concurrency);
+        }
+
+        private Builder parts(long threshold, long size, int concurrency) {
             if (size < MIN_PART_SIZE || size > MAX_PART_SIZE) {
                 throw new IllegalArgumentException("setting 'part-size' must be between 5 MiB and 5 GiB: " + size);
             }
@@ -337,6 +380,14 @@ public final class RemoteStoreSettings {
             this.multipartThreshold = threshold;
             this.partSize = size;
             this.partConcurrency = concurrency;
+            return this;
+        }
+
+        public Builder probeMaxAge(Duration value) {
+            if (value.isNegative()) {
+                throw new IllegalArgumentException("setting 'probe-max-age' must not be negative: " + value);
+            }
+            this.probeMaxAge = value;
             return this;
         }
 

@@ -118,6 +118,26 @@ public interface S3Wire extends AutoCloseable {
     default void bodyChecksumCheckedByServer(BodyChecksum checksum) {
     }
 
+    /**
+     * Told whom to tell the {@code Server} header of every answer this client receives, errors
+     * included (an empty string where an answer has none), so the store can see which server answers
+     * ({@link ServerProbe#answered}). A client that cannot tell says nothing.
+     */
+    default void onServerIdentity(java.util.function.Consumer<String> listener) {
+    }
+
+    /**
+     * Builds what the first request needs (clients, connection pools) now rather than on that
+     * request; a client built eagerly does nothing here.
+     */
+    default void prepare() {
+    }
+
+    /** Whether this client reads a paced single-request body into memory before sending it (MinIO's does). */
+    default boolean buffersPacedBodies() {
+        return false;
+    }
+
     /** The store's exception for a failure of this client's, naming the operation and the (short) key. */
     StoreException translate(String operation, String key, Throwable failure);
 

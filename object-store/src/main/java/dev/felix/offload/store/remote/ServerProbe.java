@@ -10,15 +10,26 @@ import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.TransientStoreException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
 /**
@@ -26,11 +37,27 @@ import java.util.zip.CRC32;
  * {@code If-None-Match}, and whether its ETags are MD5s ({@link ServerTraits}), found out once, and
  * what that means for each request.
  *
- * <p>The probe writes a tiny object (under the store's prefix, in the reserved {@code .felix-probe/}
- * folder) and deletes it again. Refusals count as "not supported"; throttling, 5xx and I/O failures
- * (after the store's retries) and access denials are real failures and propagate. It runs on first
- * need, not when the store opens, so a store that is never used sends nothing, and once however many
- * threads need it at the same time.
+ * <p>The probe writes tiny objects (under the store's prefix, in the reserved {@code .felix-probe/}
+ * folder), most of its requests at once, and deletes them again. Refusals count as "not supported";
+ * throttling, 5xx and I/O failures (after the store's retries) and access denials are real failures
+ * and propagate. It runs on first need, not when the store opens, so a store that is never used
+ * sends nothing, and once however many threads need it at the same time.
+ *
+ * <p><b>Paid for once.</b> What a probe finds is kept ({@link ServerFindings}: the endpoint, bucket,
+ * the server's {@code Server} header and the time, in the {@link FindingsKeep} the command gives,
+ * the data root's file in practice, and in a copy in the store, {@link ServerFindingsFile#STORE_KEY})
+ * and believed by later stores of the same endpoint and bucket until it is older than
+ * {@link RemoteStoreSettings#probeMaxAge()} (a day by default), an operator asks for a new probe
+ * ({@link ProbeOptions#reprobe()}), or an answer contradicts it ({@link #contradicted}): a server
+ * answering under another {@code Server} header, a conditional put refused where the server was
+ * found to ignore the condition, an ETag that is no MD5 where the server was found to answer MD5s.
+ * A contradiction drops the findings (from the keep too) and the next use probes again. Before a
+ * writer acts on findings it did not learn itself, it makes sure the server answering is the one
+ * they were learnt from (its first answer, or one listing request).
+ *
+ * <p><b>Readers never write.</b> A read-only store ({@link ProbeOptions#readOnly()}: read, scrub,
+ * restore) never probes: it uses kept findings, else the store's copy (one GET), else assumes the
+ * server checks and keeps nothing, so objects are checked by reading them in full.
  *
  * <p>Both remote stores talk to the same kinds of servers through different client libraries; what a
  * server does does not depend on the library. So the probe, its result and the decisions drawn from
@@ -50,6 +77,11 @@ public final class ServerProbe {
 
         /** Up to 1000 full keys under {@code fullPrefix}, reserved ones included. */
         java.util.List<String> listFullKeys(String fullPrefix) throws StoreException;
+
+        /** The bytes at {@code fullKey}, empty when there is no such object (the store's copy of findings). */
+        default Optional<byte[]> read(String fullKey) throws StoreException {
+            return Optional.empty();
+        }
     }
 
     /** Probe objects older than this are leftovers of a process killed mid-probe, and are deleted. */
@@ -64,47 +96,325 @@ public final class ServerProbe {
      */
     static final Duration REFUSED_PROBE_PAUSE = Duration.ofMinutes(5);
 
+    /**
+     * A contradiction of what this process's own probe found does not start another probe before
+     * this long: a server answering inconsistently would otherwise be probed on every request.
+     */
+    static final Duration OWN_PROBE_STANDS = Duration.ofMinutes(5);
+
+    /** How often a measured upload rate is written to the keep while the store is open (and at its close). */
+    static final Duration RATE_KEPT_EVERY = Duration.ofMinutes(10);
+
     /** What reads assume of a server they could not probe: that it keeps and checks nothing. */
     private static final ServerTraits UNKNOWN = new ServerTraits(false, false, false, false, false, false);
 
+    /** Where the traits in use came from, for logs and summaries. */
+    public enum Source {
+        /** Nothing learnt yet. */
+        NONE,
+        /** This process probed the server. */
+        PROBED,
+        /** Kept by an earlier probe ({@link FindingsKeep}). */
+        KEPT,
+        /** The copy a writer left in the store. */
+        STORE_COPY,
+        /** A read-only store with nothing kept, or a refused probe: nothing assumed of the server. */
+        ASSUMED
+    }
+
     private final RemoteStoreSettings settings;
     private final Target target;
+    private final ProbeOptions options;
+    private final ServerFindings.Key key;
+    private final Clock clock;
     private volatile ServerTraits traits;
+    /** What the traits in use came with; null while none, or where nothing is known of the server. */
+    private volatile ServerFindings findings;
+    private volatile Source source = Source.NONE;
+    /** The server answering was seen to be the one the findings were learnt from. */
+    private volatile boolean confirmed;
+    /** The Server header of the latest answer; null until one arrived (or where the client cannot tell). */
+    private volatile String lastIdentity;
+    /** Why the findings in use were contradicted, until they are dropped. */
+    private volatile String contradiction;
+    private volatile long probedAtNanos;
+    /** A measured upload rate is in {@link #findings} but not yet in the keep. */
+    private volatile boolean rateUnkept;
+    private volatile long rateKeptAtNanos;
+    private boolean forceProbe;
     private volatile long probeRefusedAt;
     private volatile boolean probeRefused;
 
     /** @param target the store's raw operations, used by the probe on first need */
     public ServerProbe(RemoteStoreSettings settings, Target target) {
-        this.settings = settings;
-        this.target = target;
+        this(settings, target, ProbeOptions.inMemory(), Clock.systemUTC());
     }
 
-    /** What the server was found to do (probing it on first use). */
+    public ServerProbe(RemoteStoreSettings settings, Target target, ProbeOptions options, Clock clock) {
+        this.settings = settings;
+        this.target = target;
+        this.options = options;
+        this.key = ServerFindings.Key.of(settings);
+        this.clock = clock;
+        this.forceProbe = options.reprobe() && !options.readOnly();
+    }
+
+    /** What the server was found to do (learning it on first use: kept findings, else a probe). */
     public ServerTraits traits() throws StoreException {
+        dropIfContradicted();
         ServerTraits t = traits;
-        if (t == null) {
-            synchronized (this) {
-                t = traits;
-                if (t == null) {
-                    t = run(target, settings);
-                    if (t.md5Etags() && !etagsAreMd5s()) {
-                        LOG.info("{}: with SSE-KMS configured the server's ETags are not MD5s of the bytes, so no upload"
-                                + " is proven by its Content-MD5 and ETag; copies are proven by a stored CRC32 or read"
-                                + " back", settings.describe());
-                    }
-                    traits = t;
+        if (t != null && (confirmed || source != Source.KEPT && source != Source.STORE_COPY || options.readOnly())) {
+            return t;
+        }
+        synchronized (this) {
+            for (int round = 0; ; round++) {
+                dropIfContradicted();
+                if (traits == null) {
+                    learn();
+                }
+                if (confirmed || options.readOnly() || (source != Source.KEPT && source != Source.STORE_COPY)
+                        || round > 0) {
+                    return traits;
+                }
+                // A writer acts on findings it did not learn only once the server answering is theirs.
+                if (lastIdentity == null) {
+                    identify();
+                }
+                if (lastIdentity != null) {
+                    answered(lastIdentity);
+                }
+                if (contradiction == null) {
+                    return traits;
                 }
             }
         }
-        return t;
+    }
+
+    /** One cheap read, so that an answer tells which server this is. */
+    private void identify() throws StoreException {
+        target.listFullKeys(settings.fullKey(KeyRules.RESERVED_PREFIX + "store/"));
+    }
+
+    /** Learns the traits: kept findings, the store's copy, a probe, or (read-only) nothing. Holds the lock. */
+    private void learn() throws StoreException {
+        Instant now = clock.instant();
+        OptionalLong rate = findings != null ? findings.uploadRate() : OptionalLong.empty();
+        if (!forceProbe) {
+            Optional<ServerFindings> kept = kept();
+            if (kept.isPresent() && !kept.get().agedAt(now, settings.probeMaxAge())) {
+                use(kept.get(), Source.KEPT);
+                return;
+            }
+            Optional<ServerFindings> copy = options.storeCopy() ? storeCopy() : Optional.empty();
+            if (copy.isPresent() && !copy.get().agedAt(now, settings.probeMaxAge())) {
+                ServerFindings f = kept.flatMap(k -> k.uploadRate().isPresent() ? Optional.of(k) : Optional.empty())
+                        .map(k -> copy.get().withUploadRate(k.uploadRate().getAsLong())).orElse(copy.get());
+                use(f, Source.STORE_COPY);
+                if (!options.readOnly()) {
+                    keep(f);
+                }
+                return;
+            }
+            if (kept.isPresent()) {
+                rate = kept.get().uploadRate();
+                LOG.info("{}: the capability probe's findings kept from {} are older than {} (probe-max-age); "
+                        + "probing again", settings.describe(), kept.get().learntAt(), settings.probeMaxAge());
+            }
+        }
+        if (options.readOnly()) {
+            traits = UNKNOWN;
+            findings = null;
+            source = Source.ASSUMED;
+            LOG.info("{}: no capability findings are kept for this store and a read-only command does not probe "
+                    + "(the probe writes); reading as if the server kept no checksums, so objects are checked by "
+                    + "reading them in full. An offload or the daemon keeps findings for later commands",
+                    settings.describe());
+            return;
+        }
+        ServerTraits probed = run(target, settings);
+        String identity = lastIdentity == null ? "" : lastIdentity;
+        ServerFindings f = new ServerFindings(key, identity, now, probed, rate);
+        use(f, Source.PROBED);
+        confirmed = true;
+        probedAtNanos = System.nanoTime();
+        forceProbe = false;
+        if (probed.md5Etags() && !etagsAreMd5s()) {
+            LOG.info("{}: with SSE-KMS configured the server's ETags are not MD5s of the bytes, so no upload"
+                    + " is proven by its Content-MD5 and ETag; copies are proven by a stored CRC32 or read"
+                    + " back", settings.describe());
+        }
+        keep(f);
+        if (options.storeCopy()) {
+            try {
+                target.put(settings.fullKey(ServerFindingsFile.STORE_KEY), ServerFindingsFile.encode(List.of(f)),
+                        OptionalLong.empty(), Optional.empty(), false);
+            } catch (StoreException e) {
+                LOG.warn("{}: the copy of the probe's findings for read-only commands was not written: {}",
+                        settings.describe(), e.getMessage());
+            }
+        }
+    }
+
+    private void use(ServerFindings f, Source from) {
+        findings = f;
+        source = from;
+        confirmed = false;
+        traits = f.traits();
+        if (from != Source.PROBED) {
+            LOG.info("{}: using the capability probe's findings learnt {} from {} ({}): {}", settings.describe(),
+                    f.learntAt(), ServerFindings.describeIdentity(f.serverIdentity()),
+                    from == Source.KEPT ? "kept in " + options.keep().describe() : "the store's copy", f.traits());
+        }
+    }
+
+    private Optional<ServerFindings> kept() {
+        try {
+            return options.keep().load(key);
+        } catch (IOException e) {
+            LOG.warn("{}: kept capability findings not read ({}); looking further", settings.describe(),
+                    e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private void keep(ServerFindings f) {
+        try {
+            options.keep().save(f);
+        } catch (IOException e) {
+            LOG.warn("{}: the capability probe's findings were not kept in {} ({}); the next command probes again",
+                    settings.describe(), options.keep().describe(), e.getMessage());
+        }
+    }
+
+    /** The store's copy, for this key; empty when absent or unreadable. */
+    private Optional<ServerFindings> storeCopy() throws StoreException {
+        Optional<byte[]> bytes = target.read(settings.fullKey(ServerFindingsFile.STORE_KEY));
+        if (bytes.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return ServerFindingsFile.decode(bytes.get()).stream().filter(f -> f.key().equals(key)).findFirst();
+        } catch (ServerFindingsFile.UnreadableException e) {
+            LOG.warn("{}: the store's copy of the capability findings does not decode ({}); not used",
+                    settings.describe(), e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /**
-     * The traits for deciding how to read. The probe writes, and credentials that may only read (a
-     * scrub's, say) are refused it; reads then go on as if the server kept no checksums, so callers
-     * check objects by reading them in full. Nothing that writes uses this: a put still meets the
-     * refusal itself. The refusal is not remembered for good, so credentials that gain the right, or
-     * a denial that was passing, are probed again after {@link #REFUSED_PROBE_PAUSE}.
+     * Told the {@code Server} header (empty for none) of each answer the store receives: an answer
+     * from another server than the one the findings in use were learnt from contradicts them.
+     */
+    public void answered(String identity) {
+        lastIdentity = identity;
+        ServerFindings f = findings;
+        if (f == null || confirmed) {
+            return;
+        }
+        if (identity.equals(f.serverIdentity())) {
+            confirmed = true;
+        } else if (source == Source.KEPT || source == Source.STORE_COPY) {
+            contradicted("the server answers as " + ServerFindings.describeIdentity(identity) + ", but the findings "
+                    + "from " + f.learntAt() + " were learnt from " + ServerFindings.describeIdentity(f.serverIdentity()));
+        }
+    }
+
+    /**
+     * An answer contradicted the findings in use: they are dropped before their next use (from the
+     * keep too), and learnt again (a probe; for a read-only store, nothing assumed). A contradiction
+     * of this process's own recent probe is only logged: see {@link #OWN_PROBE_STANDS}.
+     */
+    public void contradicted(String why) {
+        if (findings == null || contradiction != null) {
+            return;
+        }
+        if (source == Source.PROBED && System.nanoTime() - probedAtNanos < OWN_PROBE_STANDS.toNanos()) {
+            LOG.warn("{}: {}, contrary to what the probe found {} ago; it is probed again if this lasts",
+                    settings.describe(), why, Duration.ofNanos(System.nanoTime() - probedAtNanos).toSeconds() + " s");
+            return;
+        }
+        contradiction = why;
+    }
+
+    private void dropIfContradicted() {
+        if (contradiction == null) {
+            return;
+        }
+        synchronized (this) {
+            String why = contradiction;
+            if (why == null) {
+                return;
+            }
+            contradiction = null;
+            LOG.warn("{}: {}; the capability findings are dropped and learnt again before their next use",
+                    settings.describe(), why);
+            traits = null;
+            findings = null;
+            confirmed = false;
+            source = Source.NONE;
+            forceProbe = true;
+            if (!options.readOnly()) {
+                try {
+                    options.keep().forget(key);
+                } catch (IOException e) {
+                    LOG.warn("{}: the contradicted findings could not be dropped from {}: {}", settings.describe(),
+                            options.keep().describe(), e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** Where the traits in use came from. */
+    public Source source() {
+        return source;
+    }
+
+    /** What is known of the server now, empty before anything was learnt or where nothing could be. */
+    public Optional<ServerFindings> findings() {
+        return Optional.ofNullable(findings);
+    }
+
+    /** The upload rate kept with the findings in use, empty where none was measured. */
+    public OptionalLong keptUploadRate() {
+        ServerFindings f = findings;
+        return f == null ? OptionalLong.empty() : f.uploadRate();
+    }
+
+    /**
+     * Keeps a newly measured upload rate with the findings in use (a writer's): in memory now, in the
+     * keep at most every {@link #RATE_KEPT_EVERY} (an upload thread should not wait for an fsync on
+     * every change) and at {@link #close()}.
+     */
+    public void keepUploadRate(long bytesPerSecond) {
+        ServerFindings f = findings;
+        if (f == null || options.readOnly() || bytesPerSecond <= 0) {
+            return;
+        }
+        findings = f.withUploadRate(bytesPerSecond);
+        rateUnkept = true;
+        long now = System.nanoTime();
+        if (rateKeptAtNanos == 0 || now - rateKeptAtNanos > RATE_KEPT_EVERY.toNanos()) {
+            close();
+        }
+    }
+
+    /** Keeps what is not kept yet (an upload rate measured since): the store is closing. */
+    public void close() {
+        ServerFindings f = findings;
+        if (!rateUnkept || f == null || options.readOnly()) {
+            return;
+        }
+        rateUnkept = false;
+        rateKeptAtNanos = System.nanoTime();
+        keep(f);
+    }
+
+    /**
+     * The traits for deciding how to read. A writer's probe may be refused to credentials that may
+     * only read; reads then go on as if the server kept no checksums, so callers check objects by
+     * reading them in full. Nothing that writes uses this: a put still meets the refusal itself. The
+     * refusal is not remembered for good, so credentials that gain the right, or a denial that was
+     * passing, are probed again after {@link #REFUSED_PROBE_PAUSE}.
      */
     private ServerTraits traitsForReading() throws StoreException {
         ServerTraits t = traits;
@@ -170,6 +480,37 @@ public final class ServerProbe {
     public boolean provesByContentMd5() throws StoreException {
         ServerTraits t = traits();
         return t.contentMd5Verified() && t.md5Etags() && etagsAreMd5s();
+    }
+
+    /**
+     * The traits for planning what a caller computes ahead of a put ({@link RemoteStore#digestPlan}):
+     * kept findings serve before the server answered at all, since a plan that turns out wrong only
+     * costs the put a digest of its own. Where nothing is known yet they are learnt as for
+     * {@link #traits()}.
+     */
+    private ServerTraits traitsForPlanning() throws StoreException {
+        dropIfContradicted();
+        ServerTraits t = traits;
+        if (t != null) {
+            return t;
+        }
+        synchronized (this) {
+            if (traits == null) {
+                learn();
+            }
+            return traits;
+        }
+    }
+
+    /** As {@link #sendsContentMd5()}, for a plan ({@link #traitsForPlanning()}). */
+    public boolean plansContentMd5() throws StoreException {
+        ServerTraits t = traitsForPlanning();
+        return t.contentMd5Verified() && !(plansCrc32() && t.crc32Verified());
+    }
+
+    /** As {@link #sendsCrc32()}, for a plan ({@link #traitsForPlanning()}). */
+    public boolean plansCrc32() throws StoreException {
+        return byMode(() -> traitsForPlanning().crc32Accepted());
     }
 
     /** Whether uploads carry an {@code x-amz-checksum-crc32} header. */
@@ -271,86 +612,170 @@ public final class ServerProbe {
         return new ObjectHead(key, size, etag, PartCrc32s.withoutRecord(metadata), crc);
     }
 
+    /**
+     * Probes the server: five tiny objects, most requests at once, in three rounds (puts; the stored
+     * CRC32 and a create-only put over an existing key; deletes), then deleted. The start time leads
+     * every name, so a later probe can tell a leftover from a probe running now.
+     */
     public static ServerTraits run(Target target, RemoteStoreSettings settings) throws StoreException {
-        // The start time leads the name so that a later probe can tell a leftover from a probe running now.
         String folder = settings.fullKey(KeyRules.RESERVED_PREFIX + "probe/");
         String base = folder + System.currentTimeMillis() + "-" + UUID.randomUUID();
-        String first = base + "-a";
-        String second = base + "-b";
         byte[] body = "felix-offload capability probe".getBytes(StandardCharsets.US_ASCII);
         CRC32 crc = new CRC32();
         crc.update(body);
         long good = crc.getValue();
         boolean useCrc = settings.checksumMode() != ChecksumPolicy.WHEN_REQUIRED;
-        boolean accepted = false;
-        boolean verified = false;
-        boolean stored = false;
-        boolean createOnly;
-        boolean md5Verified = false;
-        boolean md5Etags = false;
+        String withCrc = base + "-a";      // the right CRC32: accepted? stored?
+        String wrongCrc = base + "-b";     // a wrong CRC32: refused?
+        String withMd5 = base + "-c";      // the right Content-MD5: accepted, and is the ETag the MD5?
+        String wrongMd5 = base + "-d";     // a wrong Content-MD5: refused?
+        String existing = base + "-e";     // put plainly, then put over create-only: refused?
+        List<String> keys = useCrc ? List.of(withCrc, wrongCrc, withMd5, wrongMd5, existing) : List.of(withCrc, existing);
+        byte[] md5 = dev.felix.offload.store.BodyDigests.md5().digest(body);
+        byte[] badMd5 = md5.clone();
+        badMd5[0] ^= 0x5a;
+        ExecutorService pool = Executors.newFixedThreadPool(keys.size() + 1, r -> {
+            Thread t = new Thread(r, "capability-probe");
+            t.setDaemon(true);
+            return t;
+        });
         try {
-            if (useCrc) {
-                try {
-                    target.put(first, body, OptionalLong.of(good), Optional.empty(), false);
-                    accepted = true;
-                } catch (StoreException e) {
-                    if (isFailure(e)) {
-                        throw e;
-                    }
+            // Round 1: every put at once (checksum headers only where the mode allows them: not under
+            // when-required, whose servers may break on checksum headers of any kind), and the leftovers.
+            Future<Boolean> crcAccepted = pool.submit(() -> {
+                if (useCrc && refusal(() -> target.put(withCrc, body, OptionalLong.of(good), Optional.empty(), false)) == null) {
+                    return true;
                 }
-            }
-            if (!accepted) {
-                target.put(first, body, OptionalLong.empty(), Optional.empty(), false);
-            }
-            if (accepted) {
-                try {
-                    target.put(second, body, OptionalLong.of(good ^ 0x5a5a5a5aL), Optional.empty(), false);
-                } catch (IntegrityRejectedException e) {
-                    verified = true;
-                } catch (StoreException e) {
-                    if (isFailure(e)) {
-                        throw e;
-                    }
+                target.put(withCrc, body, OptionalLong.empty(), Optional.empty(), false);
+                return false;
+            });
+            Future<Boolean> wrongCrcRefused = pool.submit(() -> useCrc && refusal(() -> target.put(wrongCrc, body,
+                    OptionalLong.of(good ^ 0x5a5a5a5aL), Optional.empty(), false)) instanceof IntegrityRejectedException);
+            Future<String> md5Etag = pool.submit(() -> {
+                String[] etag = {null};
+                if (useCrc && refusal(() -> etag[0] = target.put(withMd5, body, OptionalLong.empty(),
+                        Optional.of(Base64.getEncoder().encodeToString(md5)), false)) == null) {
+                    return etag[0];
                 }
-                OptionalLong back = target.storedCrc32(first);
-                stored = back.isPresent() && back.getAsLong() == good;
-            }
-            // Content-MD5 on the second key (whatever the CRC32 probe left there is overwritten by the same body);
-            // not under when-required, whose servers may break on checksum headers of any kind
-            if (useCrc) {
-                Md5Found md5 = probeContentMd5(target, second, body);
-                md5Verified = md5.verified();
-                md5Etags = md5.etags();
-            }
-            try {
-                target.put(first, body, OptionalLong.empty(), Optional.empty(), true);
-                createOnly = false;
-            } catch (PreconditionFailedException e) {
-                createOnly = true;
-            } catch (StoreException e) {
-                if (isFailure(e)) {
-                    throw e;
+                return null; // not tried, or refused even the right one: send none
+            });
+            Future<Boolean> wrongMd5Refused = pool.submit(() -> useCrc && refusal(() -> target.put(wrongMd5, body,
+                    OptionalLong.empty(), Optional.of(Base64.getEncoder().encodeToString(badMd5)), false))
+                    instanceof IntegrityRejectedException);
+            Future<?> plain = pool.submit(() -> target.put(existing, body, OptionalLong.empty(), Optional.empty(), false));
+            Future<?> leftovers = pool.submit(() -> {
+                deleteLeftovers(target, folder, System.currentTimeMillis() - LEFTOVER_AGE.toMillis());
+                return null;
+            });
+            boolean accepted = await(crcAccepted, pool, target, keys);
+            boolean crcRefused = await(wrongCrcRefused, pool, target, keys);
+            String etag = await(md5Etag, pool, target, keys);
+            boolean md5Refused = await(wrongMd5Refused, pool, target, keys);
+            await(plain, pool, target, keys);
+
+            // Round 2: the CRC32 kept for the first object, and a create-only put over an existing one.
+            Future<Boolean> stored = pool.submit(() -> {
+                if (!accepted) {
+                    return false;
                 }
-                createOnly = false;
+                OptionalLong back = target.storedCrc32(withCrc);
+                return back.isPresent() && back.getAsLong() == good;
+            });
+            Future<Boolean> createOnly = pool.submit(() -> refusal(() -> target.put(existing, body, OptionalLong.empty(),
+                    Optional.empty(), true)) instanceof PreconditionFailedException);
+            boolean crcStored = await(stored, pool, target, keys);
+            boolean createOnlyHonoured = await(createOnly, pool, target, keys);
+            await(leftovers, pool, target, keys);
+
+            // Round 3: the probe's own objects go, all at once.
+            List<Future<?>> deletes = new ArrayList<>();
+            for (String k : keys) {
+                deletes.add(pool.submit(() -> {
+                    target.delete(k);
+                    return null;
+                }));
             }
-        } catch (StoreException | RuntimeException e) {
-            // The failure that stopped the probe is the one to report: an unreachable server fails the
-            // clean-up deletes too, and those must not replace it.
-            for (String key : new String[] {first, second}) {
-                try {
-                    target.delete(key);
-                } catch (StoreException | RuntimeException cleanup) {
-                    e.addSuppressed(cleanup);
-                }
+            for (Future<?> d : deletes) {
+                await(d, pool, target, List.of());
             }
-            throw e;
+            boolean md5Verified = etag != null && md5Refused;
+            boolean md5Etags = etag != null && HexFormat.of().formatHex(md5).equalsIgnoreCase(etag);
+            ServerTraits traits = new ServerTraits(accepted, accepted && crcRefused, crcStored, createOnlyHonoured,
+                    md5Verified, md5Etags);
+            LOG.info("{}: {}", settings.describe(), traits);
+            return traits;
+        } finally {
+            pool.shutdownNow();
         }
-        target.delete(first);
-        target.delete(second);
-        deleteLeftovers(target, folder, System.currentTimeMillis() - LEFTOVER_AGE.toMillis());
-        ServerTraits traits = new ServerTraits(accepted, verified, stored, createOnly, md5Verified, md5Etags);
-        LOG.info("{}: {}", settings.describe(), traits);
-        return traits;
+    }
+
+    @FunctionalInterface
+    private interface Put {
+        void run() throws StoreException;
+    }
+
+    /**
+     * Runs a probe put: null when it was taken, the refusal when the server refused it. Failures
+     * (throttling, 5xx, I/O, access denied, a missing bucket) are no answer about the server, and are thrown.
+     */
+    private static StoreException refusal(Put put) throws StoreException {
+        try {
+            put.run();
+            return null;
+        } catch (StoreException e) {
+            if (isFailure(e)) {
+                throw e;
+            }
+            return e;
+        }
+    }
+
+    /**
+     * One answer of the probe. When a request failed, the others are waited for, the probe's objects
+     * are deleted (the failure that stopped the probe is the one reported: an unreachable server fails
+     * the clean-up deletes too, and those must not replace it) and the failure is thrown.
+     */
+    private static <T> T await(Future<T> f, ExecutorService pool, Target target, List<String> keys)
+            throws StoreException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw cleanUp(new TransientStoreException("the capability probe was interrupted", null, null, e),
+                    pool, target, keys);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof StoreException se) {
+                throw cleanUp(se, pool, target, keys);
+            }
+            if (cause instanceof RuntimeException re) {
+                throw cleanUp(re, pool, target, keys);
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw cleanUp(new TransientStoreException("the capability probe failed: " + cause, null, null, cause),
+                    pool, target, keys);
+        }
+    }
+
+    private static <E extends Exception> E cleanUp(E failure, ExecutorService pool, Target target, List<String> keys) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
+                pool.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (String k : keys) {
+            try {
+                target.delete(k);
+            } catch (StoreException | RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+        }
+        return failure;
     }
 
     /**
@@ -375,37 +800,6 @@ public final class ServerProbe {
             }
         } catch (StoreException e) {
             LOG.warn("could not clear old capability probe objects under {}: {}", folder, e.getMessage());
-        }
-    }
-
-    private record Md5Found(boolean verified, boolean etags) {}
-
-    /** Puts {@code body} with its right Content-MD5 (is the ETag its MD5?), then with a wrong one (refused?). */
-    private static Md5Found probeContentMd5(Target target, String key, byte[] body) throws StoreException {
-        byte[] md5 = dev.felix.offload.store.BodyDigests.md5().digest(body);
-        boolean etags;
-        try {
-            String etag = target.put(key, body, OptionalLong.empty(), Optional.of(Base64.getEncoder().encodeToString(md5)),
-                    false);
-            etags = HexFormat.of().formatHex(md5).equalsIgnoreCase(etag);
-        } catch (StoreException e) {
-            if (isFailure(e)) {
-                throw e;
-            }
-            return new Md5Found(false, false); // refused even the right one: send none
-        }
-        byte[] wrong = md5.clone();
-        wrong[0] ^= 0x5a;
-        try {
-            target.put(key, body, OptionalLong.empty(), Optional.of(Base64.getEncoder().encodeToString(wrong)), false);
-            return new Md5Found(false, etags);
-        } catch (IntegrityRejectedException e) {
-            return new Md5Found(true, etags);
-        } catch (StoreException e) {
-            if (isFailure(e)) {
-                throw e;
-            }
-            return new Md5Found(false, etags);
         }
     }
 

@@ -4,12 +4,20 @@ import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.OnFirstUse;
 import dev.felix.offload.store.remote.PartedUpload;
+import dev.felix.offload.store.remote.ProbeOptions;
 import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import dev.felix.offload.store.remote.S3ErrorTranslation;
 import dev.felix.offload.store.remote.S3Wire;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import org.apache.http.HttpHost;
+import org.apache.http.conn.socket.LayeredConnectionSocketFactory;
+import org.apache.http.conn.ssl.SSLConnectionSocketFactory;
+import org.apache.http.protocol.HttpContext;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +36,9 @@ import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
@@ -63,35 +74,113 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 public final class AwsSdkWire implements S3Wire {
     private static final String CONTENT_TYPE = "application/octet-stream";
 
+    private final RemoteStoreSettings settings;
     private final String bucket;
-    private final SdkHttpClient http;
-    private final S3Client s3;
+    /** Built on first use, so a command that never reaches the store never pays for them. */
+    private final OnFirstUse<Clients> clients;
     /** The same client but for upload bodies, which it leaves out of the signature; over the same connections. */
-    private final S3Client unsignedBodies;
+    private final OnFirstUse<S3Client> unsignedBodies;
+    private volatile java.util.function.Consumer<String> identityListener = identity -> { };
     private volatile boolean md5CheckedByServer;
     private volatile boolean crc32CheckedByServer;
 
-    private AwsSdkWire(String bucket, SdkHttpClient http, S3Client s3, S3Client unsignedBodies) {
-        this.bucket = bucket;
-        this.http = http;
-        this.s3 = s3;
-        this.unsignedBodies = unsignedBodies;
+    /** The HTTP client, the credentials and the signed client over them. */
+    private record Clients(SdkHttpClient http, AwsCredentialsProvider credentials, S3Client s3) {
     }
 
-    /** A store over this client. */
+    private AwsSdkWire(RemoteStoreSettings settings) {
+        this.settings = settings;
+        this.bucket = settings.bucket();
+        this.clients = new OnFirstUse<>("the S3 store", this::build);
+        this.unsignedBodies = new OnFirstUse<>("the S3 store", () -> {
+            Clients c = clients.get();
+            return client(settings, c.http(), c.credentials()).putAuthScheme(new UnsignedBodySigning()).build();
+        });
+    }
+
+    /** A store over this client, its findings about the server in memory only. */
     public static RemoteStore store(RemoteStoreSettings settings) {
-        ApacheHttpClient.Builder httpBuilder = ApacheHttpClient.builder();
-        settings.caBundle().ifPresent(bundle -> httpBuilder.tlsTrustManagersProvider(bundle::trustManagers));
-        SdkHttpClient http = httpBuilder
+        return store(settings, ProbeOptions.inMemory());
+    }
+
+    /**
+     * A store over this client. Where the settings name an endpoint nothing is built yet: the SDK's
+     * clients (a second or so of class loading on a cold JVM) are built on the first request, or
+     * ahead of it by {@link #prepare()}.
+     */
+    public static RemoteStore store(RemoteStoreSettings settings, ProbeOptions probe) {
+        AwsSdkWire wire = new AwsSdkWire(settings);
+        // Without an endpoint in the store URI the SDK chooses one (AWS_ENDPOINT_URL, a profile's
+        // endpoint_url, or AWS's own), and only the built client knows which: that store's clients are
+        // built now, so descriptions and the kept findings name where requests really go. A URI that
+        // names its endpoint leaves them to the first request.
+        RemoteStoreSettings described = settings.endpoint().isPresent() ? settings : effective(settings, wire.s3());
+        return new RemoteStore(described, wire, probe);
+    }
+
+    @Override
+    public void prepare() {
+        clients.get();
+    }
+
+    private Clients build() {
+        ApacheHttpClient.Builder builder = ApacheHttpClient.builder()
                 .connectionTimeout(settings.connectTimeout())
                 // silence on a connection (no answer yet, or a stalled body) ends the attempt after this
                 .socketTimeout(settings.readTimeout())
-                .maxConnections(settings.partConcurrency() * 2 + 16)
-                .build();
+                .maxConnections(settings.partConcurrency() * 2 + 16);
+        settings.caBundle().ifPresent(bundle -> builder.tlsTrustManagersProvider(bundle::trustManagers));
+        if (settings.endpoint().map(e -> "http".equalsIgnoreCase(e.getScheme())).orElse(false)) {
+            // Over plain HTTP no TLS context is needed: building one (the JDK's trust store read and
+            // parsed) cost a cold start about 0.35 s of CPU for nothing.
+            builder.socketFactory(new TlsOnFirstUse());
+        }
+        SdkHttpClient http = builder.build();
         AwsCredentialsProvider credentials = credentialsProvider(settings);
-        S3Client signed = client(settings, http, credentials).build();
-        S3Client unsigned = client(settings, http, credentials).putAuthScheme(new UnsignedBodySigning()).build();
-        return new RemoteStore(effective(settings, signed), new AwsSdkWire(settings.bucket(), http, signed, unsigned));
+        return new Clients(http, credentials, client(settings, http, credentials).build());
+    }
+
+    /**
+     * The TLS socket factory of a client whose endpoint is plain HTTP: the JDK's default one, built
+     * only if a TLS connection is ever asked for (none is, since the client talks to that endpoint only).
+     */
+    private static final class TlsOnFirstUse implements LayeredConnectionSocketFactory {
+        private volatile LayeredConnectionSocketFactory tls;
+
+        private LayeredConnectionSocketFactory tls() {
+            LayeredConnectionSocketFactory t = tls;
+            if (t == null) {
+                t = SSLConnectionSocketFactory.getSocketFactory();
+                tls = t;
+            }
+            return t;
+        }
+
+        @Override
+        public Socket createSocket(HttpContext context) throws IOException {
+            return tls().createSocket(context);
+        }
+
+        @Override
+        public Socket connectSocket(int timeout, Socket socket, HttpHost host, InetSocketAddress remote,
+                InetSocketAddress local, HttpContext context) throws IOException {
+            return tls().connectSocket(timeout, socket, host, remote, local, context);
+        }
+
+        @Override
+        public Socket createLayeredSocket(Socket socket, String target, int port, HttpContext context)
+                throws IOException {
+            return tls().createLayeredSocket(socket, target, port, context);
+        }
+    }
+
+    private S3Client s3() {
+        return clients.get().s3();
+    }
+
+    @Override
+    public void onServerIdentity(java.util.function.Consumer<String> listener) {
+        this.identityListener = listener;
     }
 
     /**
@@ -125,7 +214,7 @@ public final class AwsSdkWire implements S3Wire {
     }
 
     /** A client over the shared connections; the SDK's own retries are off, as RemoteStore retries. */
-    private static S3ClientBuilder client(RemoteStoreSettings settings, SdkHttpClient http,
+    private S3ClientBuilder client(RemoteStoreSettings settings, SdkHttpClient http,
             AwsCredentialsProvider credentials) {
         return S3Client.builder()
                 .region(Region.of(settings.region()))
@@ -138,7 +227,15 @@ public final class AwsSdkWire implements S3Wire {
                 .httpClient(http)
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(settings.attemptTimeout())
-                        .apiCallTimeout(settings.attemptTimeout()));
+                        .apiCallTimeout(settings.attemptTimeout())
+                        .addExecutionInterceptor(new ExecutionInterceptor() {
+                            @Override
+                            public void afterTransmission(Context.AfterTransmission context,
+                                    ExecutionAttributes attributes) {
+                                // every answer, errors included: which server sent it
+                                identityListener.accept(context.httpResponse().firstMatchingHeader("Server").orElse(""));
+                            }
+                        }));
     }
 
     /**
@@ -161,7 +258,7 @@ public final class AwsSdkWire implements S3Wire {
 
     private S3Client forBody(Optional<String> contentMd5, boolean carriesCrc32) {
         boolean bound = (md5CheckedByServer && contentMd5.isPresent()) || (crc32CheckedByServer && carriesCrc32);
-        return bound ? unsignedBodies : s3;
+        return bound ? unsignedBodies.get() : s3();
     }
 
     private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
@@ -183,9 +280,11 @@ public final class AwsSdkWire implements S3Wire {
 
     @Override
     public void close() {
-        s3.close();
-        unsignedBodies.close();
-        http.close(); // shared, so neither client closes it
+        unsignedBodies.close().ifPresent(S3Client::close);
+        clients.close().ifPresent(c -> {
+            c.s3().close();
+            c.http().close(); // shared, so neither client closes it
+        });
     }
 
     @Override
@@ -242,7 +341,7 @@ public final class AwsSdkWire implements S3Wire {
         if (withChecksum) {
             b.checksumMode(ChecksumMode.ENABLED);
         }
-        HeadObjectResponse r = s3.headObject(b.build());
+        HeadObjectResponse r = s3().headObject(b.build());
         return new Head(r.contentLength(), r.eTag(), r.metadata(), r.checksumCRC32());
     }
 
@@ -255,14 +354,14 @@ public final class AwsSdkWire implements S3Wire {
         if (withChecksum) {
             b.checksumMode(ChecksumMode.ENABLED);
         }
-        ResponseInputStream<GetObjectResponse> in = s3.getObject(b.build());
+        ResponseInputStream<GetObjectResponse> in = s3().getObject(b.build());
         GetObjectResponse r = in.response();
         return new Body(in, r.contentLength(), r.contentRange(), r.eTag(), r.checksumCRC32(), in::abort);
     }
 
     @Override
     public KeyPage listObjects(String fullPrefix, String continuation, int maxKeys) {
-        ListObjectsV2Response r = s3.listObjectsV2(ListObjectsV2Request.builder().bucket(bucket).prefix(fullPrefix)
+        ListObjectsV2Response r = s3().listObjectsV2(ListObjectsV2Request.builder().bucket(bucket).prefix(fullPrefix)
                 .maxKeys(maxKeys).continuationToken(continuation).build());
         List<Listed> objects = r.contents().stream().map(o -> new Listed(o.key(), o.size(), o.eTag())).toList();
         boolean more = Boolean.TRUE.equals(r.isTruncated()) && r.nextContinuationToken() != null;
@@ -271,13 +370,13 @@ public final class AwsSdkWire implements S3Wire {
 
     @Override
     public void deleteObject(String fullKey) {
-        s3.deleteObject(b -> b.bucket(bucket).key(fullKey));
+        s3().deleteObject(b -> b.bucket(bucket).key(fullKey));
     }
 
     @Override
     public List<DeleteFailure> deleteObjects(List<String> fullKeys) {
         List<ObjectIdentifier> ids = fullKeys.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
-        return s3.deleteObjects(b -> b.bucket(bucket).delete(Delete.builder().objects(ids).quiet(true).build()))
+        return s3().deleteObjects(b -> b.bucket(bucket).delete(Delete.builder().objects(ids).quiet(true).build()))
                 .errors().stream().map(e -> new DeleteFailure(e.key(), e.code(), e.message())).toList();
     }
 
@@ -289,7 +388,7 @@ public final class AwsSdkWire implements S3Wire {
         if (partCrc32s) {
             b.checksumAlgorithm(ChecksumAlgorithm.CRC32);
         }
-        return s3.createMultipartUpload(b.build()).uploadId();
+        return s3().createMultipartUpload(b.build()).uploadId();
     }
 
     @Override
@@ -316,12 +415,12 @@ public final class AwsSdkWire implements S3Wire {
         if (createOnly) {
             b.ifNoneMatch("*");
         }
-        return s3.completeMultipartUpload(b.build()).eTag();
+        return s3().completeMultipartUpload(b.build()).eTag();
     }
 
     @Override
     public void abortMultipartUpload(String fullKey, String uploadId) {
-        s3.abortMultipartUpload(b -> b.bucket(bucket).key(fullKey).uploadId(uploadId));
+        s3().abortMultipartUpload(b -> b.bucket(bucket).key(fullKey).uploadId(uploadId));
     }
 
     @Override
@@ -330,7 +429,7 @@ public final class AwsSdkWire implements S3Wire {
         if (keyMarker != null) {
             b.keyMarker(keyMarker).uploadIdMarker(uploadIdMarker);
         }
-        ListMultipartUploadsResponse r = s3.listMultipartUploads(b.build());
+        ListMultipartUploadsResponse r = s3().listMultipartUploads(b.build());
         List<PendingUpload> uploads = r.uploads().stream()
                 .map(u -> new PendingUpload(u.key(), u.uploadId(), u.initiated())).toList();
         return new UploadPage(uploads, Boolean.TRUE.equals(r.isTruncated()), r.nextKeyMarker(), r.nextUploadIdMarker());
