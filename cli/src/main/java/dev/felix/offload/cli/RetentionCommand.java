@@ -102,6 +102,7 @@ final class RetentionCommand implements Callable<Integer> {
         // why local segments past a limit stay (not offloaded yet, a copy that could not be proven, ...)
         r.shards().stream().filter(s -> s.local().blockedBy() != null).forEach(s -> out.printf(
                 "  %s: local segments kept: %s%n", s.shard(), s.local().blockedBy()));
+        r.uncertainStreams().forEach((shard, why) -> out.printf("  %s: %s%n", shard, why));
         r.failures().forEach((where, why) -> {
             if (!where.startsWith("orphan-sweep/")) { // a held shard: its line is above
                 out.printf("  %s: %s%n", where, why);
@@ -181,6 +182,11 @@ final class RetentionCommand implements Callable<Integer> {
                 g.writeEndArray();
                 g.writeEndObject();
             }
+            g.writeObjectFieldStart("uncertain_streams");
+            for (Map.Entry<String, String> e : r.uncertainStreams().entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
             g.writeObjectFieldStart("failures");
             for (Map.Entry<String, String> e : r.failures().entrySet()) {
                 g.writeStringField(e.getKey(), e.getValue());

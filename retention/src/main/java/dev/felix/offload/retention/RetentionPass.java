@@ -2,7 +2,6 @@ package dev.felix.offload.retention;
 
 import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.side.StreamMarker;
 import dev.felix.offload.log.side.StreamMarkerFile;
 import dev.felix.offload.store.ObjectStore;
@@ -99,14 +98,21 @@ public final class RetentionPass {
                 LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
                         + "may name any key", live.unreadable());
             }
-            List<StreamMarker> markers = markers();
+            StreamMarkerFile.Loaded loaded = markers();
+            List<StreamMarker> markers = loaded.markers();
+            Map<String, String> uncertain = new java.util.LinkedHashMap<>();
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
                 if (stop.stopRequested()) {
                     break;
                 }
                 String name = shard.name();
-                RetentionSettings shardSettings = rules.settingsFor(ShardName.of(name).withStreamFrom(markers));
+                RetentionRules.Resolution resolution = rules.resolve(ShardName.of(name).withStreamFrom(markers));
+                resolution.uncertain().ifPresent(why -> {
+                    LOG.warn("{}: {}", name, why);
+                    uncertain.put(name, why);
+                });
+                RetentionSettings shardSettings = resolution.settings();
                 try {
                     results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
                             settings.deleteBatchSize(), ownership, live).run(stop));
@@ -132,7 +138,7 @@ public final class RetentionPass {
                 }
             }
             RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),
-                    Duration.ofNanos(System.nanoTime() - started));
+                    Duration.ofNanos(System.nanoTime() - started), loaded.unreadable(), uncertain);
             LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
                             + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
@@ -142,12 +148,23 @@ public final class RetentionPass {
         }
     }
 
-    private List<StreamMarker> markers() {
+    /**
+     * The root's stream markers, each on its own: one that cannot be read is named and set aside, and
+     * only its own stream's shards lose their exact names (they are then held to the longest limits
+     * their rendered names allow, see {@link RetentionRules#resolve}); every other marker still
+     * counts.
+     */
+    private StreamMarkerFile.Loaded markers() {
+        StreamMarkerFile.Loaded loaded;
         try {
-            return StreamMarkerFile.loadAll(root.path());
-        } catch (IOException | CorruptionException e) {
-            LOG.warn("stream markers unreadable ({}); stream patterns match by rendered names only", e.getMessage());
-            return List.of();
+            loaded = StreamMarkerFile.loadEach(root.path());
+        } catch (IOException e) {
+            // No marker can be read: every stream is unknown, and held to the longest limits its names allow.
+            loaded = new StreamMarkerFile.Loaded(List.of(), new java.util.TreeMap<>(Map.of("",
+                    "the directory cannot be listed: " + dev.felix.offload.log.IoProblem.describe(e))));
         }
+        loaded.unreadable().forEach((file, why) -> LOG.error("{}{}: stream marker unreadable ({}); the shards of its "
+                + "stream are held to the longest limits their names allow", RetentionReport.MARKERS, file, why));
+        return loaded;
     }
 }

@@ -16,13 +16,30 @@ import java.util.Optional;
  * @param orphanSweep    the orphan sweep, when it ran
  * @param stopped        true when a stop request ended the pass early
  * @param elapsed        how long the pass took
+ * @param unreadableMarkers the root's {@code .streams/} markers that could not be read, by file name,
+ *                       with why: each is a failure of the pass, and its stream's shards were held to
+ *                       the most conservative limits their names allow
+ * @param uncertainStreams shards whose stream was not known for certain and whose limits that made
+ *                       longer, by shard, with what was taken ({@link RetentionRules#resolve})
  */
 public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
-                              Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
+                              Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed,
+                              Map<String, String> unreadableMarkers, Map<String, String> uncertainStreams) {
 
     public RetentionReport {
         shards = List.copyOf(shards);
+        unreadableMarkers = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(unreadableMarkers));
+        uncertainStreams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(uncertainStreams));
     }
+
+    /** A report of a root whose markers were all read and whose shards' streams were all known. */
+    public RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
+                           Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
+        this(nodeId, shards, deletedStreams, orphanSweep, stopped, elapsed, Map.of(), Map.of());
+    }
+
+    /** Where an unreadable marker's failure is filed: the marker's path under the root. */
+    public static final String MARKERS = ".streams/";
 
     /** What the shards' passes met that an operator must look at, shard by shard. */
     public List<RetentionProblem> problems() {
@@ -69,12 +86,15 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
     }
 
     /**
-     * Every failure by where it happened: a shard's directory name, {@code .deleted/<name>} for a
+     * Every failure by where it happened: {@code .streams/<file>} for a marker that could not be
+     * read, a shard's directory name, {@code .deleted/<name>} for a
      * deleted shard, {@code orphan-sweep} for the sweep's problems, {@code orphan-sweep/<shard>} for
      * each shard the sweep held as missing or with a stale manifest (an operator must act).
      */
     public Map<String, String> failures() {
         Map<String, String> out = new LinkedHashMap<>();
+        unreadableMarkers.forEach((file, why) -> out.put(MARKERS + file, why + "; the shards of its stream were held "
+                + "to the longest limits their names allow"));
         for (ShardRetentionResult s : shards) {
             List<String> why = new ArrayList<>();
             if (s.failed()) {
