@@ -11,15 +11,23 @@ import java.util.Set;
  *
  * <p>A shard may delete a key only when both hold:
  * <ol>
- *   <li>the key lies in the shard's own prefix: directly under {@code [prefix/]<node id>/<shard
- *       directory>/} for this node's id, or, for entries written before keys carried a node id,
- *       directly under {@code [prefix/]<shard directory>/};</li>
+ *   <li>the key lies in the shard's own prefix under this node's id: directly under
+ *       {@code [prefix/]<node id>/<shard directory>/};</li>
  *   <li>no manifest of a live shard of the root, other than the deleting shard's own, names it, and
  *       every live manifest could be read (an unreadable one might name it).</li>
  * </ol>
- * A manifest entry whose key lies outside its own shard's prefix (a copied shard directory's, say)
- * is therefore never deleted by anyone on that entry's account; {@code scrub} reports it as a
- * {@code foreign-key}.
+ * A manifest entry whose key lies outside its own shard's prefix (a copied shard directory's, say,
+ * or another node's) is therefore never deleted by anyone on that entry's account; {@code scrub}
+ * reports it as a {@code foreign-key}.
+ *
+ * <p>Entries written by 0.6.0-preview.3 name keys without a node id, directly under
+ * {@code [prefix/]<shard directory>/} ({@link #isLegacyKey}). They are the shard's history (scrub
+ * takes them as its own), but not this root's alone: before node ids, the replicas of a shard on
+ * every broker sharing the store named the same keys, so another root's manifest may still name
+ * one while its local copy is long gone. Such a key is never deleted as a side effect
+ * ({@link Refusal#LEGACY_KEY}): an expiring entry leaves the manifest and its object stays, and only
+ * an operator naming the keys or their shard deletes them ({@code felix-offload legacy-keys}), or
+ * copies them under this node's prefix first so that its own deletes are owner-checked again.
  */
 public final class KeyOwnership {
 
@@ -30,7 +38,17 @@ public final class KeyOwnership {
         /** A live shard other than the deleting one names the key in its manifest. */
         NAMED_BY_ANOTHER_SHARD,
         /** A live shard's manifest could not be read, so what it names is unknown. */
-        A_LIVE_MANIFEST_UNREADABLE
+        A_LIVE_MANIFEST_UNREADABLE,
+        /**
+         * A key of the shard without a node id (0.6.0-preview.3): the replicas of the shard on other
+         * brokers sharing the store named the same key, so another root may still need it.
+         */
+        LEGACY_KEY;
+
+        /** The name reports use: lower case, words joined by {@code -}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
     }
 
     private final String prefix;
@@ -45,7 +63,8 @@ public final class KeyOwnership {
     }
 
     /**
-     * Whether the key lies directly under the shard's own prefix (see the class comment). Only a
+     * Whether the key lies directly under the shard's own prefix: this node's, or the form without a
+     * node id ({@link #isLegacyKey}), which is the shard's history but not deletable by it. Only a
      * plain object name may follow the prefix: nothing with a further {@code /}.
      */
     public boolean inShardPrefix(String shardDirectory, String key) {
@@ -55,6 +74,22 @@ public final class KeyOwnership {
             return false;
         }
         return directlyUnder(key, nodePrefix + shardDirectory + "/") || directlyUnder(key, prefix + shardDirectory + "/");
+    }
+
+    /**
+     * Whether the key is one of the shard's written before keys carried a node id: directly under
+     * {@code [prefix/]<shard directory>/}, and not under this node's prefix.
+     */
+    public boolean isLegacyKey(String shardDirectory, String key) {
+        Objects.requireNonNull(shardDirectory, "shardDirectory");
+        Objects.requireNonNull(key, "key");
+        return isShardName(shardDirectory) && !directlyUnder(key, nodePrefix + shardDirectory + "/")
+                && directlyUnder(key, prefix + shardDirectory + "/");
+    }
+
+    /** Whether the key lies under this node's prefix at all (in any shard's, or none). */
+    public boolean underNodePrefix(String key) {
+        return key.startsWith(nodePrefix);
     }
 
     /**
@@ -132,6 +167,9 @@ public final class KeyOwnership {
     private Optional<Refusal> refusal(String shardDirectory, String key, LiveKeys live, boolean deleterIsLive) {
         if (!inShardPrefix(shardDirectory, key)) {
             return Optional.of(Refusal.OUTSIDE_SHARD_PREFIX);
+        }
+        if (isLegacyKey(shardDirectory, key)) {
+            return Optional.of(Refusal.LEGACY_KEY);
         }
         if (!live.unreadable().isEmpty()) {
             return Optional.of(Refusal.A_LIVE_MANIFEST_UNREADABLE);

@@ -1,0 +1,159 @@
+package dev.felix.offload.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.felix.offload.manifest.Manifest;
+import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.PutOptions;
+import dev.felix.offload.store.UploadBody;
+import dev.felix.offload.store.fs.FilesystemStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 32's second situation through the runnable jar: two data roots (replicas of one shard on two
+ * brokers) whose manifests name the same keys without a node id, as 0.6.0-preview.3 wrote them.
+ * Retention on either must never delete what the other still needs.
+ */
+class LegacyKeysIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path work;
+
+    private String shardOf(String root) throws Exception {
+        try (Stream<Path> dirs = Files.list(work.resolve(root))) {
+            return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).filter(n -> !n.startsWith("."))
+                    .sorted().findFirst().orElseThrow();
+        }
+    }
+
+    private static FelixJar.Result ok(FelixJar.Result r) {
+        assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+        return r;
+    }
+
+    /** Every record of the root's shard from offset 0, without where it came from. */
+    private List<String> records(String root, String node, Path store, String name) throws Exception {
+        FelixJar.Result r = ok(FelixJar.run(work, Map.of("FELIX_NODE_ID", node), name, "read", "--data-dir", root,
+                "--store", store.toUri().toString(), "--shard", shardOf(root), "--from", "0", "--max-records", "100000",
+                "--json"));
+        return r.out().lines().map(l -> l.replaceAll(",\"source\":\"[a-z]+\"", "")).toList();
+    }
+
+    /**
+     * Makes {@code root}'s offloaded history what 0.6.0-preview.3 left: each entry's object (and its
+     * index) copied to the key without the node id, the entry naming that key, the node's copy gone.
+     */
+    private static void asPreview3(Path root, String shard, FilesystemStore store) throws Exception {
+        Path dir = root.resolve(shard);
+        Manifest manifest = ManifestStore.read(dir);
+        List<ManifestEntry> legacy = new ArrayList<>();
+        for (ManifestEntry e : manifest.entries()) {
+            String key = e.objectKey().substring(e.objectKey().indexOf('/') + 1);
+            for (String[] pair : List.of(new String[] {e.objectKey(), key}, new String[] {index(e.objectKey()), index(key)})) {
+                byte[] bytes = store.readAll(pair[0], Integer.MAX_VALUE - 16, OptionalLong.empty());
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(bytes);
+                store.put(pair[1], UploadBody.ofBytes(bytes), PutOptions.defaults().withCrc32(crc.getValue()));
+                store.delete(pair[0]);
+            }
+            legacy.add(new ManifestEntry(e.segmentId(), e.baseOffset(), e.lastOffset(), e.sizeBytes(),
+                    e.oldestTimestampMicros(), e.newestTimestampMicros(), e.objectCrc32(), key));
+        }
+        ManifestStore.open(dir).save(Manifest.of(legacy));
+        Files.deleteIfExists(dir.resolve("offload.proofs"));
+    }
+
+    private static String index(String segmentKey) {
+        return segmentKey.substring(0, segmentKey.length() - ".segment".length()) + ".index";
+    }
+
+    private static void copyTree(Path from, Path to) throws Exception {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    private Path config(String name, String root, Path store, String node, String... more) throws Exception {
+        Path file = work.resolve(name);
+        StringBuilder b = new StringBuilder("data-dir=" + root + "\nstore=" + store.toUri() + "\nnode-id=" + node
+                + "\norphans.grace=0s\n");
+        for (String line : more) {
+            b.append(line).append('\n');
+        }
+        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
+        return file;
+    }
+
+    @Test
+    void sharedKeysWithoutANodeIdSurviveEitherRootsRetention() throws Exception {
+        Path storeDir = Files.createDirectories(work.resolve("store"));
+        ok(FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "a", "--streams", "1", "--records", "3000",
+                "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "7"));
+        String shard = shardOf("a");
+        ok(FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "offload-a", "offload", "--data-dir", "a", "--store",
+                storeDir.toUri().toString(), "--keep-local-segments", "2"));
+        try (FilesystemStore store = FilesystemStore.open(storeDir)) {
+            asPreview3(work.resolve("a"), shard, store);
+            // The other replica: the same shard on another broker, its own identity, the same keys named.
+            copyTree(work.resolve("a"), work.resolve("b"));
+            Files.delete(work.resolve("b/offload-root-id"));
+            Files.deleteIfExists(work.resolve("b/node-id"));
+            List<String> legacyKeys = ManifestStore.read(work.resolve("a").resolve(shard)).entries().stream()
+                    .map(ManifestEntry::objectKey).toList();
+            assertThat(legacyKeys).isNotEmpty().allMatch(k -> k.startsWith(shard + "/"));
+            List<String> written = records("a", "n1", storeDir, "read-a-before");
+            assertThat(records("b", "n2", storeDir, "read-b-before")).isEqualTo(written);
+
+            // a's retention expires everything it offloaded; b still needs all of it
+            Path aConfig = config("a.properties", "a", storeDir, "n1", "retention.bytes=0");
+            FelixJar.Result ra = ok(FelixJar.run(work, Map.of(), "retention-a", "retention", "--config",
+                    aConfig.toString(), "--json"));
+            JsonNode r = JSON.readTree(ra.out());
+            assertThat(r.get("remote_segments_deleted").asInt()).as("a's entries expire: %s", ra.out()).isPositive();
+            assertThat(r.get("remote_objects_deleted").asInt()).as("and no object goes").isZero();
+            assertThat(r.get("remote_objects_kept").asInt()).isEqualTo(2 * r.get("remote_segments_deleted").asInt());
+            JsonNode kept = r.get("shards").get(0).get("objects_kept");
+            assertThat(kept.get(legacyKeys.get(0)).asText()).isEqualTo("legacy-key");
+            for (String key : legacyKeys) {
+                assertThat(store.head(key).size()).as(key).isPositive();
+            }
+            assertThat(records("b", "n2", storeDir, "read-b-after-a")).as("b loses nothing").isEqualTo(written);
+
+            // and b's retention keeps them too (a's copy of the history is gone from a's manifest by now)
+            Path bConfig = config("b.properties", "b", storeDir, "n2", "retention.bytes=0");
+            FelixJar.Result rb = ok(FelixJar.run(work, Map.of(), "retention-b", "retention", "--config",
+                    bConfig.toString(), "--json"));
+            assertThat(JSON.readTree(rb.out()).get("remote_objects_deleted").asInt()).isZero();
+            for (String key : legacyKeys) {
+                try {
+                    store.head(key);
+                } catch (ObjectNotFoundException e) {
+                    throw new AssertionError("legacy key " + key + " was deleted", e);
+                }
+            }
+        }
+    }
+}
