@@ -86,6 +86,11 @@ public final class Daemon {
     private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
     private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
+    /**
+     * Reads refused because the store holds another object than an entry names, by shard: the latest
+     * one's message. Kept until the next scrub run, whose findings then say what the store holds.
+     */
+    private final Map<String, String> objectMismatches = new ConcurrentHashMap<>();
     private final PassScheduler scheduler;
     private volatile String storeProblem = "the store has not been asked yet";
     private List<ShardSurvey.ShardStatus> survey = List.of();
@@ -330,6 +335,9 @@ public final class Daemon {
         Scrub.Share share = Scrub.Share.ofRun(scrubRuns.getAndIncrement(), config.scrubFullReadRuns);
         Scrub.Report report = new Scrub(root, store, env, config.scrubReadBandwidth, Clock.systemUTC(), share)
                 .run(stop, guard);
+        if (!stop.stopRequested()) {
+            objectMismatches.clear(); // scrub's own findings say now what the store holds for each entry
+        }
         metrics.scrubbed(report);
         List<String> problems = new ArrayList<>();
         // Orphans are the sweep's to delete once their grace period is over; only when nothing will
@@ -434,12 +442,24 @@ public final class Daemon {
         return out;
     }
 
+    /**
+     * A read of {@code shard} refused to serve an object that is not the one its entry names
+     * ({@link dev.felix.offload.log.format.CorruptionKind#OBJECT_MISMATCH}): {@code /health} says so
+     * until the next scrub run.
+     */
+    void objectMismatch(String shard, dev.felix.offload.log.format.CorruptionException e) {
+        if (objectMismatches.put(shard, e.getMessage()) == null) {
+            LOG.error("{}: read refused: {}", shard, e.getMessage());
+        }
+    }
+
     /** Why the daemon is not ready: empty when the store answered and the last run of every pass went well. */
     List<String> notReadyReasons() {
         List<String> reasons = new ArrayList<>();
         if (storeProblem != null) {
             reasons.add("store: " + storeProblem);
         }
+        new java.util.TreeMap<>(objectMismatches).forEach((shard, why) -> reasons.add("read: " + shard + ": " + why));
         for (PassState p : passStates()) {
             if (p.outcome().isPresent() && !p.outcome().get().succeeded()) {
                 reasons.add(p.pass() + ": " + p.outcome().get().status().name().toLowerCase(java.util.Locale.ROOT)
