@@ -49,7 +49,11 @@ final class RunCommand implements Callable<Integer> {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
         ObjectStore store = Stores.open(c.store, c.file + ": store");
-        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
+        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver)
+                // A pass found another copy of this root (or another root) writing as this node: no pass can
+                // do anything from now on, so the daemon ends, exit 2 (from a thread of its own: the pass's
+                // thread is one the stop waits for).
+                .onRefused(message -> new Thread(() -> System.exit(FelixOffload.EXIT_USAGE), "refused").start());
         try {
             daemon.start();
         } catch (IOException | RuntimeException e) {
@@ -65,10 +69,12 @@ final class RunCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             boolean ended = daemon.stop(c.shutdownGrace);
             stopped.countDown();
+            daemon.refused().ifPresent(message -> System.err.println("felix-offload: " + message));
             System.out.flush();
             System.err.flush();
             // A signal's exit status would be 128 + its number; a clean stop is a success.
-            Runtime.getRuntime().halt(ended ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT);
+            Runtime.getRuntime().halt(daemon.refused().isPresent() ? FelixOffload.EXIT_USAGE
+                    : ended ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT);
         }, "shutdown"));
         stopped.await();
         return FelixOffload.EXIT_OK;

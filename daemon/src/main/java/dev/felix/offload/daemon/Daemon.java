@@ -161,6 +161,33 @@ public final class Daemon {
         }
     }
 
+    /** Why a pass found this root may no longer write to the store, once one did; the daemon then ends. */
+    private volatile String refused;
+    private volatile java.util.function.Consumer<String> onRefused = message -> { };
+
+    /**
+     * What to do when a pass finds that this root may no longer write to the store: another copy of
+     * it took the node's lease ({@link dev.felix.offload.root.NodeLease}), or another root the claim.
+     * No pass can do anything then, so {@code run} ends (exit 2, the message on one line).
+     */
+    public Daemon onRefused(java.util.function.Consumer<String> listener) {
+        this.onRefused = listener;
+        return this;
+    }
+
+    /** The refusal that ended the daemon's writing, if one did. */
+    public Optional<String> refused() {
+        return Optional.ofNullable(refused);
+    }
+
+    private void refusedBy(NodeClaimCheck.RefusedException e) {
+        if (refused == null) {
+            refused = e.getMessage();
+            LOG.error("{}", e.getMessage());
+            onRefused.accept(e.getMessage());
+        }
+    }
+
     /** Replace another root's node claim at start ({@code run --take-over-node-id}); passes after it never do. */
     public Daemon takeOverNodeId(boolean value) {
         this.takeOverNodeId = value;
@@ -278,8 +305,13 @@ public final class Daemon {
             if (held == null) {
                 return null;
             }
-            report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                    .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
+            try {
+                report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
+                        .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
+            } catch (NodeClaimCheck.RefusedException e) {
+                refusedBy(e);
+                throw e;
+            }
         }
         metrics.offloaded(report);
         Instant now = clock.now();
@@ -310,8 +342,13 @@ public final class Daemon {
             if (held == null) {
                 return null;
             }
-            report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(), env,
-                    RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
+            try {
+                report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(),
+                        env, RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
+            } catch (NodeClaimCheck.RefusedException e) {
+                refusedBy(e);
+                throw e;
+            }
         }
         metrics.retained(report);
         Instant now = clock.now();

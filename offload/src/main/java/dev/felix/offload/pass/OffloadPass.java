@@ -83,9 +83,9 @@ public final class OffloadPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
-            if (claimPolicy != null) {
-                NodeClaimCheck.enforce(root, store, keys, claimPolicy);
-            }
+            // With the claim checked, every put goes through the node's lease (see NodeLease).
+            ObjectStore store = claimPolicy == null ? this.store
+                    : NodeClaimCheck.enforce(root, this.store, keys, claimPolicy).fenced(this.store);
             DataRoot.Listing listing = root.list();
             List<DataRoot.Shard> shards = listing.streamShards();
             List<String> caches = listing.cacheShards().stream().map(DataRoot.Shard::name).toList();
@@ -142,6 +142,9 @@ public final class OffloadPass {
             Throwable cause = e.getCause();
             if (cause instanceof Error error) {
                 throw error;
+            }
+            if (cause instanceof NodeClaimCheck.RefusedException refused) {
+                throw refused; // another copy of this root took the node's lease: the whole pass stops
             }
             // An I/O failure is the operator's to fix (permissions, space): name the file and the cause,
             // without a trace. Anything else is a bug, and its trace is kept at debug.

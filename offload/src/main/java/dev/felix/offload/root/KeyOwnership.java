@@ -28,6 +28,10 @@ import java.util.Set;
  * ({@link Refusal#LEGACY_KEY}): an expiring entry leaves the manifest and its object stays, and only
  * an operator naming the keys or their shard deletes them ({@code felix-offload legacy-keys}), or
  * copies them under this node's prefix first so that its own deletes are owner-checked again.
+ *
+ * <p>The same holds for keys under a node id this root had before {@code felix-offload reidentify}
+ * gave it its own ({@link FormerNodeIds}, {@link Refusal#FORMER_NODE_KEY}): the root it was copied
+ * from still writes and deletes there.
  */
 public final class KeyOwnership {
 
@@ -43,7 +47,12 @@ public final class KeyOwnership {
          * A key of the shard without a node id (0.6.0-preview.3): the replicas of the shard on other
          * brokers sharing the store named the same key, so another root may still need it.
          */
-        LEGACY_KEY;
+        LEGACY_KEY,
+        /**
+         * A key of the shard under a node id this root had before it was given its own: the root it
+         * was copied from writes there, and may still need it.
+         */
+        FORMER_NODE_KEY;
 
         /** The name reports use: lower case, words joined by {@code -}. */
         public String label() {
@@ -53,13 +62,32 @@ public final class KeyOwnership {
 
     private final String prefix;
     private final String nodePrefix;
+    /** The prefixes of the node ids this root had before {@code reidentify} gave it its own. */
+    private final java.util.List<String> formerNodePrefixes;
 
     /** @param keys the key layout of this root's node (key prefix and node id) */
     public KeyOwnership(SegmentKeys keys) {
+        this(keys, java.util.List.of());
+    }
+
+    /**
+     * @param keys          the key layout of this root's node (key prefix and node id)
+     * @param formerNodeIds node ids this root offloaded under before it was given its own
+     *                      ({@link FormerNodeIds}): keys under them are the shards' history, never
+     *                      theirs to delete
+     */
+    public KeyOwnership(SegmentKeys keys, java.util.Collection<String> formerNodeIds) {
         Objects.requireNonNull(keys, "keys");
         this.nodePrefix = keys.nodePrefix();
         String node = keys.nodeId() + "/";
         this.prefix = nodePrefix.substring(0, nodePrefix.length() - node.length());
+        this.formerNodePrefixes = formerNodeIds.stream().filter(id -> !id.equals(keys.nodeId()))
+                .map(id -> prefix + id + "/").toList();
+    }
+
+    /** The rule for {@code root}, with the node ids it had before ({@link FormerNodeIds}). */
+    public static KeyOwnership of(dev.felix.offload.log.DataRoot root, SegmentKeys keys) throws java.io.IOException {
+        return new KeyOwnership(keys, FormerNodeIds.read(root));
     }
 
     /**
@@ -73,7 +101,27 @@ public final class KeyOwnership {
         if (!isShardName(shardDirectory)) {
             return false;
         }
-        return directlyUnder(key, nodePrefix + shardDirectory + "/") || directlyUnder(key, prefix + shardDirectory + "/");
+        if (directlyUnder(key, nodePrefix + shardDirectory + "/") || directlyUnder(key, prefix + shardDirectory + "/")) {
+            return true;
+        }
+        return isFormerNodeKey(shardDirectory, key);
+    }
+
+    /**
+     * Whether the key lies directly under the shard's prefix of a node id this root had before it
+     * was given its own ({@code felix-offload reidentify}): its history from then, which the root
+     * it was copied from may still need, and never this one's to delete.
+     */
+    public boolean isFormerNodeKey(String shardDirectory, String key) {
+        if (!isShardName(shardDirectory)) {
+            return false;
+        }
+        for (String former : formerNodePrefixes) {
+            if (directlyUnder(key, former + shardDirectory + "/")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -85,6 +133,16 @@ public final class KeyOwnership {
         Objects.requireNonNull(key, "key");
         return isShardName(shardDirectory) && !directlyUnder(key, nodePrefix + shardDirectory + "/")
                 && directlyUnder(key, prefix + shardDirectory + "/");
+    }
+
+    /** Whether the key lies directly under the shard's prefix under this node's own id: one it may delete. */
+    public boolean inOwnShardPrefix(String shardDirectory, String key) {
+        return isShardName(shardDirectory) && directlyUnder(key, nodePrefix + shardDirectory + "/");
+    }
+
+    /** The prefix of a shard's keys written before keys carried a node id: {@code [prefix/]<shard>/}. */
+    public String legacyShardPrefix(String shardDirectory) {
+        return prefix + shardDirectory + "/";
     }
 
     /** Whether the key lies under this node's prefix at all (in any shard's, or none). */
@@ -170,6 +228,9 @@ public final class KeyOwnership {
         }
         if (isLegacyKey(shardDirectory, key)) {
             return Optional.of(Refusal.LEGACY_KEY);
+        }
+        if (isFormerNodeKey(shardDirectory, key)) {
+            return Optional.of(Refusal.FORMER_NODE_KEY);
         }
         if (!live.unreadable().isEmpty()) {
             return Optional.of(Refusal.A_LIVE_MANIFEST_UNREADABLE);

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -181,12 +182,12 @@ class NodeClaimCheckTest {
                 .checkingClaim(new NodeClaimCheck.Policy("--store", false));
         assertThatThrownBy(() -> pass.run(ProgressListener.none())).isInstanceOf(NodeClaimCheck.RefusedException.class);
         var listing = store.list("broker/");
-        int objects = 0;
+        List<String> objects = new java.util.ArrayList<>();
         while (listing.hasNext()) {
-            listing.next();
-            objects++;
+            objects.add(listing.next().key());
         }
-        assertThat(objects).as("only the claim").isEqualTo(1);
+        assertThat(objects).as("only a's claim and lease").hasSize(2).contains("broker/node.claim")
+                .allMatch(k -> NodeClaim.isClaimKey("broker/", k));
         try (var dirs = Files.list(b)) {
             for (Path d : dirs.filter(Files::isDirectory).toList()) {
                 assertThat(ManifestStore.read(d)).isEqualTo(Manifest.empty());

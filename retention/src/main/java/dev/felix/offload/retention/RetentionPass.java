@@ -88,10 +88,10 @@ public final class RetentionPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
-            if (claimPolicy != null) {
-                dev.felix.offload.root.NodeClaimCheck.enforce(root, store, keys, claimPolicy);
-            }
-            KeyOwnership ownership = new KeyOwnership(keys);
+            // With the claim checked, every delete goes through the node's lease (see NodeLease).
+            ObjectStore store = claimPolicy == null ? this.store
+                    : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, claimPolicy).fenced(this.store);
+            KeyOwnership ownership = KeyOwnership.of(root, keys);
             // read before anything deletes; a shard's own deletes only shrink what it names
             LiveKeys live = LiveKeys.read(root);
             if (!live.unreadable().isEmpty()) {
@@ -116,6 +116,8 @@ public final class RetentionPass {
                 try {
                     results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
                             settings.deleteBatchSize(), ownership, live).run(stop));
+                } catch (dev.felix.offload.root.NodeClaimCheck.RefusedException e) {
+                    throw e; // another copy of this root took the node's lease: the whole pass stops
                 } catch (RuntimeException e) {
                     LOG.error("{}: retention failed", name, e);
                     results.add(new ShardRetentionResult(name, shardSettings, LocalRetentionResult.nothing(0),
