@@ -309,8 +309,8 @@ public final class Daemon {
                 report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
                         .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
             } catch (NodeClaimCheck.RefusedException e) {
-                refusedBy(e);
-                throw e;
+                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
+                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
             }
         }
         metrics.offloaded(report);
@@ -346,8 +346,8 @@ public final class Daemon {
                 report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(),
                         env, RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
             } catch (NodeClaimCheck.RefusedException e) {
-                refusedBy(e);
-                throw e;
+                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
+                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
             }
         }
         metrics.retained(report);

@@ -186,6 +186,61 @@ class ClonedRootIT {
         assertThat(scrubB.out()).contains("keys under a node id this root had before reidentify");
     }
 
+    /**
+     * A daemon runs over a root while a copy of it takes the node over: the daemon's next pass finds
+     * the lease gone to the copy, and the daemon ends, exit 2, naming the copy, instead of going on
+     * uploading and sweeping beside it.
+     */
+    @org.junit.jupiter.api.Test
+    void aRunningDaemonEndsWhenACopyOfItsRootTakesTheNode() throws Exception {
+        Store store = Store.of("fs", work, "daemon-store");
+        ok(FelixJar.run(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
+                "2000", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "1"));
+        Path config = work.resolve("a.yaml");
+        Files.writeString(config, String.join("\n", "data-dir: a", "store: " + store.uri(),
+                "offload.schedule: '* * * * * ?'", "retention.schedule: '* * * * * ?'", "orphans.grace: 0s",
+                "http.port: 0", ""), StandardCharsets.UTF_8);
+        try (FelixJar.Daemon daemon = FelixJar.Daemon.start(work, Map.of(), config)) {
+            FelixJar.await("the daemon offloaded", java.time.Duration.ofSeconds(90), () -> {
+                try {
+                    return store.objects().keySet().stream().anyMatch(k -> k.endsWith(".segment"));
+                } catch (IOException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            // As a volume snapshot of a live root: a temporary the daemon renames meanwhile can make cp fail;
+            // then the copy is taken again.
+            for (int attempt = 0; ; attempt++) {
+                Process cp = new ProcessBuilder("cp", "-a", "a", "b").directory(work.toFile())
+                        .redirectErrorStream(true).redirectOutput(work.resolve("cp.out").toFile()).start();
+                assertThat(cp.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                if (cp.exitValue() == 0) {
+                    break;
+                }
+                assertThat(attempt).as(FelixJar.read(work.resolve("cp.out"))).isLessThan(10);
+                new ProcessBuilder("rm", "-rf", "b").directory(work.toFile()).start().waitFor(60, TimeUnit.SECONDS);
+            }
+            Files.deleteIfExists(work.resolve("b/daemon.lock"));
+            brokerWrites("b", 22);
+            // The daemon advances the lease every second, so b's take-over may meet one of its passes at the
+            // same moment: then both stop (or the daemon's pass goes on and b stops), and b takes it again.
+            for (int attempt = 0; ; attempt++) {
+                FelixJar.Result takeOver = FelixJar.run(work, store.env(), "offload-b-" + attempt, "offload",
+                        "--data-dir", "b", "--store", store.uri(), "--take-over-node-id");
+                if (takeOver.exitCode() == 0) {
+                    break;
+                }
+                assertThat(takeOver.exitCode()).as(takeOver.err()).isEqualTo(2);
+                assertThat(takeOver.err()).contains("this data root");
+                assertThat(attempt).as("attempts at taking the node over").isLessThan(10);
+            }
+            assertThat(daemon.process.waitFor(2, TimeUnit.MINUTES)).as("the daemon ends").isTrue();
+            assertThat(daemon.process.exitValue()).as(daemon.stderr()).isEqualTo(2);
+            assertThat(daemon.stderr()).contains("another copy of this data root")
+                    .contains(work.resolve("b").toAbsolutePath().normalize().toString()).doesNotContain("\tat ");
+        }
+    }
+
     /** Both copies started at the same moment: at most one of them goes on, whatever the timing. */
     @ParameterizedTest
     @ValueSource(strings = {"fs", "s3proxy"})
