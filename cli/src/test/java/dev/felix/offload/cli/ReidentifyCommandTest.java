@@ -72,6 +72,23 @@ class ReidentifyCommandTest {
         assertThat(own.exitCode()).as(own.out() + own.err()).isZero();
         assertThat(CliRun.of("offload", "--data-dir", a.toString(), "--store", store).exitCode()).isZero();
         assertThat(Files.exists(tmp.resolve("store").resolve("broker-b").resolve("node.claim"))).isTrue();
+
+        // b's history from before still names a's node; migrate gives it copies of its own
+        CliRun list = CliRun.of("legacy-keys", "list", "--data-dir", b.toString(), "--store", store);
+        assertThat(list.exitCode()).as(list.err()).isZero();
+        assertThat(list.out()).contains("named former-node-key").contains("key=" + node + "/");
+        CliRun migrate = CliRun.of("legacy-keys", "migrate", "--data-dir", b.toString(), "--store", store);
+        assertThat(migrate.exitCode()).as(migrate.out() + migrate.err()).isZero();
+        assertThat(migrate.out()).contains(" -> broker-b/");
+        try (Stream<Path> dirs = Files.list(b)) {
+            for (Path d : dirs.filter(Files::isDirectory).filter(d -> !d.getFileName().toString().startsWith("."))
+                    .toList()) {
+                assertThat(dev.felix.offload.manifest.ManifestStore.read(d).entries())
+                        .allMatch(e -> e.objectKey().startsWith("broker-b/"));
+            }
+        }
+        assertThat(CliRun.of("legacy-keys", "list", "--data-dir", b.toString(), "--store", store).out())
+                .contains("0 entries name keys outside their shard's own prefix");
     }
 
     @Test

@@ -142,10 +142,10 @@ class LegacyKeysIT {
             }
             assertThat(records("b", "n2", storeDir, "read-b-after-a")).as("b loses nothing").isEqualTo(written);
 
-            // and b's retention keeps them too (a's copy of the history is gone from a's manifest by now)
-            Path bConfig = config("b.properties", "b", storeDir, "n2", "retention.bytes=0");
+            // b's retention keeps them too, and its entries leave its manifest as they expire
+            Path bLimited = config("b-limited.properties", "b", storeDir, "n2", "retention.bytes=1000000");
             FelixJar.Result rb = ok(FelixJar.run(work, Map.of(), "retention-b", "retention", "--config",
-                    bConfig.toString(), "--json"));
+                    bLimited.toString(), "--json"));
             assertThat(JSON.readTree(rb.out()).get("remote_objects_deleted").asInt()).isZero();
             for (String key : legacyKeys) {
                 try {
@@ -154,6 +154,51 @@ class LegacyKeysIT {
                     throw new AssertionError("legacy key " + key + " was deleted", e);
                 }
             }
+            List<String> bKeeps = ManifestStore.read(work.resolve("b").resolve(shard)).entries().stream()
+                    .map(ManifestEntry::objectKey).toList();
+            assertThat(bKeeps).isNotEmpty().allMatch(k -> k.startsWith(shard + "/"));
+
+            // The operator's commands. a names none of them any more: list shows them unnamed there.
+            FelixJar.Result listA = ok(FelixJar.run(work, Map.of(), "list-a", "legacy-keys", "list", "--config",
+                    aConfig.toString()));
+            assertThat(listA.out()).contains("unnamed legacy-key shard=" + shard + " key=" + bKeeps.get(0));
+            FelixJar.Result listB = ok(FelixJar.run(work, Map.of(), "list-b", "legacy-keys", "list", "--config",
+                    bLimited.toString()));
+            assertThat(listB.out()).contains("named legacy-key shard=" + shard).contains("key=" + bKeeps.get(0));
+            // Without the operator's word nothing goes; b's own manifest names the key, so b never deletes it.
+            FelixJar.Result dry = ok(FelixJar.run(work, Map.of(), "delete-dry", "legacy-keys", "delete", "--config",
+                    aConfig.toString(), "--shard", shard));
+            assertThat(dry.out()).contains("would delete " + bKeeps.get(0)).contains("nothing deleted");
+            assertThat(store.head(bKeeps.get(0)).size()).isPositive();
+            FelixJar.Result named = FelixJar.run(work, Map.of(), "delete-named", "legacy-keys", "delete", "--config",
+                    bLimited.toString(), "--key", bKeeps.get(0), "--key", "n1/node.claim", "--no-other-replica-needs-them");
+            assertThat(named.exitCode()).as(named.out() + named.err()).isEqualTo(1);
+            assertThat(named.out()).contains("refused " + bKeeps.get(0) + ": named by the manifest of [" + shard + "]")
+                    .contains("refused n1/node.claim: not a shard's key without a node id");
+            assertThat(store.head(bKeeps.get(0)).size()).isPositive();
+
+            // b gives its entries keys of its own: copied, proven, re-recorded; the old objects stay
+            FelixJar.Result migrate = ok(FelixJar.run(work, Map.of(), "migrate-b", "legacy-keys", "migrate",
+                    "--config", bLimited.toString()));
+            assertThat(migrate.out()).contains("migrated shard=" + shard + " " + bKeeps.get(0) + " -> n2/" + bKeeps.get(0))
+                    .contains(bKeeps.size() + " entries re-recorded");
+            assertThat(ManifestStore.read(work.resolve("b").resolve(shard)).entries()).allMatch(
+                    e -> e.objectKey().startsWith("n2/" + shard + "/"));
+            assertThat(store.head(bKeeps.get(0)).size()).as("the old object stays").isPositive();
+            List<String> bNow = records("b", "n2", storeDir, "read-b-migrated");
+            assertThat(bNow).isEqualTo(written.subList(written.size() - bNow.size(), written.size()));
+
+            // Now no replica needs the keys without a node id: the operator deletes them by shard.
+            FelixJar.Result deleted = ok(FelixJar.run(work, Map.of(), "delete-a", "legacy-keys", "delete", "--config",
+                    aConfig.toString(), "--shard", shard, "--no-other-replica-needs-them"));
+            assertThat(deleted.out()).contains("deleted " + bKeeps.get(0));
+            assertThat(records("b", "n2", storeDir, "read-b-end")).isEqualTo(bNow);
+            // and b's own copies are its retention's to delete like any other
+            Path bNone = config("b-none.properties", "b", storeDir, "n2", "retention.bytes=0");
+            FelixJar.Result last = ok(FelixJar.run(work, Map.of(), "retention-b-end", "retention", "--config",
+                    bNone.toString(), "--json"));
+            assertThat(JSON.readTree(last.out()).get("remote_objects_deleted").asInt()).isPositive();
+            ok(FelixJar.run(work, Map.of(), "scrub-b", "scrub", "--config", bNone.toString()));
         }
     }
 }
