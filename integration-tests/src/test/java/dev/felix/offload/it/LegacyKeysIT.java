@@ -9,7 +9,12 @@ import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.fs.FilesystemStore;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import dev.felix.offload.store.harness.S3Server;
+import dev.felix.offload.store.harness.S3Servers;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -35,6 +40,67 @@ class LegacyKeysIT {
     @TempDir
     Path work;
 
+    /** The store a test runs against, and what the test does in it behind the commands' back. */
+    private record Store(String uri, Map<String, String> env, S3Server s3, String bucket, FilesystemStore fs) {
+
+        static Store of(String kind, Path work) throws Exception {
+            if (kind.equals("fs")) {
+                Path dir = Files.createDirectories(work.resolve("store"));
+                return new Store(dir.toUri().toString(), Map.of(), null, null, FilesystemStore.open(dir));
+            }
+            S3Server s3 = S3Servers.s3proxy();
+            String bucket = s3.createBucket("legacy-keys");
+            return new Store(DaemonIT.storeUri(s3, bucket), DaemonIT.credentials(s3), s3, bucket, null);
+        }
+
+        byte[] read(String key) throws Exception {
+            if (fs != null) {
+                return fs.readAll(key, Integer.MAX_VALUE - 16, OptionalLong.empty());
+            }
+            return s3.admin().getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray();
+        }
+
+        void put(String key, byte[] bytes) throws Exception {
+            if (fs != null) {
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(bytes);
+                fs.put(key, UploadBody.ofBytes(bytes), PutOptions.defaults().withCrc32(crc.getValue()));
+                return;
+            }
+            s3.admin().putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(bytes));
+        }
+
+        void delete(String key) throws Exception {
+            if (fs != null) {
+                fs.delete(key);
+                return;
+            }
+            s3.admin().deleteObject(b -> b.bucket(bucket).key(key));
+        }
+
+        long size(String key) throws Exception {
+            if (fs != null) {
+                return fs.head(key).size();
+            }
+            try {
+                return s3.admin().headObject(b -> b.bucket(bucket).key(key)).contentLength();
+            } catch (NoSuchKeyException e) {
+                throw new ObjectNotFoundException("no " + key, key, dev.felix.offload.store.StoreAnswer.NONE, e);
+            } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+                if (e.statusCode() == 404) {
+                    throw new ObjectNotFoundException("no " + key, key, dev.felix.offload.store.StoreAnswer.NONE, e);
+                }
+                throw e;
+            }
+        }
+
+        Map<String, String> env(String nodeId) {
+            Map<String, String> out = new java.util.HashMap<>(env);
+            out.put("FELIX_NODE_ID", nodeId);
+            return out;
+        }
+    }
+
     private String shardOf(String root) throws Exception {
         try (Stream<Path> dirs = Files.list(work.resolve(root))) {
             return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).filter(n -> !n.startsWith("."))
@@ -48,9 +114,9 @@ class LegacyKeysIT {
     }
 
     /** Every record of the root's shard from offset 0, without where it came from. */
-    private List<String> records(String root, String node, Path store, String name) throws Exception {
-        FelixJar.Result r = ok(FelixJar.run(work, Map.of("FELIX_NODE_ID", node), name, "read", "--data-dir", root,
-                "--store", store.toUri().toString(), "--shard", shardOf(root), "--from", "0", "--max-records", "100000",
+    private List<String> records(String root, String node, Store store, String name) throws Exception {
+        FelixJar.Result r = ok(FelixJar.run(work, store.env(node), name, "read", "--data-dir", root,
+                "--store", store.uri(), "--shard", shardOf(root), "--from", "0", "--max-records", "100000",
                 "--json"));
         return r.out().lines().map(l -> l.replaceAll(",\"source\":\"[a-z]+\"", "")).toList();
     }
@@ -59,17 +125,14 @@ class LegacyKeysIT {
      * Makes {@code root}'s offloaded history what 0.6.0-preview.3 left: each entry's object (and its
      * index) copied to the key without the node id, the entry naming that key, the node's copy gone.
      */
-    private static void asPreview3(Path root, String shard, FilesystemStore store) throws Exception {
+    private static void asPreview3(Path root, String shard, Store store) throws Exception {
         Path dir = root.resolve(shard);
         Manifest manifest = ManifestStore.read(dir);
         List<ManifestEntry> legacy = new ArrayList<>();
         for (ManifestEntry e : manifest.entries()) {
             String key = e.objectKey().substring(e.objectKey().indexOf('/') + 1);
             for (String[] pair : List.of(new String[] {e.objectKey(), key}, new String[] {index(e.objectKey()), index(key)})) {
-                byte[] bytes = store.readAll(pair[0], Integer.MAX_VALUE - 16, OptionalLong.empty());
-                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-                crc.update(bytes);
-                store.put(pair[1], UploadBody.ofBytes(bytes), PutOptions.defaults().withCrc32(crc.getValue()));
+                store.put(pair[1], store.read(pair[0]));
                 store.delete(pair[0]);
             }
             legacy.add(new ManifestEntry(e.segmentId(), e.baseOffset(), e.lastOffset(), e.sizeBytes(),
@@ -96,9 +159,9 @@ class LegacyKeysIT {
         }
     }
 
-    private Path config(String name, String root, Path store, String node, String... more) throws Exception {
+    private Path config(String name, String root, Store store, String node, String... more) throws Exception {
         Path file = work.resolve(name);
-        StringBuilder b = new StringBuilder("data-dir=" + root + "\nstore=" + store.toUri() + "\nnode-id=" + node
+        StringBuilder b = new StringBuilder("data-dir=" + root + "\nstore=" + store.uri() + "\nnode-id=" + node
                 + "\norphans.grace=0s\n");
         for (String line : more) {
             b.append(line).append('\n');
@@ -107,15 +170,17 @@ class LegacyKeysIT {
         return file;
     }
 
-    @Test
-    void sharedKeysWithoutANodeIdSurviveEitherRootsRetention() throws Exception {
-        Path storeDir = Files.createDirectories(work.resolve("store"));
+    @ParameterizedTest
+    @ValueSource(strings = {"fs", "s3proxy"})
+    void sharedKeysWithoutANodeIdSurviveEitherRootsRetention(String kind) throws Exception {
+        Store store = Store.of(kind, work);
+        Store storeDir = store;
         ok(FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "a", "--streams", "1", "--records", "3000",
                 "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "7"));
         String shard = shardOf("a");
-        ok(FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "offload-a", "offload", "--data-dir", "a", "--store",
-                storeDir.toUri().toString(), "--keep-local-segments", "2"));
-        try (FilesystemStore store = FilesystemStore.open(storeDir)) {
+        ok(FelixJar.run(work, store.env("n1"), "offload-a", "offload", "--data-dir", "a", "--store", store.uri(),
+                "--keep-local-segments", "2"));
+        {
             asPreview3(work.resolve("a"), shard, store);
             // The other replica: the same shard on another broker, its own identity, the same keys named.
             copyTree(work.resolve("a"), work.resolve("b"));
@@ -129,7 +194,7 @@ class LegacyKeysIT {
 
             // a's retention expires everything it offloaded; b still needs all of it
             Path aConfig = config("a.properties", "a", storeDir, "n1", "retention.bytes=0");
-            FelixJar.Result ra = ok(FelixJar.run(work, Map.of(), "retention-a", "retention", "--config",
+            FelixJar.Result ra = ok(FelixJar.run(work, store.env(), "retention-a", "retention", "--config",
                     aConfig.toString(), "--json"));
             JsonNode r = JSON.readTree(ra.out());
             assertThat(r.get("remote_segments_deleted").asInt()).as("a's entries expire: %s", ra.out()).isPositive();
@@ -138,18 +203,18 @@ class LegacyKeysIT {
             JsonNode kept = r.get("shards").get(0).get("objects_kept");
             assertThat(kept.get(legacyKeys.get(0)).asText()).isEqualTo("legacy-key");
             for (String key : legacyKeys) {
-                assertThat(store.head(key).size()).as(key).isPositive();
+                assertThat(store.size(key)).as(key).isPositive();
             }
             assertThat(records("b", "n2", storeDir, "read-b-after-a")).as("b loses nothing").isEqualTo(written);
 
             // b's retention keeps them too, and its entries leave its manifest as they expire
             Path bLimited = config("b-limited.properties", "b", storeDir, "n2", "retention.bytes=1000000");
-            FelixJar.Result rb = ok(FelixJar.run(work, Map.of(), "retention-b", "retention", "--config",
+            FelixJar.Result rb = ok(FelixJar.run(work, store.env(), "retention-b", "retention", "--config",
                     bLimited.toString(), "--json"));
             assertThat(JSON.readTree(rb.out()).get("remote_objects_deleted").asInt()).isZero();
             for (String key : legacyKeys) {
                 try {
-                    store.head(key);
+                    store.size(key);
                 } catch (ObjectNotFoundException e) {
                     throw new AssertionError("legacy key " + key + " was deleted", e);
                 }
@@ -159,46 +224,46 @@ class LegacyKeysIT {
             assertThat(bKeeps).isNotEmpty().allMatch(k -> k.startsWith(shard + "/"));
 
             // The operator's commands. a names none of them any more: list shows them unnamed there.
-            FelixJar.Result listA = ok(FelixJar.run(work, Map.of(), "list-a", "legacy-keys", "list", "--config",
+            FelixJar.Result listA = ok(FelixJar.run(work, store.env(), "list-a", "legacy-keys", "list", "--config",
                     aConfig.toString()));
             assertThat(listA.out()).contains("unnamed legacy-key shard=" + shard + " key=" + bKeeps.get(0));
-            FelixJar.Result listB = ok(FelixJar.run(work, Map.of(), "list-b", "legacy-keys", "list", "--config",
+            FelixJar.Result listB = ok(FelixJar.run(work, store.env(), "list-b", "legacy-keys", "list", "--config",
                     bLimited.toString()));
             assertThat(listB.out()).contains("named legacy-key shard=" + shard).contains("key=" + bKeeps.get(0));
             // Without the operator's word nothing goes; b's own manifest names the key, so b never deletes it.
-            FelixJar.Result dry = ok(FelixJar.run(work, Map.of(), "delete-dry", "legacy-keys", "delete", "--config",
+            FelixJar.Result dry = ok(FelixJar.run(work, store.env(), "delete-dry", "legacy-keys", "delete", "--config",
                     aConfig.toString(), "--shard", shard));
             assertThat(dry.out()).contains("would delete " + bKeeps.get(0)).contains("nothing deleted");
-            assertThat(store.head(bKeeps.get(0)).size()).isPositive();
-            FelixJar.Result named = FelixJar.run(work, Map.of(), "delete-named", "legacy-keys", "delete", "--config",
+            assertThat(store.size(bKeeps.get(0))).isPositive();
+            FelixJar.Result named = FelixJar.run(work, store.env(), "delete-named", "legacy-keys", "delete", "--config",
                     bLimited.toString(), "--key", bKeeps.get(0), "--key", "n1/node.claim", "--no-other-replica-needs-them");
             assertThat(named.exitCode()).as(named.out() + named.err()).isEqualTo(1);
             assertThat(named.out()).contains("refused " + bKeeps.get(0) + ": named by the manifest of [" + shard + "]")
                     .contains("refused n1/node.claim: not a shard's key without a node id");
-            assertThat(store.head(bKeeps.get(0)).size()).isPositive();
+            assertThat(store.size(bKeeps.get(0))).isPositive();
 
             // b gives its entries keys of its own: copied, proven, re-recorded; the old objects stay
-            FelixJar.Result migrate = ok(FelixJar.run(work, Map.of(), "migrate-b", "legacy-keys", "migrate",
+            FelixJar.Result migrate = ok(FelixJar.run(work, store.env(), "migrate-b", "legacy-keys", "migrate",
                     "--config", bLimited.toString()));
             assertThat(migrate.out()).contains("migrated shard=" + shard + " " + bKeeps.get(0) + " -> n2/" + bKeeps.get(0))
                     .contains(bKeeps.size() + " entries re-recorded");
             assertThat(ManifestStore.read(work.resolve("b").resolve(shard)).entries()).allMatch(
                     e -> e.objectKey().startsWith("n2/" + shard + "/"));
-            assertThat(store.head(bKeeps.get(0)).size()).as("the old object stays").isPositive();
+            assertThat(store.size(bKeeps.get(0))).as("the old object stays").isPositive();
             List<String> bNow = records("b", "n2", storeDir, "read-b-migrated");
             assertThat(bNow).isEqualTo(written.subList(written.size() - bNow.size(), written.size()));
 
             // Now no replica needs the keys without a node id: the operator deletes them by shard.
-            FelixJar.Result deleted = ok(FelixJar.run(work, Map.of(), "delete-a", "legacy-keys", "delete", "--config",
+            FelixJar.Result deleted = ok(FelixJar.run(work, store.env(), "delete-a", "legacy-keys", "delete", "--config",
                     aConfig.toString(), "--shard", shard, "--no-other-replica-needs-them"));
             assertThat(deleted.out()).contains("deleted " + bKeeps.get(0));
             assertThat(records("b", "n2", storeDir, "read-b-end")).isEqualTo(bNow);
             // and b's own copies are its retention's to delete like any other
             Path bNone = config("b-none.properties", "b", storeDir, "n2", "retention.bytes=0");
-            FelixJar.Result last = ok(FelixJar.run(work, Map.of(), "retention-b-end", "retention", "--config",
+            FelixJar.Result last = ok(FelixJar.run(work, store.env(), "retention-b-end", "retention", "--config",
                     bNone.toString(), "--json"));
             assertThat(JSON.readTree(last.out()).get("remote_objects_deleted").asInt()).isPositive();
-            ok(FelixJar.run(work, Map.of(), "scrub-b", "scrub", "--config", bNone.toString()));
+            ok(FelixJar.run(work, store.env(), "scrub-b", "scrub", "--config", bNone.toString()));
         }
     }
 }

@@ -13,6 +13,8 @@ import dev.felix.offload.pass.LargestTimestamps;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
 import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.store.CapabilityMissingException;
+import dev.felix.offload.store.ObjectCopier;
 import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
@@ -52,7 +54,8 @@ import java.util.OptionalLong;
  *   <li><b>migrate</b> entries to keys of their own: each object (and its index) is copied to the key
  *       the shard would upload it under now ({@code [prefix/]<node id>/<shard>/...}), create-only
  *       (never replacing an object: one already there is adopted only when it proves to be the same
- *       bytes), proven against the entry like any upload ({@link CopyProver}: the CRC-32 a server
+ *       bytes), inside the store where it copies ({@link ObjectCopier}), else through this process,
+ *       proven against the entry like any upload ({@link CopyProver}: the CRC-32 a server
  *       keeps, or a read-back), and only then is the entry re-recorded with the new key, one
  *       manifest write per shard. The old object stays: other roots may name it. From then on the
  *       root's own retention deletes its copy like any other.</li>
@@ -263,7 +266,7 @@ public final class LegacyKeys {
      * What migrating one shard did.
      *
      * @param shard    the shard
-     * @param migrated old key to new key, for each entry re-recorded
+     * @param migrated old key to new key (and how it was copied and proven), for each entry re-recorded
      * @param skipped  old key to why it stays as it is
      * @param problem  why the shard stopped part way (its manifest, a store failure), or null
      */
@@ -293,6 +296,7 @@ public final class LegacyKeys {
         Manifest manifest = manifests.manifest();
         Map<ManifestEntry, ManifestEntry> renamed = new LinkedHashMap<>();
         Map<ManifestEntry, String> how = new LinkedHashMap<>();
+        Map<String, String> described = new LinkedHashMap<>();
         for (ManifestEntry e : manifest.entries()) {
             if (kindOf(shard, e.objectKey()).isEmpty()) {
                 continue;
@@ -312,7 +316,8 @@ public final class LegacyKeys {
                 }
                 copyIndex(e.objectKey(), target);
                 renamed.put(e, moved);
-                how.put(moved, proof.get());
+                how.put(moved, proof.get().substring(proof.get().lastIndexOf(' ') + 1));
+                described.put(e.objectKey(), target + " (" + proof.get() + ")");
             } catch (StoreException ex) {
                 skipped.put(e.objectKey(), "copying to " + target + " failed: " + ex.getMessage());
             } catch (Unproven ex) {
@@ -337,7 +342,7 @@ public final class LegacyKeys {
             return new Migration(shard, migrated, skipped, "the broker changed offload.manifest meanwhile; nothing "
                     + "re-recorded, run again");
         }
-        renamed.forEach((old, moved) -> migrated.put(old.objectKey(), moved.objectKey()));
+        renamed.forEach((old, moved) -> migrated.put(old.objectKey(), described.get(old.objectKey())));
         try {
             side.save(nextManifest.entries());
             CopyProofs proofs = CopyProofs.read(dir);
@@ -359,14 +364,21 @@ public final class LegacyKeys {
         Path temp = Files.createTempFile("felix-offload-migrate", DurableFiles.TEMP_SUFFIX);
         try {
             boolean written = false;
+            String copied = "found there";
             try {
                 store.head(to.objectKey());
             } catch (ObjectNotFoundException absent) {
-                // the object's bytes, checked against the entry's CRC-32 on the way, then put create-only
-                store.download(from.objectKey(), temp, OptionalLong.of(crc));
                 try {
-                    store.put(to.objectKey(), UploadBody.ofFile(temp), PutOptions.defaults().withNoReplace().withCrc32(crc));
-                    written = true;
+                    written = serverSideCopy(from.objectKey(), to.objectKey());
+                    copied = "copied inside the store";
+                    if (!written) {
+                        copied = "copied through this process";
+                        // the object's bytes, checked against the entry's CRC-32 on the way, then put create-only
+                        store.download(from.objectKey(), temp, OptionalLong.of(crc));
+                        store.put(to.objectKey(), UploadBody.ofFile(temp),
+                                PutOptions.defaults().withNoReplace().withCrc32(crc));
+                        written = true;
+                    }
                 } catch (PreconditionFailedException raced) {
                     // written meanwhile: proven below like one found there
                 }
@@ -379,9 +391,27 @@ public final class LegacyKeys {
                 }
                 return Optional.empty();
             }
-            return Optional.of(outcome.how());
+            return Optional.of(copied + ", proven by " + outcome.how());
         } finally {
             Files.deleteIfExists(temp);
+        }
+    }
+
+    /**
+     * Copies inside the store where it can ({@link ObjectCopier}: S3's CopyObject, a file copy on the
+     * filesystem store), so the bytes do not pass through this process; false where it cannot (no
+     * such role, an object too large for one copy request), and the caller copies through it.
+     */
+    private boolean serverSideCopy(String source, String target) throws StoreException {
+        if (!(store instanceof ObjectCopier copier)) {
+            return false;
+        }
+        try {
+            copier.copy(source, target);
+            return true;
+        } catch (CapabilityMissingException cannot) {
+            LOG.info("copying {} through this process: {}", source, cannot.getMessage());
+            return false;
         }
     }
 

@@ -5,6 +5,9 @@ import dev.felix.offload.store.DigestPlan;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ListPage;
+import dev.felix.offload.store.ObjectCopier;
+import dev.felix.offload.store.CapabilityMissingException;
+import dev.felix.offload.store.StoreAnswer;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
@@ -29,7 +32,7 @@ import java.util.function.IntConsumer;
  * uploading. Reads and listings pass straight through. Closing it leaves the wrapped store open:
  * whoever opened that closes it.
  */
-final class FencedStore implements ObjectStore, IncompleteUploads {
+final class FencedStore implements ObjectStore, IncompleteUploads, ObjectCopier {
 
     private final ObjectStore store;
     private final NodeLease.Held lease;
@@ -70,6 +73,17 @@ final class FencedStore implements ObjectStore, IncompleteUploads {
         }
         lease.check();
         return uploads.abortIncompleteUploads(prefix, startedBefore);
+    }
+
+    /** The wrapped store's server-side copy, the lease checked first; refused where it has none. */
+    @Override
+    public PutResult copy(String sourceKey, String targetKey) throws StoreException {
+        if (!(store instanceof ObjectCopier copier)) {
+            throw new CapabilityMissingException(store.describe() + " copies nothing inside itself", targetKey,
+                    StoreAnswer.NONE, null);
+        }
+        lease.check();
+        return copier.copy(sourceKey, targetKey);
     }
 
     @Override
