@@ -50,6 +50,9 @@ class ReidentifyCommandTest {
         Path b = copy(a, "b");
         String node = Files.readString(a.resolve("node-id")).trim();
         String rootId = Files.readString(a.resolve("offload-root-id")).trim();
+        // a's broker writes on, and a offloads it: a wrote last
+        assertThat(CliRun.of("generate", "--data-dir", a.toString(), "--streams", "1", "--records", "400",
+                "--payload-bytes", "100", "--segment-bytes", "8192", "--seed", "5").exitCode()).isZero();
         assertThat(CliRun.of("offload", "--data-dir", a.toString(), "--store", store).exitCode()).isZero();
 
         // a wrote last: it keeps the node, and is told to reidentify the other copy instead
@@ -58,6 +61,8 @@ class ReidentifyCommandTest {
         assertThat(holder.err()).contains("this root holds the lease of node '" + node + "'").contains("other copy");
         assertThat(Files.readString(a.resolve("node-id")).trim()).isEqualTo(node);
 
+        assertThat(CliRun.of("generate", "--data-dir", b.toString(), "--streams", "1", "--records", "400",
+                "--payload-bytes", "100", "--segment-bytes", "8192", "--seed", "6").exitCode()).isZero();
         CliRun stopped = CliRun.of("offload", "--data-dir", b.toString(), "--store", store);
         assertThat(stopped.exitCode()).as(stopped.err()).isEqualTo(2);
         CliRun reid = CliRun.of("reidentify", "--data-dir", b.toString(), "--store", store, "--new-node-id", "broker-b");

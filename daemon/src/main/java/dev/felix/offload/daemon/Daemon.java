@@ -237,6 +237,7 @@ public final class Daemon {
         }
         SegmentKeys keys = new SegmentKeys(config.retentionPassSettings().keyPrefix(), nodeId().get());
         try (RootLock lock = RootLock.acquire(root.path())) {
+            // the claim and the node's lease checked as any writer checks them; a pass takes the lease
             NodeClaimCheck.enforce(root, store, keys, claimPolicy(takeOverNodeId));
         } catch (RootLock.HeldException e) {
             LOG.info("the node claim is checked by the first pass: {}", e.getMessage());

@@ -432,7 +432,8 @@ public final class TieredReader {
      * Makes sure the object at the entry's key is the one the entry names, once per object: an
      * object that fits in one chunk (which the scan fetches anyway) by the CRC-32 of its bytes,
      * fetched once more before a mismatch counts; a larger one by one HEAD, whose size must be the
-     * entry's and whose CRC-32, where the store keeps one, the entry's. A mismatch is
+     * entry's and whose CRC-32, where the store keeps one, the entry's. An object shorter than its
+     * entry is {@link CorruptionKind#TRUNCATED} as it always was; any other mismatch is
      * {@link CorruptionKind#OBJECT_MISMATCH} naming the key and both values: the store holds another
      * history at that key (a copy of this data root offloading under its node id, a stream deleted and
      * created again), whose records would each pass their own checksums, so none is served. Where the
@@ -461,6 +462,9 @@ public final class TieredReader {
             }
         } else {
             ObjectHead head = store.head(key);
+            if (head.size() < object.size()) {
+                throw shorter(object, head.size());
+            }
             if (head.size() != object.size()) {
                 throw CorruptionException.of(CorruptionKind.OBJECT_MISMATCH, site.at(0), "the store holds "
                         + head.size() + " bytes at " + key + ", its manifest entry names an object of " + object.size()
@@ -479,11 +483,17 @@ public final class TieredReader {
         try {
             return chunks.view(object, 0, size);
         } catch (InvalidRangeException shorter) {
-            long actual = store.head(object.key()).size();
-            throw CorruptionException.of(CorruptionKind.OBJECT_MISMATCH, CorruptionSite.inFile(shard, object.key(), 0),
-                    "the store holds " + actual + " bytes at " + object.key() + ", its manifest entry names an object of "
-                            + size + "; none of its records is served");
+            throw shorter(object, store.head(object.key()).size());
         }
+    }
+
+    /**
+     * An object shorter than its entry records: a truncation of the copy (or another, shorter object),
+     * reported as reads of a short copy always were, naming both sizes, before any record is served.
+     */
+    private CorruptionException shorter(ObjectIdentity object, long actual) {
+        return CorruptionException.truncated(CorruptionSite.inFile(shard, object.key(), 0), "object (" + actual
+                + " bytes stored, " + object.size() + " recorded by its manifest entry)", object.size(), actual);
     }
 
     private static long crcOf(ByteBuffer bytes) {

@@ -26,25 +26,25 @@ import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
- * A store whose every put, delete and abort first checks that this root still holds its node's
- * lease ({@link NodeLease.Held#check}: one listing of the leases), so a pass of a copy of a data root
- * that another copy has fenced off stops at its next write instead of going on deleting and
- * uploading. Reads and listings pass straight through. Closing it leaves the wrapped store open:
+ * A store whose every put, delete, copy and abort first goes through the node's lease
+ * ({@link NodeLease.Fence#beforeWrite}: the lease taken at the first, one listing of the leases at
+ * each after), so a pass of a copy of a data root that another copy has fenced off stops at its next
+ * write instead of going on deleting and uploading. Reads and listings pass straight through. Closing it leaves the wrapped store open:
  * whoever opened that closes it.
  */
 final class FencedStore implements ObjectStore, IncompleteUploads, ObjectCopier {
 
     private final ObjectStore store;
-    private final NodeLease.Held lease;
+    private final NodeLease.Fence lease;
 
-    FencedStore(ObjectStore store, NodeLease.Held lease) {
+    FencedStore(ObjectStore store, NodeLease.Fence lease) {
         this.store = store;
         this.lease = lease;
     }
 
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
-        lease.check();
+        lease.beforeWrite();
         return store.put(key, body, options);
     }
 
@@ -55,13 +55,13 @@ final class FencedStore implements ObjectStore, IncompleteUploads, ObjectCopier 
 
     @Override
     public void delete(String key) throws StoreException {
-        lease.check();
+        lease.beforeWrite();
         store.delete(key);
     }
 
     @Override
     public void deleteAll(Collection<String> keys) throws StoreException {
-        lease.check();
+        lease.beforeWrite();
         store.deleteAll(keys);
     }
 
@@ -71,7 +71,7 @@ final class FencedStore implements ObjectStore, IncompleteUploads, ObjectCopier 
         if (!(store instanceof IncompleteUploads uploads)) {
             return List.of();
         }
-        lease.check();
+        lease.beforeMaybeWrite(); // checked, not taken: most sweeps find nothing to abort
         return uploads.abortIncompleteUploads(prefix, startedBefore);
     }
 
@@ -82,7 +82,7 @@ final class FencedStore implements ObjectStore, IncompleteUploads, ObjectCopier 
             throw new CapabilityMissingException(store.describe() + " copies nothing inside itself", targetKey,
                     StoreAnswer.NONE, null);
         }
-        lease.check();
+        lease.beforeWrite();
         return copier.copy(sourceKey, targetKey);
     }
 

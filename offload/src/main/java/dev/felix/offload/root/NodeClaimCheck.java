@@ -98,19 +98,19 @@ public final class NodeClaimCheck {
      * @param warning for {@link Outcome#WARNED} and {@link Outcome#TAKEN_OVER}, what to tell the operator
      */
     public record Result(Outcome outcome, Optional<NodeClaim> claim, Optional<String> warning,
-                         Optional<NodeLease.Held> lease) {
+                         Optional<NodeLease.Fence> lease) {
 
         public Result(Outcome outcome, Optional<NodeClaim> claim, Optional<String> warning) {
             this(outcome, claim, warning, Optional.empty());
         }
 
-        Result withLease(NodeLease.Held held) {
-            return new Result(outcome, claim, warning, Optional.of(held));
+        Result withLease(NodeLease.Fence fence) {
+            return new Result(outcome, claim, warning, Optional.of(fence));
         }
 
         /**
-         * {@code store} as a pass should write through it: every put and delete checking the lease
-         * first where one was taken ({@link NodeLease.Held#fence}), else {@code store} itself.
+         * {@code store} as a pass should write through it: every put and delete going through the
+         * node's lease ({@link NodeLease.Fence#fence}) where the check gave one, else {@code store} itself.
          */
         public ObjectStore fenced(ObjectStore store) {
             return lease.map(l -> l.fence(store)).orElse(store);
@@ -171,9 +171,17 @@ public final class NodeClaimCheck {
         String where = where();
         switch (claimed.outcome()) {
             case HELD, CLAIMED, TAKEN_OVER -> {
-                if (access == Access.WRITE || (access == Access.LOCAL_WRITE && takeOver)) {
-                    return claimed.withLease(NodeLease.advance(root, store, keys, where,
-                            takeOver || claimed.outcome() == Outcome.TAKEN_OVER, clock, leaseStep));
+                boolean taking = takeOver || claimed.outcome() == Outcome.TAKEN_OVER;
+                if (access == Access.WRITE || (access == Access.LOCAL_WRITE && taking)) {
+                    // Taken now on a take-over; otherwise checked now (a copy behind the store stops before
+                    // anything) and taken at the pass's first write, so a pass with nothing to write writes none.
+                    NodeLease.Stamp taken = null;
+                    if (taking) {
+                        taken = NodeLease.advance(root, store, keys, where, true, clock, leaseStep);
+                    } else {
+                        NodeLease.verify(root, store, keys, where);
+                    }
+                    return claimed.withLease(new NodeLease.Fence(root, store, keys, where, clock, leaseStep, taken));
                 }
                 if (access == Access.LOCAL_WRITE) {
                     NodeLease.verify(root, store, keys, where);
@@ -286,8 +294,8 @@ public final class NodeClaimCheck {
      */
     public static Result enforce(DataRoot root, ObjectStore store, SegmentKeys keys, Policy policy) throws IOException {
         try {
-            Result r = new NodeClaimCheck(root, store, keys, policy.storeSetting(), Clock.systemUTC())
-                    .run(Access.WRITE, policy.takeOver());
+            NodeClaimCheck check = new NodeClaimCheck(root, store, keys, policy.storeSetting(), Clock.systemUTC());
+            Result r = check.run(Access.WRITE, policy.takeOver());
             r.warning().ifPresent(w -> LOG.warn("{}", w));
             if (r.outcome() == Outcome.CLAIMED) {
                 LOG.info("claimed node id '{}' in {} for {}", keys.nodeId(), store.describe(), root.path());

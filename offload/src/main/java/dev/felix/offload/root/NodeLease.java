@@ -39,10 +39,11 @@ import java.util.zip.CRC32;
  * and node id, so the {@link NodeClaim} passes for both.
  *
  * <h2>The lease</h2>
- * Every writing pass (offload, retention with its sweep, restore with {@code --take-over-node-id},
- * {@code forget-shard --yes}, {@code legacy-keys}, a daemon at start and in each of its passes)
- * advances the node's lease before it writes or deletes anything under the prefix, under the root's
- * {@link RootLock}:
+ * Every writing pass (offload, retention with its sweep, {@code forget-shard --yes},
+ * {@code legacy-keys delete|migrate}, each pass of a daemon) checks the node's lease when it starts,
+ * under the root's {@link RootLock}, and stops there if another copy holds it (a daemon starting, and
+ * {@code restore}, only check it); just before its first put or delete under the prefix it advances
+ * the lease ({@link Fence}; at once on a take-over), so a pass with nothing to write writes none:
  * <ol>
  *   <li>it lists {@code [prefix/]<node id>/node.lease.} and takes the highest epoch there;</li>
  *   <li>that lease must be the one this root last wrote, as its {@value #FILE_NAME} file remembers
@@ -56,7 +57,7 @@ import java.util.zip.CRC32;
  *   <li>it lists again: its lease must be alone at the top (no other at its epoch or above);</li>
  *   <li>it remembers the lease as held (durably), and deletes the older ones.</li>
  * </ol>
- * Then every put and delete under the prefix goes through {@link Held#fence}: each is preceded by a
+ * Every later put and delete of the pass goes through {@link Fence#fence} too: each is preceded by a
  * listing of the leases, and refused unless this root's lease is still alone at the top.
  *
  * <h2>What is guaranteed, and where</h2>
@@ -359,16 +360,16 @@ public final class NodeLease {
     }
 
     /**
-     * Advances the node's lease for a writing pass (see the class comment). The caller holds the
-     * root's {@link RootLock}.
+     * Advances the node's lease for a writing pass (see the class comment) and answers the lease
+     * taken. The caller holds the root's {@link RootLock}.
      *
      * @param takeOver take the lease whoever holds it ({@code --take-over-node-id}); two copies
      *                 taking it at the same moment still stop each other
      * @throws NodeClaimCheck.RefusedException {@link NodeClaimCheck.Refusal#COPIED_ROOT} when another
      *                                         copy of this root wrote under the prefix
      */
-    static Held advance(DataRoot root, ObjectStore store, SegmentKeys keys, String where, boolean takeOver, Clock clock,
-                        Step step) throws IOException, StoreException {
+    static Stamp advance(DataRoot root, ObjectStore store, SegmentKeys keys, String where, boolean takeOver, Clock clock,
+                         Step step) throws IOException, StoreException {
         String prefix = keys.nodePrefix();
         Memory memory = Memory.read(root);
         List<Stamp> before = listed(store, prefix);
@@ -425,7 +426,7 @@ public final class NodeLease {
                         e.getMessage());
             }
         }
-        return new Held(root, store, keys, where, next);
+        return next;
     }
 
     /**
@@ -530,53 +531,95 @@ public final class NodeLease {
     }
 
     /**
-     * The lease a pass holds: {@link #check} before every write, and {@link #fence} for a store whose
-     * puts and deletes check it first.
+     * The node's lease as one pass holds it: taken ({@link #advance}) just before the pass's first put
+     * or delete under the prefix, and checked before each one after that, so a pass that finds
+     * nothing to write writes no lease either. {@link #fence} gives a store that does this itself.
      */
-    public static final class Held {
+    public static final class Fence {
         private final DataRoot root;
         private final ObjectStore store;
         private final SegmentKeys keys;
         private final String where;
-        private final Stamp stamp;
+        private final Clock clock;
+        private final Step step;
+        private volatile Stamp stamp;
 
-        Held(DataRoot root, ObjectStore store, SegmentKeys keys, String where, Stamp stamp) {
+        Fence(DataRoot root, ObjectStore store, SegmentKeys keys, String where, Clock clock, Step step, Stamp taken) {
             this.root = root;
             this.store = store;
             this.keys = keys;
             this.where = where;
-            this.stamp = Objects.requireNonNull(stamp, "stamp");
+            this.clock = clock;
+            this.step = step;
+            this.stamp = taken;
         }
 
-        public Stamp stamp() {
-            return stamp;
+        /** The lease taken, empty before the pass's first write. */
+        public Optional<Stamp> stamp() {
+            return Optional.ofNullable(stamp);
         }
 
         /**
-         * Fails with {@link NodeClaimCheck.RefusedException} unless this root's lease is still alone
-         * at the top: one listing of the leases.
+         * Before a put or delete under the node's prefix: takes the lease at the pass's first (see the
+         * class comment of {@link NodeLease}), else checks that this root's lease is still alone at
+         * the top (one listing). Fails with {@link NodeClaimCheck.RefusedException} when another copy
+         * of this root took it; a lease memory that cannot be written is an {@link java.io.UncheckedIOException}.
          */
-        public void check() throws StoreException {
-            List<Stamp> listed = listed(store, keys.nodePrefix());
-            List<Stamp> top = top(listed);
-            if (top.size() == 1 && top.get(0).equals(stamp)) {
+        public void beforeWrite() throws StoreException {
+            if (stamp == null) {
+                synchronized (this) {
+                    if (stamp == null) {
+                        try {
+                            stamp = advance(root, store, keys, where, false, clock, step);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        return;
+                    }
+                }
+            }
+            check();
+        }
+
+        /**
+         * For what may change something under the prefix but usually finds nothing to change
+         * (aborting a crash's incomplete uploads): checks the lease as {@link #beforeWrite} would,
+         * but takes none, so a pass that only looked writes no lease.
+         */
+        public void beforeMaybeWrite() throws StoreException {
+            if (stamp != null) {
+                check();
                 return;
             }
-            Memory memory = new Memory(Map.of(keys.nodePrefix(), stamp), Map.of());
+            try {
+                verify(root, store, keys, where);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        private void check() throws StoreException {
+            Stamp held = stamp;
+            List<Stamp> listed = listed(store, keys.nodePrefix());
+            List<Stamp> top = top(listed);
+            if (top.size() == 1 && top.get(0).equals(held)) {
+                return;
+            }
+            Memory memory = new Memory(Map.of(keys.nodePrefix(), held), Map.of());
             throw refused(store, keys, where, root, memory, top, top.isEmpty()
                     ? "this root's lease was removed from the store while it worked"
                     : "another copy of this data root took the lease while this one worked", listed);
         }
 
-        /** {@code inner} (the store the lease lives in, or a view of it), whose every put and delete checks the lease first. */
+        /** {@code inner} (the store the lease lives in, or a view of it), whose every put and delete goes through {@link #beforeWrite}. */
         public ObjectStore fence(ObjectStore inner) {
             return new FencedStore(inner, this);
         }
 
-        /** When the lease was taken, for logs. */
         @Override
         public String toString() {
-            return "lease " + stamp.epoch() + " of node '" + keys.nodeId() + "'";
+            return stamp == null ? "lease of node '" + keys.nodeId() + "', not taken yet"
+                    : "lease " + stamp.epoch() + " of node '" + keys.nodeId() + "'";
         }
     }
 }

@@ -158,6 +158,28 @@ class TieredReaderObjectCheckTest {
     }
 
     @Test
+    void anObjectShorterThanItsEntryIsATruncationBeforeAnyOfItsRecordsIsServed() throws Exception {
+        List<Record> ours = new ArrayList<>();
+        Path a = writeRoot("a", 1, ours);
+        try (FilesystemStore store = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")))) {
+            ManifestEntry oldest = offload(a, store).oldestEntry().orElseThrow();
+            Path object = store.root().resolve(oldest.objectKey());
+            byte[] bytes = Files.readAllBytes(object);
+            Files.write(object, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+            for (int chunk : new int[] {1 << 20, 4096}) {
+                TieredReader reader = new TieredReader(a, store, new ChunkCache(store, chunk, 1 << 22));
+                assertThatThrownBy(() -> reader.read(0, 1, 1 << 20)).as("chunks of %d", chunk)
+                        .isInstanceOfSatisfying(CorruptionException.class, e -> {
+                            assertThat(e.kind()).isEqualTo(CorruptionKind.TRUNCATED);
+                            assertThat(e.getMessage()).contains(oldest.objectKey())
+                                    .contains((bytes.length - 10) + " bytes stored, " + bytes.length
+                                            + " recorded by its manifest entry");
+                        });
+            }
+        }
+    }
+
+    @Test
     void theCheckCostsOneHeadPerObjectNotOnePerRead() throws Exception {
         List<Record> ours = new ArrayList<>();
         Path a = writeRoot("a", 1, ours);

@@ -50,9 +50,16 @@ class NodeLeaseTest {
         return write(root, false, NodeLease.Step.NONE);
     }
 
+    /** A writing pass that writes: its check, then its first write's taking of the lease. */
     private NodeClaimCheck.Result write(Path root, boolean takeOver, NodeLease.Step step) throws Exception {
-        return new NodeClaimCheck(new DataRoot(root), store(), KEYS, "--store", CLOCK).withLeaseStep(step)
-                .run(NodeClaimCheck.Access.WRITE, takeOver);
+        NodeClaimCheck.Result r = new NodeClaimCheck(new DataRoot(root), store(), KEYS, "--store", CLOCK)
+                .withLeaseStep(step).run(NodeClaimCheck.Access.WRITE, takeOver);
+        r.lease().orElseThrow().beforeWrite();
+        return r;
+    }
+
+    private static long epoch(NodeClaimCheck.Result r) {
+        return r.lease().orElseThrow().stamp().orElseThrow().epoch();
     }
 
     private Path root(String name) throws IOException {
@@ -96,7 +103,7 @@ class NodeLeaseTest {
         Path a = root("a");
         assertThat(write(a).lease()).isPresent();
         Path b = copy(a, "b");
-        assertThat(write(a).lease().orElseThrow().stamp().epoch()).isEqualTo(2);
+        assertThat(epoch(write(a))).isEqualTo(2);
         List<String> before = keys();
 
         NodeClaimCheck.RefusedException e = catchThrowableOfType(NodeClaimCheck.RefusedException.class, () -> write(b));
@@ -108,8 +115,27 @@ class NodeLeaseTest {
                 .contains("--take-over-node-id").doesNotContain("\n");
         assertThat(keys()).as("the copy wrote nothing").isEqualTo(before);
         // the original goes on
-        assertThat(write(a).lease().orElseThrow().stamp().epoch()).isEqualTo(3);
+        assertThat(epoch(write(a))).isEqualTo(3);
         assertThat(leases()).as("older leases are deleted").hasSize(1);
+    }
+
+    @Test
+    void aPassWithNothingToWriteWritesNoLeaseAndACopyIsStoppedAtItsFirstWrite() throws Exception {
+        Path a = root("a");
+        write(a);
+        Path b = copy(a, "b");
+        NodeClaimCheck.Result idle = new NodeClaimCheck(new DataRoot(a), store(), KEYS, "--store", CLOCK)
+                .run(NodeClaimCheck.Access.WRITE, false);
+        assertThat(idle.lease().orElseThrow().stamp()).isEmpty();
+        assertThat(leases()).extracting(NodeLease.Stamp::epoch).containsExactly(1L);
+        // b passes the check at its start (nobody wrote since the copy), and a writes first after all
+        ObjectStore bStore = new NodeClaimCheck(new DataRoot(b), store(), KEYS, "--store", CLOCK)
+                .run(NodeClaimCheck.Access.WRITE, false).fenced(store());
+        ObjectStore aStore = idle.fenced(store());
+        aStore.put("broker/s/1.segment", UploadBody.ofBytes(new byte[] {1}), PutOptions.defaults());
+        List<String> before = keys();
+        assertThatThrownBy(() -> bStore.delete("broker/s/1.segment")).isInstanceOf(NodeClaimCheck.RefusedException.class);
+        assertThat(keys()).as("b wrote nothing, not even a lease").isEqualTo(before);
     }
 
     @Test
@@ -137,7 +163,7 @@ class NodeLeaseTest {
                 bOutcome.set(t);
             }
         };
-        assertThat(write(a, false, inBetween).lease().orElseThrow().stamp().epoch()).isEqualTo(2);
+        assertThat(epoch(write(a, false, inBetween))).isEqualTo(2);
         assertThat(bOutcome.get()).as("b finds a lease it did not write").isInstanceOf(NodeClaimCheck.RefusedException.class);
     }
 
@@ -202,7 +228,7 @@ class NodeLeaseTest {
         assertThat(leases()).extracting(NodeLease.Stamp::epoch).containsExactly(1L, 2L);
         assertThat(NodeLease.remembered(new DataRoot(a), KEYS.nodePrefix())).extracting(NodeLease.Stamp::epoch)
                 .containsExactly(1L, 2L); // held 1, pending 2
-        assertThat(write(a).lease().orElseThrow().stamp().epoch()).isEqualTo(3);
+        assertThat(epoch(write(a))).isEqualTo(3);
         assertThat(leases()).extracting(NodeLease.Stamp::epoch).containsExactly(3L);
     }
 

@@ -72,6 +72,14 @@ class BadInputIT {
     private World world;
     private final Map<String, Integer> tally = new TreeMap<>();
 
+    /** The root's memory of the node's lease, so a copy of it counts as the same root (it never writes). */
+    private void copyLease(Path copy) throws Exception {
+        Path lease = root.resolve(dev.felix.offload.root.NodeLease.FILE_NAME);
+        if (Files.exists(lease)) {
+            Files.copy(lease, copy.resolve(lease.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
     @BeforeAll
     void offloadedRoot() throws Exception {
         dir = Props.work().resolve("bad-input");
@@ -438,6 +446,7 @@ class BadInputIT {
         copyTree(shards.get(0), shardDir);
         Files.copy(root.resolve("node-id"), badRoot.resolve("node-id"));
         Files.copy(root.resolve("offload-root-id"), badRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
+        copyLease(badRoot); // and as the node's lease knows it
         String node = Files.readString(root.resolve("node-id")).trim();
         copyTree(storeDir.resolve(node).resolve(shardName), badStore.resolve(node).resolve(shardName));
         String store = badStore.toUri().toString();
@@ -510,6 +519,7 @@ class BadInputIT {
         copyTree(shards.get(0), manyShard);
         Files.copy(root.resolve("node-id"), manyRoot.resolve("node-id"));
         Files.copy(root.resolve("offload-root-id"), manyRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
+        copyLease(manyRoot); // and as the node's lease knows it
         Path manifest = ManifestStore.fileIn(manyShard);
         byte[] bytes = Files.readAllBytes(manifest);
         ByteBuffer.wrap(bytes).putInt(ManifestCodec.COUNT_OFFSET, -1);
@@ -537,6 +547,7 @@ class BadInputIT {
         copyTree(shards.get(1), bigShard);
         Files.copy(root.resolve("node-id"), bigRoot.resolve("node-id"));
         Files.copy(root.resolve("offload-root-id"), bigRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
+        copyLease(bigRoot); // and as the node's lease knows it
         Files.deleteIfExists(ManifestStore.fileIn(bigShard));
         List<Path> segments = segmentFiles(bigShard);
         Path sealed = segments.get(0);
