@@ -24,7 +24,7 @@ import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
-import dev.felix.offload.pass.CopyProofKind;
+import dev.felix.offload.copy.CopyProofKind;
 import dev.felix.offload.pass.SegmentUpload;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;
@@ -63,6 +63,10 @@ import java.util.stream.Stream;
         description = "Write a small data root, offload it to a filesystem store, apply retention, read back from "
                 + "the store, and report what went where.")
 final class DemoCommand implements Callable<Integer> {
+
+    /** How long the demo's entries stand before retention may unlink their segments (5 s by default). */
+    private static final java.time.Duration DEMO_SETTLE = java.time.Duration.ofSeconds(1);
+
 
     /** Marks a directory the demo wrote, so a second run may empty it. */
     static final String MARKER = ".felix-demo";
@@ -141,19 +145,29 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("   keys: %s%n", offload.shards().get(0).uploaded().isEmpty() ? "-"
                     : offload.shards().get(0).uploaded().get(0).key() + ", ...");
 
-            // 3. Retention.
+            // 3. Retention. An entry stands a settle time before its local segment goes (a broker's rewrite of
+            // the manifest begun before it was saved has renamed by then); the demo settles for 1 s, not 5.
+            try {
+                Thread.sleep(DEMO_SETTLE.toMillis() + 50); // every entry was recorded before now
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while the entries settled");
+            }
             long t2 = System.nanoTime();
             RetentionRules rules = RetentionRules.builder(RetentionSettings.defaults()
                             .with(RetentionSettings.LOCAL_RETENTION_BYTES, LOCAL_BYTES))
                     .forStreams("acme/default/stream-2",
                             RetentionOverride.none().with(RetentionSettings.RETENTION_BYTES, STREAM_2_TOTAL_BYTES))
                     .build();
-            RetentionReport retention = new RetentionPass(root, store, rules, RetentionPassSettings.defaults(),
-                    Clock.systemUTC(), env, RetentionHook.none()).run(StopSignal.never());
+            RetentionReport retention = new RetentionPass(root, store, rules,
+                    RetentionPassSettings.defaults().withUnlinkSettle(DEMO_SETTLE), Clock.systemUTC(), env,
+                    RetentionHook.none()).run(StopSignal.never());
             out.printf("3. retention: local.retention.bytes=%s per shard removed %d local segments (%s), each only "
-                            + "after checking its manifest entry; retention.bytes=%s for acme/default/stream-2 expired "
+                            + "once its manifest entry had stood %d s (offload.unlink-settle) and read back from disk; "
+                            + "retention.bytes=%s for acme/default/stream-2 expired "
                             + "%d remote segments (%d objects deleted); orphan sweep found %d  [%s]%n",
-                    Bytes.human(LOCAL_BYTES), retention.localSegmentsDeleted(), Bytes.human(retention.localBytesDeleted()),
+                    Bytes.human(LOCAL_BYTES), retention.localSegmentsDeleted(),
+                    Bytes.human(retention.localBytesDeleted()), DEMO_SETTLE.toSeconds(),
                     Bytes.human(STREAM_2_TOTAL_BYTES), retention.remoteSegmentsDeleted(),
                     retention.remoteObjectsDeleted(), retention.orphansFound(), millis(t2));
 

@@ -89,6 +89,14 @@ public final class FelixOffload {
                 return EXIT_USAGE;
             }
             if (ex instanceof java.io.IOException io) {
+                for (Throwable c = io; c != null; c = c.getCause()) {
+                    if (c instanceof dev.felix.offload.store.BucketMissingException) {
+                        // the store URI names a bucket that is not there: a configuration mistake, not an I/O one
+                        commandLine.getErr().println("felix-offload: " + dev.felix.offload.log.IoProblem.describe(io)
+                                + "; the bucket does not exist: create it, or correct the store URI");
+                        return EXIT_USAGE;
+                    }
+                }
                 commandLine.getErr().println("felix-offload: I/O error: " + dev.felix.offload.log.IoProblem.describe(io));
                 return EXIT_IO;
             }

@@ -33,7 +33,7 @@ import java.util.concurrent.Callable;
 @Command(name = "forget-shard", mixinStandardHelpOptions = true,
         description = {"Delete the objects of one shard that the orphan sweep keeps: for a shard the data root "
                 + "does not have (missing-shard), every segment and index object under its prefix; for one it has "
-                + "(stale-manifest), those its manifest does not name. A key any manifest of the root names is never "
+                + "(unrecorded-history), those its manifest does not name. A key any manifest of the root names is never "
                 + "deleted. Without --yes, lists what would go and deletes nothing."})
 final class ForgetShardCommand implements Callable<Integer> {
 

@@ -36,11 +36,13 @@ import java.util.concurrent.Callable;
 /**
  * {@code felix-offload fsck --data-dir ROOT [--json] [--repair-checksum-tail]}: a read-only check of
  * every shard directory under a data root. It never writes. Exit 0 when every shard is ok or
- * repairable, 1 when any is corrupt, 2 on usage errors, 3 on I/O errors.
+ * repairable, 1 when any is corrupt or a name that may be a shard could not be read (an unreadable
+ * directory, a link to nothing: never an "ok" over what was skipped), 2 on usage errors, 3 on I/O errors.
  */
 @Command(name = "fsck", mixinStandardHelpOptions = true,
         description = {"Check every shard under a data root, read-only: segments in full, indexes, contiguity.",
-                "Exit 0 when every shard is ok or repairable, 1 when any is corrupt, 2 on usage errors."})
+                "Exit 0 when every shard is ok or repairable, 1 when any is corrupt or could not be read, 2 on "
+                        + "usage errors."})
 final class FsckCommand implements Callable<Integer> {
 
     @Spec
@@ -75,7 +77,9 @@ final class FsckCommand implements Callable<Integer> {
         }
         RecoveryOptions options = new RecoveryOptions(repairChecksumTail);
         // Every shard, caches and counters included: they are never offloaded, but their files are checked.
-        List<DataRoot.Shard> shards = new DataRoot(dataDir).shards();
+        DataRoot.Listing listing = new DataRoot(dataDir).list();
+        List<DataRoot.Shard> shards = listing.shards();
+        List<DataRoot.Unreadable> unreadable = listing.unreadable();
         List<ShardReport> reports = new ArrayList<>(shards.size());
         Looks looks = new Looks();
         PrintWriter err = spec.commandLine().getErr();
@@ -94,16 +98,17 @@ final class FsckCommand implements Callable<Integer> {
         List<Problem> rootProblems = rootProblems(dataDir);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            writeJson(out, reports, rootProblems, looks);
+            writeJson(out, reports, rootProblems, looks, unreadable);
         } else {
-            writeText(out, reports, rootProblems);
+            writeText(out, reports, rootProblems, unreadable);
             if (looks.vanishedFiles > 0 || looks.vanishedShards > 0) {
                 out.printf("(%d files and %d shards were removed while fsck read them, by the broker or offload; "
                         + "each shard is reported as it was after)%n", looks.vanishedFiles, looks.vanishedShards);
             }
         }
         out.flush();
-        boolean corrupt = reports.stream().anyMatch(s -> s.verdict() == Verdict.CORRUPT) || !rootProblems.isEmpty();
+        boolean corrupt = reports.stream().anyMatch(s -> s.verdict() == Verdict.CORRUPT) || !rootProblems.isEmpty()
+                || !unreadable.isEmpty();
         return corrupt ? FelixOffload.EXIT_CORRUPT : FelixOffload.EXIT_OK;
     }
 
@@ -226,8 +231,8 @@ final class FsckCommand implements Callable<Integer> {
         g.writeEndArray();
     }
 
-    private static void writeJson(PrintWriter out, List<ShardReport> reports, List<Problem> rootProblems, Looks looks)
-            throws IOException {
+    private static void writeJson(PrintWriter out, List<ShardReport> reports, List<Problem> rootProblems, Looks looks,
+                                  List<DataRoot.Unreadable> unreadable) throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
             g.writeNumberField("vanished_files", looks.vanishedFiles);
@@ -244,6 +249,15 @@ final class FsckCommand implements Callable<Integer> {
                 g.writeEndObject();
             }
             g.writeEndArray();
+            g.writeArrayFieldStart("unreadable");
+            for (DataRoot.Unreadable u : unreadable) {
+                g.writeStartObject();
+                g.writeStringField("dir", u.name());
+                g.writeStringField("path", u.path().toString());
+                g.writeStringField("reason", u.reason());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
             g.writeObjectFieldStart("root");
             writeProblems(g, rootProblems);
             g.writeEndObject();
@@ -252,7 +266,8 @@ final class FsckCommand implements Callable<Integer> {
         out.println();
     }
 
-    private static void writeText(PrintWriter out, List<ShardReport> inspections, List<Problem> rootProblems) {
+    private static void writeText(PrintWriter out, List<ShardReport> inspections, List<Problem> rootProblems,
+                                  List<DataRoot.Unreadable> unreadable) {
         Map<Verdict, Integer> counts = new EnumMap<>(Verdict.class);
         for (Problem p : rootProblems) {
             out.printf("data root: %s: %s at byte %d, NOT repairable: %s%n", p.file(), p.kind(), p.position(), p.message());
@@ -272,8 +287,11 @@ final class FsckCommand implements Callable<Integer> {
                 }
             }
         }
-        out.printf("%d shards: %d ok, %d repairable, %d corrupt%n", inspections.size(),
+        for (DataRoot.Unreadable u : unreadable) {
+            out.printf("%s: unreadable, NOT checked: %s%n", u.name(), u.reason());
+        }
+        out.printf("%d shards: %d ok, %d repairable, %d corrupt%s%n", inspections.size() + unreadable.size(),
                 counts.getOrDefault(Verdict.OK, 0), counts.getOrDefault(Verdict.REPAIRABLE, 0),
-                counts.getOrDefault(Verdict.CORRUPT, 0));
+                counts.getOrDefault(Verdict.CORRUPT, 0), unreadable.isEmpty() ? "" : ", " + unreadable.size() + " unreadable");
     }
 }

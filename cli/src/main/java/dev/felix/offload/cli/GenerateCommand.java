@@ -68,11 +68,12 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--records", defaultValue = "10000", description = "Records per shard (default ${DEFAULT-VALUE}).")
     long records;
 
-    @Option(names = "--payload-bytes", defaultValue = "256", description = "Payload size (default ${DEFAULT-VALUE}).")
+    @Option(names = "--payload-bytes", defaultValue = "256", converter = ByteOptions.IntCount.class,
+            description = "Payload size, with a unit or without (default ${DEFAULT-VALUE}).")
     int payloadBytes;
 
-    @Option(names = "--segment-bytes", defaultValue = "1048576",
-            description = "Segment size at which the log rolls (default ${DEFAULT-VALUE}).")
+    @Option(names = "--segment-bytes", defaultValue = "1048576", converter = ByteOptions.Count.class,
+            description = "Segment size at which the log rolls, with a unit (1MiB) or without (default ${DEFAULT-VALUE}).")
     long segmentBytes;
 
     @Option(names = "--producers", defaultValue = "0",

@@ -71,8 +71,9 @@ final class OffloadCommand implements Callable<Integer> {
                 description = "Unlink verified segments beyond the newest N (the active one counts).")
         Integer segments;
 
-        @Option(names = "--keep-local-bytes", paramLabel = "B",
-                description = "Unlink verified segments beyond the newest ones that fit in B bytes.")
+        @Option(names = "--keep-local-bytes", paramLabel = "BYTES", converter = ByteOptions.Count.class,
+                description = "Unlink verified segments beyond the newest ones that fit in BYTES, with a unit as in "
+                        + "the configuration file (512MiB, 2GiB) or without.")
         Long bytes;
     }
 
@@ -83,8 +84,8 @@ final class OffloadCommand implements Callable<Integer> {
             description = "auto (default), server-checksum, read-back or none.")
     String verify;
 
-    @Option(names = "--parallelism", description = "Shards offloaded at once (default 2); within a shard several "
-            + "segments upload at once, under --max-bytes-in-flight.")
+    @Option(names = "--parallelism", description = "Shards offloaded at once, 1 to 1024 as offload.parallelism (default "
+            + "2); within a shard several segments upload at once, under --max-bytes-in-flight.")
     Integer parallelism;
 
     @Option(names = "--max-bytes-in-flight", paramLabel = "BYTES", converter = ByteCount.class,
@@ -123,6 +124,25 @@ final class OffloadCommand implements Callable<Integer> {
         }
     }
 
+    @Option(names = "--unlink-settle", paramLabel = "DURATION", converter = SettleTime.class,
+            description = "How long a segment's manifest entry stands, and is then read back from disk, before the "
+                    + "segment is unlinked (default 5s; the broker's own rewrite of offload.manifest must take less). "
+                    + "Before it exits the command waits for the entries it recorded, at most this long.")
+    java.time.Duration unlinkSettle;
+
+    /** A duration with the configuration file's units (ConfigValues.duration), at most an hour. */
+    static final class SettleTime implements picocli.CommandLine.ITypeConverter<java.time.Duration> {
+        @Override
+        public java.time.Duration convert(String text) {
+            java.time.Duration d = ConfigValues.duration(text);
+            if (d == null || d.isNegative() || d.compareTo(java.time.Duration.ofHours(1)) > 0) {
+                throw new picocli.CommandLine.TypeConversionException("expected a duration from 0s to 1h (500ms, 5s, "
+                        + "2m), got '" + text + "'");
+            }
+            return d;
+        }
+    }
+
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
@@ -155,6 +175,11 @@ final class OffloadCommand implements Callable<Integer> {
             if (dataDir == null || store == null) {
                 throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
             }
+            if (parallelism != null && (parallelism < 1 || parallelism > OffloadSettings.MAX_PARALLELISM)) {
+                // the bound of the file's offload.parallelism, in its words
+                throw new FelixOffload.UsageException("--parallelism: expected an integer from 1 to "
+                        + OffloadSettings.MAX_PARALLELISM + ", got '" + parallelism + "'");
+            }
             try {
                 settings = OffloadSettings.defaults().withVerify(VerifyMode.parse(verify == null ? "auto" : verify))
                         .withLocalRetention(retention()).withParallelism(parallelism == null ? 2 : parallelism)
@@ -165,13 +190,26 @@ final class OffloadCommand implements Callable<Integer> {
                 throw new FelixOffload.UsageException(e.getMessage());
             }
         }
+        if (unlinkSettle != null) {
+            settings = settings.withUnlinkSettle(unlinkSettle);
+        }
+        // One run: it waits for the entries it recorded to settle, so it leaves local disk as asked.
+        settings = settings.withAwaitSettle(true);
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PassReport report;
-        try (ObjectStore objectStore = Stores.open(store)) {
+        try (ObjectStore objectStore = Stores.open(store, storeSetting)) {
+            try {
+                Stores.requireBucket(objectStore, storeSetting, new DataRoot(dataDir), env, settings.keyPrefix());
+            } catch (dev.felix.offload.store.StoreException e) {
+                // The pass's first store failure, met before it wrote anything: this command's exit 1.
+                err.println("felix-offload: store " + objectStore.describe() + " (" + storeSetting + "): " + e.getMessage());
+                err.flush();
+                return FelixOffload.EXIT_CORRUPT;
+            }
             ProgressListener progress = System.console() != null && !json ? new ProgressBar(err) : ProgressListener.none();
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
@@ -228,14 +266,22 @@ final class OffloadCommand implements Callable<Integer> {
                     PassReport.CACHE_SHARDS_REASON);
         }
         for (String u : report.unreadable()) {
-            out.printf("  not offloaded: %s%n", u);
+            out.printf("  not offloaded, could not be read: %s%n", u);
         }
         for (ShardResult s : report.shards()) {
             if (s.problem() != null) {
                 out.printf("  %s: %s%n", s.shard(), s.problem());
             }
         }
-        out.println(report.complete() ? "every eligible segment is offloaded" : "some segments were not offloaded");
+        if (report.complete()) {
+            out.println("every eligible segment is offloaded");
+        } else if (!report.unreadable().isEmpty()) {
+            // Never success over a skipped shard: what it holds was not even looked at.
+            out.printf("some segments were not offloaded: %d %s could not be read%n", report.unreadable().size(),
+                    report.unreadable().size() == 1 ? "name under the data root" : "names under the data root");
+        } else {
+            out.println("some segments were not offloaded");
+        }
     }
 
     private static void writeJson(PrintWriter out, PassReport report) throws IOException {

@@ -33,8 +33,8 @@ import java.util.concurrent.Callable;
  * local base. The JSON lines are {@code dump --json}'s (without {@code position}, which a remote
  * read has no file for) plus {@code "source":"local|remote"}; raw is the records as the segments
  * store them, back to back, as the daemon's {@code /read} answers them (docs/read-api.md).
- * Exit 0 when records (or the end of the log) were read, 1 when the offset is trimmed or the data is
- * corrupt, 2 on usage errors, 3 on I/O or store errors.
+ * Exit 0 when records (or the end of the log) were read, 1 when the offset is trimmed, past the end of
+ * the log, or the data is corrupt, 2 on usage errors, 3 on I/O or store errors.
  */
 @Command(name = "read", mixinStandardHelpOptions = true,
         description = "Print a shard's records from an offset, reading from the store below the local base.")
@@ -43,10 +43,14 @@ final class ReadCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--data-dir", required = true, paramLabel = "ROOT", description = "The broker's data root.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Take data-dir, store and node-id from this configuration file (as offload and scrub do).")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
     Path dataDir;
 
-    @Option(names = "--store", required = true, paramLabel = "URI", description = "The store, as for offload.")
+    @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
     String store;
 
     @Option(names = "--shard", required = true, paramLabel = "DIR", description = "The shard's name under the data root: its directory's name, or groups/DIR, dead-letters/DIR, caches/DIR.")
@@ -72,13 +76,32 @@ final class ReadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        String storeSetting = "--store";
+        java.util.Map<String, String> env = System.getenv();
+        if (config != null) {
+            if (dataDir != null || store != null) {
+                throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");
+            }
+            dev.felix.offload.daemon.DaemonConfig c = ConfigOption.load(config);
+            dataDir = c.dataDir;
+            store = c.store;
+            storeSetting = c.file + ": store";
+            env = c.environment(env);
+        } else if (dataDir == null || store == null) {
+            throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
+        }
         if (!Files.isDirectory(dataDir)) {
             throw new FelixOffload.UsageException("no data root directory at " + dataDir);
         }
         // Only a shard the data root lists, by its name there (dead-letters/<dir>): not another path,
         // not the root itself (an empty name), not a dot-directory, not a directory without segments.
-        Path dir = new DataRoot(dataDir).shard(shard).map(DataRoot.Shard::directory).orElseThrow(
-                () -> new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir));
+        DataRoot dataRoot = new DataRoot(dataDir);
+        java.util.Optional<DataRoot.Shard> found = dataRoot.shard(shard);
+        if (found.isEmpty()) {
+            dataRoot.requireReadable(shard); // a name the root could not read is an I/O error (exit 3), not unknown
+            throw new FelixOffload.UsageException("no shard directory '" + shard + "' under " + dataDir);
+        }
+        Path dir = found.get().directory();
         if (maxRecords < 1) {
             throw new FelixOffload.UsageException("--max-records must be at least 1");
         }
@@ -98,8 +121,9 @@ final class ReadCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
-        try (ObjectStore objectStore = Stores.openExisting(store, "--store")) {
-            ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, System.getenv(), "", "--store")
+        try (ObjectStore objectStore = Stores.openExisting(store, storeSetting)) {
+            Stores.requireBucket(objectStore, storeSetting, dataRoot, env, "");
+            ReaderClaimCheck.run(new DataRoot(dataDir), objectStore, env, "", storeSetting)
                     .flatMap(dev.felix.offload.root.NodeClaimCheck.Result::warning)
                     .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
             TieredReader reader = new TieredReader(shard, dir, objectStore,
@@ -113,6 +137,14 @@ final class ReadCommand implements Callable<Integer> {
                         break;
                     }
                     trimmed(rawOut != null ? spec.commandLine().getErr() : out, next, t.nextAvailable());
+                    return FelixOffload.EXIT_CORRUPT;
+                }
+                if (r instanceof TieredRead.Gap gap) {
+                    // Never a silent end: the records before it stand, and the hole is named.
+                    if (rawOut != null) {
+                        rawOut.flush();
+                    }
+                    gap(rawOut != null ? spec.commandLine().getErr() : out, gap);
                     return FelixOffload.EXIT_CORRUPT;
                 }
                 TieredRead.Records records = (TieredRead.Records) r;
@@ -131,6 +163,14 @@ final class ReadCommand implements Callable<Integer> {
                     printed++;
                 }
                 next = records.nextOffset();
+            }
+            if (printed == 0) {
+                // Nothing at all: the end of the log is a success (caught up), past it a mistake to say.
+                java.util.OptionalLong end = reader.bounds().logEnd();
+                if (end.isPresent() && Long.compareUnsigned(offset, end.getAsLong()) > 0) {
+                    beyondEnd(rawOut != null ? spec.commandLine().getErr() : out, offset, end.getAsLong());
+                    return FelixOffload.EXIT_CORRUPT;
+                }
             }
             out.flush();
             if (rawOut != null) {
@@ -155,6 +195,43 @@ final class ReadCommand implements Callable<Integer> {
         }
     }
 
+
+    private void gap(PrintWriter out, TieredRead.Gap gap) throws IOException {
+        if (json) {
+            try (JsonGenerator g = Json.generator(out)) {
+                g.writeStartObject();
+                g.writeStringField("error", "Gap");
+                Json.u64(g, "first_missing", gap.firstMissing());
+                Json.u64(g, "last_missing", gap.lastMissing());
+                Json.u64(g, "next_available", gap.nextAvailable());
+                g.writeEndObject();
+            }
+            out.println();
+        } else {
+            out.println("error: offsets " + Long.toUnsignedString(gap.firstMissing()) + ".."
+                    + Long.toUnsignedString(gap.lastMissing()) + " are held nowhere (a gap in the shard's history: no "
+                    + "copy the manifest names and no local segment); the next available offset is "
+                    + Long.toUnsignedString(gap.nextAvailable()));
+        }
+        out.flush();
+    }
+
+    private void beyondEnd(PrintWriter out, long offset, long logEnd) throws IOException {
+        if (json) {
+            try (JsonGenerator g = Json.generator(out)) {
+                g.writeStartObject();
+                g.writeStringField("error", "BeyondLogEnd");
+                Json.u64(g, "offset", offset);
+                Json.u64(g, "log_end", logEnd);
+                g.writeEndObject();
+            }
+            out.println();
+        } else {
+            out.println("error: offset " + Long.toUnsignedString(offset) + " is past the end of the log: the next offset "
+                    + "to be written is " + Long.toUnsignedString(logEnd) + "; nothing was read");
+        }
+        out.flush();
+    }
 
     private void trimmed(PrintWriter out, long offset, long nextAvailable) throws IOException {
         if (json) {

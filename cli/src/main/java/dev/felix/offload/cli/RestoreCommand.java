@@ -36,8 +36,9 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code felix-offload restore}: rebuilds shards' {@code offload.manifest} from the store (see
- * {@link ShardRestore}). Exit 0 when every shard asked for was restored, 1 when one was refused
- * (overlapping or damaged objects, a manifest that may not be replaced, nothing to restore), 2 on
+ * {@link ShardRestore}). Exit 0 when every shard asked for was restored whole, 1 when one was refused
+ * (overlapping or damaged objects, a manifest that may not be replaced, nothing to restore) or its
+ * history has a hole or an object that could not be recorded (each reported with its offsets), 2 on
  * usage errors, 3 when the store cannot be listed or read.
  */
 @Command(name = "restore", mixinStandardHelpOptions = true,
@@ -70,8 +71,9 @@ final class RestoreCommand implements Callable<Integer> {
         String shard;
 
         @Option(names = "--all-missing", required = true,
-                description = "Every shard with objects under the node's prefix that the data root has no history of "
-                        + "(no directory, or an empty one).")
+                description = "Every shard with objects under the node's prefix whose history the data root lacks: "
+                        + "no directory, an empty one, or one whose manifest does not name objects based below its "
+                        + "local log (the broker came back first, a manifest from an old snapshot).")
         boolean allMissing;
     }
 
@@ -112,24 +114,58 @@ final class RestoreCommand implements Callable<Integer> {
         List<Outcome> outcomes = new ArrayList<>();
         try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
              RootLock lock = RootLock.acquire(root)) {
-            // Restoring another live root's history would make two roots of one node id.
-            new NodeClaimCheck(new DataRoot(root), objectStore, keys, where.storeSetting(), java.time.Clock.systemUTC())
-                    .run(NodeClaimCheck.Access.LOCAL_WRITE, takeOver).warning()
-                    .ifPresent(w -> err.println("felix-offload: warning: " + w));
-            Path idFile = new DataRoot(root).identityFile(DataRoot.NODE_ID);
-            if (!Files.exists(idFile, LinkOption.NOFOLLOW_LINKS)) {
-                // The root carries on as the node whose keys it restores, so its next offload writes beside them.
-                DurableFiles.replace(idFile, (id + "\n").getBytes(StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
+            // Restoring another live root's history would make two roots of one node id. The claim is taken
+            // over only once some shard's restore goes ahead: a refused or empty restore leaves it as it is.
+            NodeClaimCheck claim = new NodeClaimCheck(new DataRoot(root), objectStore, keys, where.storeSetting(),
+                    java.time.Clock.systemUTC());
+            boolean takeOverLater = false;
+            try {
+                claim.run(NodeClaimCheck.Access.LOCAL_WRITE, false).warning()
+                        .ifPresent(w -> err.println("felix-offload: warning: " + w));
+            } catch (NodeClaimCheck.RefusedException refused) {
+                if (!takeOver) {
+                    throw refused;
+                }
+                takeOverLater = true;
             }
             List<String> shards = which.shard != null ? List.of(which.shard) : missing(root, objectStore, keys);
+            List<String> planned = new ArrayList<>();
+            List<ShardRestore> restores = new ArrayList<>();
+            List<ShardRestore.Plan> plans = new ArrayList<>();
             for (String shard : shards) {
                 ProgressListener progress = System.console() != null && !json ? new ProgressBar(err)
                         : ProgressListener.none();
+                ShardRestore restore = new ShardRestore(root, shard, keys, where.keyPrefix(), objectStore, objectStore,
+                        merge, progress);
                 try {
-                    outcomes.add(new Outcome(shard, new ShardRestore(root, shard, keys, where.keyPrefix(), objectStore,
-                            objectStore, merge, progress).run(), null));
+                    plans.add(restore.plan());
+                    restores.add(restore);
+                    planned.add(shard);
                 } catch (ShardRestore.RefusedException e) {
                     outcomes.add(new Outcome(shard, null, e.getMessage()));
+                }
+            }
+            if (takeOverLater && plans.stream().anyMatch(ShardRestore.Plan::writes)) {
+                claim.run(NodeClaimCheck.Access.LOCAL_WRITE, true).warning()
+                        .ifPresent(w -> err.println("felix-offload: warning: " + w));
+            }
+            if (!plans.isEmpty() && (!takeOverLater || plans.stream().anyMatch(ShardRestore.Plan::writes))) {
+                Path idFile = new DataRoot(root).identityFile(DataRoot.NODE_ID);
+                if (!Files.exists(idFile, LinkOption.NOFOLLOW_LINKS)) {
+                    // The root carries on as the node whose keys it restores, so its next offload writes beside them.
+                    DurableFiles.replace(idFile, (id + "\n").getBytes(StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
+                }
+            }
+            for (int i = 0; i < plans.size(); i++) {
+                if (takeOverLater && !plans.get(i).writes()) {
+                    outcomes.add(new Outcome(planned.get(i), null, "nothing to restore, so the claim of another root "
+                            + "was not taken over"));
+                    continue;
+                }
+                try {
+                    outcomes.add(new Outcome(planned.get(i), restores.get(i).commit(plans.get(i)), null));
+                } catch (ShardRestore.RefusedException e) {
+                    outcomes.add(new Outcome(planned.get(i), null, e.getMessage()));
                 }
             }
         } catch (RootLock.HeldException e) {
@@ -139,7 +175,8 @@ final class RestoreCommand implements Callable<Integer> {
         } catch (StoreException e) {
             throw new IOException("store: " + e.getMessage(), e);
         }
-        boolean ok = outcomes.stream().allMatch(o -> o.refused() == null);
+        // A hole or an object left out is no success: the history below the local log is not whole.
+        boolean ok = outcomes.stream().allMatch(o -> o.refused() == null && o.result().whole());
         if (json) {
             writeJson(out, keys, outcomes, ok);
         } else {
@@ -149,23 +186,39 @@ final class RestoreCommand implements Callable<Integer> {
                     continue;
                 }
                 ShardRestore.Result r = o.result();
-                out.printf("%s: %d entries restored (%s, offsets %s), %d already present, %d above the manifest not "
-                                + "added; the manifest holds %d entries%s%n", o.shard(), r.restored().size(),
+                out.printf("%s: %d entries restored (%s, offsets %s), %d already present, %d at or above the local log "
+                                + "not added; the manifest holds %d entries%s%n", o.shard(), r.restored().size(),
                         Bytes.human(r.bytes()), span(r.restored()), r.present().size(), r.above().size(),
                         r.entriesAfter(), r.created() ? "; shard directory created" : "");
+                for (String late : r.lateKeys()) {
+                    out.printf("%s: found %s only by asking for it where a gap began (the store's listing left it out); "
+                            + "restored%n", o.shard(), late);
+                }
+                for (ShardRestore.Hole h : r.holes()) {
+                    out.printf("%s: hole: %s; reads stop there, and `felix-offload restore --shard %s --merge` adds "
+                            + "an object for them if the store shows one later%n", o.shard(), h.describe(), o.shard());
+                }
+                for (ShardRestore.Overlap ov : r.overlaps()) {
+                    out.printf("%s: overlap: %s; the object is kept in the store%n", o.shard(), ov.describe());
+                }
             }
             if (outcomes.isEmpty()) {
-                out.println("no missing shard has objects under " + keys.nodePrefix());
+                out.println("no shard lacks history the store holds under " + keys.nodePrefix());
             }
         }
         out.flush();
         return ok ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
     }
 
-    /** The shards with objects under the node's prefix that the root has nothing for. */
+    /**
+     * The shards with objects under the node's prefix whose history the root lacks: those it has
+     * nothing for, and those whose directory exists (the broker came back first, or a manifest from an
+     * old snapshot) while the store holds segment objects their manifest does not name, based below
+     * their local log (or with nothing local) at offsets no entry holds.
+     */
     private static List<String> missing(Path root, ObjectStore store, SegmentKeys keys) throws StoreException,
             IOException {
-        TreeSet<String> out = new TreeSet<>();
+        java.util.Map<String, List<String>> byShard = new java.util.TreeMap<>();
         String prefix = keys.nodePrefix();
         ObjectListing listing = store.list(prefix);
         while (listing.hasNext()) {
@@ -180,11 +233,51 @@ final class RestoreCommand implements Callable<Integer> {
                 continue;
             }
             String shard = rest.substring(0, slash);
-            if (OrphanSweep.shardNameProblem(shard) == null && !out.contains(shard) && holdsNothing(root, shard)) {
-                out.add(shard);
+            if (OrphanSweep.shardNameProblem(shard) == null) {
+                byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(o.key());
             }
         }
-        return List.copyOf(out);
+        List<String> out = new ArrayList<>();
+        for (java.util.Map.Entry<String, List<String>> e : byShard.entrySet()) {
+            if (holdsNothing(root, e.getKey()) || lacksHistory(root, e.getKey(), e.getValue())) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * True when {@code shard} is a shard directory of the root whose manifest lacks history the store
+     * holds: a segment key it does not name, based below its local log (or with nothing local), at an
+     * offset no entry holds. An unreadable directory or manifest is left to {@code --shard}.
+     */
+    private static boolean lacksHistory(Path root, String shard, List<String> segmentKeys) {
+        try {
+            java.util.Optional<DataRoot.Shard> found = new DataRoot(root).shard(shard);
+            if (found.isEmpty()) {
+                return false;
+            }
+            dev.felix.offload.manifest.Manifest manifest = dev.felix.offload.manifest.ManifestStore.read(
+                    found.get().directory());
+            java.util.Set<String> named = new java.util.HashSet<>();
+            manifest.entries().forEach(x -> named.add(x.objectKey()));
+            dev.felix.offload.copy.HeldOffsets held = dev.felix.offload.copy.HeldOffsets.of(found.get().directory(),
+                    shard, manifest, java.util.Set.of());
+            java.util.OptionalLong localFirst = held.localFirst();
+            for (String key : segmentKeys) {
+                java.util.Optional<Long> base = OrphanSweep.baseOffsetOf(key);
+                if (named.contains(key) || base.isEmpty()) {
+                    continue;
+                }
+                boolean belowLocal = localFirst.isEmpty() || Long.compareUnsigned(base.get(), localFirst.getAsLong()) < 0;
+                if (belowLocal && !held.holds(base.get(), base.get())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException | dev.felix.offload.log.format.CorruptionException e) {
+            return false;
+        }
     }
 
     /**
@@ -234,6 +327,31 @@ final class RestoreCommand implements Callable<Integer> {
                         Json.u64(g, "first_offset", r.restored().get(0).baseOffset());
                         Json.u64(g, "last_offset", r.restored().get(r.restored().size() - 1).lastOffset());
                     }
+                    g.writeBooleanField("whole", r.whole());
+                    g.writeArrayFieldStart("holes");
+                    for (ShardRestore.Hole h : r.holes()) {
+                        g.writeStartObject();
+                        Json.u64(g, "first", h.first());
+                        Json.u64(g, "last", h.last());
+                        g.writeBooleanField("before_local_log", h.beforeLocal());
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
+                    g.writeArrayFieldStart("overlaps");
+                    for (ShardRestore.Overlap ov : r.overlaps()) {
+                        g.writeStartObject();
+                        g.writeStringField("key", ov.key());
+                        Json.u64(g, "first", ov.first());
+                        Json.u64(g, "last", ov.last());
+                        g.writeStringField("why", ov.why());
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
+                    g.writeArrayFieldStart("late_keys");
+                    for (String k : r.lateKeys()) {
+                        g.writeString(k);
+                    }
+                    g.writeEndArray();
                     g.writeArrayFieldStart("above");
                     for (String k : r.above()) {
                         g.writeString(k);

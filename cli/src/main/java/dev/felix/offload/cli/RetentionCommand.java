@@ -64,6 +64,15 @@ final class RetentionCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         RetentionReport report;
         try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store")) {
+            try {
+                Stores.requireBucket(store, c.file + ": store", new DataRoot(c.dataDir), c.environment(System.getenv()),
+                        c.retentionPassSettings().keyPrefix());
+            } catch (dev.felix.offload.store.StoreException e) {
+                // The pass's first store failure, met before it wrote anything: this command's exit 1.
+                err.println("felix-offload: store " + store.describe() + " (" + c.file + ": store): " + e.getMessage());
+                err.flush();
+                return FelixOffload.EXIT_CORRUPT;
+            }
             report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
                     .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))
@@ -189,6 +198,13 @@ final class RetentionCommand implements Callable<Integer> {
                     g.writeStringField("kind", h.reason().label());
                     g.writeStringField("shard", h.shard());
                     g.writeNumberField("objects", h.objects());
+                    if (!h.keys().isEmpty()) {
+                        writeStrings(g, "keys", h.keys());
+                    }
+                    if (h.span() != null) {
+                        Json.u64(g, "first_base", h.span().firstBase());
+                        Json.u64(g, "last_base", h.span().lastBase());
+                    }
                     g.writeNumberField("bytes", h.bytes());
                     g.writeStringField("detail", h.detail());
                     g.writeEndObject();

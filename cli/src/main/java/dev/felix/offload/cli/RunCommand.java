@@ -18,12 +18,14 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * {@code felix-offload run --config FILE}: the daemon. It runs until the process is told to stop
- * (SIGTERM, SIGINT): then it stops as {@link Daemon#stop} describes and exits 0, or 1 when a pass
- * did not end within twice {@code shutdown.grace}. A configuration that cannot be used exits 2 at
- * start-up, naming the key.
+ * {@code felix-offload run --config FILE}: the daemon. Its HTTP endpoint is up before the store is
+ * asked anything, so {@code /health} says why it is not ready while the store keeps it waiting. It
+ * runs until the process is told to stop (SIGTERM, SIGINT), at any moment, start-up included: then
+ * it stops as {@link Daemon#stop} describes, within {@code shutdown.grace}, and exits 0. A
+ * configuration that cannot be used exits 2 at start-up, naming the key.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run the daemon: offload, retention and scrub passes on cron schedules, and an HTTP "
@@ -48,36 +50,69 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
         setLogLevel(c.logLevel);
+        warnIdleOverrides(c);
         ObjectStore store = Stores.open(c.store, c.file + ": store");
         Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver)
                 // A pass found another copy of this root (or another root) writing as this node: no pass can
                 // do anything from now on, so the daemon ends, exit 2 (from a thread of its own: the pass's
                 // thread is one the stop waits for).
                 .onRefused(message -> new Thread(() -> System.exit(FelixOffload.EXIT_USAGE), "refused").start());
-        try {
-            daemon.start();
-        } catch (IOException | RuntimeException e) {
-            daemon.stop(java.time.Duration.ZERO);
-            throw e;
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        out.printf("felix-offload run: serving http://%s:%d/ for data root %s and %s%n", c.httpBind, daemon.httpPort(),
-                c.dataDir, store.describe());
-        out.flush();
 
-        CountDownLatch stopped = new CountDownLatch(1);
+        // Registered before anything starts, so that a signal at any moment, while the store is
+        // being waited for too, stops the daemon within shutdown.grace and exits 0.
+        AtomicBoolean mainExits = new AtomicBoolean();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            boolean ended = daemon.stop(c.shutdownGrace);
-            stopped.countDown();
+            if (mainExits.get()) {
+                return; // start-up failed: main stopped the daemon and exits with its own code
+            }
+            daemon.stop(c.shutdownGrace);
             daemon.refused().ifPresent(message -> System.err.println("felix-offload: " + message));
             System.out.flush();
             System.err.flush();
-            // A signal's exit status would be 128 + its number; a clean stop is a success.
-            Runtime.getRuntime().halt(daemon.refused().isPresent() ? FelixOffload.EXIT_USAGE
-                    : ended ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT);
+            // A signal's exit status would be 128 + its number; a stop is a success, unless a pass found
+            // that this root may no longer write (another copy of it holds the node's lease): a usage error.
+            Runtime.getRuntime().halt(daemon.refused().isPresent() ? FelixOffload.EXIT_USAGE : FelixOffload.EXIT_OK);
         }, "shutdown"));
-        stopped.await();
+        try {
+            daemon.open();
+            if (!daemon.stopping()) {
+                PrintWriter out = spec.commandLine().getOut();
+                out.printf("felix-offload run: serving %s for data root %s and %s%n", daemon.httpUrl(), c.dataDir,
+                        store.describe());
+                daemon.statusUrl().ifPresent(url -> out.printf("felix-offload run: status (/metrics, /health) also on %s%n",
+                        url));
+                out.flush();
+            }
+            daemon.connect();
+        } catch (IOException | RuntimeException e) {
+            if (daemon.stopping()) {
+                new CountDownLatch(1).await(); // a signal cut the start-up short: its hook ends the process
+            }
+            mainExits.set(true);
+            daemon.stop(java.time.Duration.ofSeconds(5)); // no pass has started: this only closes what open() opened
+            throw e;
+        }
+        new CountDownLatch(1).await(); // runs until a signal's hook ends the process
         return FelixOffload.EXIT_OK;
+    }
+
+    /**
+     * Retention overrides that reach no shard take effect nowhere: said at start-up (and by every
+     * retention pass), not refused, since the stream they name may yet be created.
+     */
+    private static void warnIdleOverrides(DaemonConfig c) {
+        if (!java.nio.file.Files.isDirectory(c.dataDir)) {
+            return; // refused by the daemon's start, naming data-dir
+        }
+        dev.felix.offload.log.DataRoot root = new dev.felix.offload.log.DataRoot(c.dataDir);
+        try {
+            for (String idle : dev.felix.offload.retention.OverrideReach.unmatched(c.rules, root)) {
+                LOG.warn("{}: {}", c.file, dev.felix.offload.retention.OverrideReach.describe(idle, root));
+            }
+        } catch (IOException e) {
+            LOG.warn("{}: the data root could not be listed to check the retention overrides: {}", c.file,
+                    dev.felix.offload.log.IoProblem.describe(e));
+        }
     }
 
     private static void setLogLevel(String level) {

@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
                 + "store's stored checksum where it keeps one, else a rate-limited full read), and list orphans: "
                 + "objects under this node's prefix that no manifest names. Reads only.",
                 "Anomalies: missing, size-mismatch, crc-mismatch, orphan, foreign-key (an entry naming a key outside its "
-                        + "own shard's prefix; key_shard in --json names the shard it lies in), missing-shard, stale-manifest, "
+                        + "own shard's prefix; key_shard in --json names the shard it lies in), missing-shard, unrecorded-history, "
                         + "unreadable."})
 final class ScrubCommand implements Callable<Integer> {
 
@@ -96,6 +96,7 @@ final class ScrubCommand implements Callable<Integer> {
         }
         Scrub.Report report;
         try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting)) {
+            Stores.requireBucket(objectStore, storeSetting, new DataRoot(root), env, "");
             report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC(), full)
                     .run(StopSignal.never(), null);
         } catch (StoreException e) {

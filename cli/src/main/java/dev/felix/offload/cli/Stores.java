@@ -1,12 +1,19 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.root.NodeId;
+import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.store.BucketMissingException;
 import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /** Opens the store a {@code --store} URI names; a malformed URI is a usage error naming the bad part. */
 final class Stores {
@@ -47,6 +54,32 @@ final class Stores {
             }
         }
         return parsed.open();
+    }
+
+    /**
+     * Refuses a remote store whose bucket does not exist, as a usage error naming {@code setting} (exit 2),
+     * before the command writes anything to the data root or the store: one listing of at most one key,
+     * under this node's prefix when the root has a node id already (a policy may allow no wider listing),
+     * else under the store's. A filesystem store is checked where it is opened. Any other failure of that
+     * request is the command's own first store failure, thrown for it to report as it reports those.
+     *
+     * @param env where {@value NodeId#ENV} is looked up; the node id is never created here
+     */
+    static void requireBucket(ObjectStore store, String setting, DataRoot root, Map<String, String> env, String keyPrefix)
+            throws IOException, StoreException {
+        if (!(store instanceof RemoteStore)) {
+            return;
+        }
+        String prefix = "";
+        if (env.get(NodeId.ENV) != null || Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+            prefix = new SegmentKeys(keyPrefix, NodeId.resolve(root, env)).nodePrefix();
+        }
+        try {
+            store.listPage(prefix, null, 1);
+        } catch (BucketMissingException e) {
+            throw new FelixOffload.UsageException(setting + ": the bucket does not exist: " + store.describe() + ": "
+                    + e.getMessage() + "; create the bucket, or correct the store URI (nothing was written)");
+        }
     }
 
     private static StoreUri parse(String uri, String setting) {

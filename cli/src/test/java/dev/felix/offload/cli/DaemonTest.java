@@ -163,7 +163,7 @@ class DaemonTest {
         start(Map.of("retention.schedule", "off"));
         await("something is offloaded", () -> shards().get("shards").get(0).get("remote_segments").asInt() > 0);
         String key = "daemon-test/" + shards().get("shards").get(0).get("dir").asText()
-                + "/00000000000000099999-00000000000000099999.segment";
+                + "/00000000000000000005-00000000000000099999.segment"; // offsets the shard holds: an orphan
         try (FilesystemStore s = FilesystemStore.open(tmp.resolve("store"))) {
             s.put(key, dev.felix.offload.store.UploadBody.ofBytes(new byte[] {1, 2, 3}));
         }
@@ -184,13 +184,15 @@ class DaemonTest {
         java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         // A store whose range reads for /read wait until the test lets them go, so the read pool stays busy. The
-        // tiered reader fetches chunks on its own fetch threads (the http-read thread waits for them), and a header
-        // the scrub already read may be cached, so every ranged read off the pass threads is held.
+        // tiered reader fetches chunks on its own fetch threads (the read-work thread waits for them, and the
+        // http-read thread for it, up to http.read.timeout), and a header the scrub already read may be cached, so
+        // every ranged read off the pass threads is held.
         start(Map.of("http.read.threads", "1"), store -> (ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
                 ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class}, (proxy, method, args) -> {
                     String thread = Thread.currentThread().getName();
                     if (method.getName().startsWith("readRange")
-                            && (thread.startsWith("http-read") || thread.startsWith("chunk-fetch"))) {
+                            && (thread.startsWith("http-read") || thread.startsWith("read-work")
+                            || thread.startsWith("chunk-fetch"))) {
                         waiting.countDown();
                         release.await();
                     }

@@ -50,7 +50,7 @@ class FsckBesideOffloadTest {
                 // Each pass lets one more segment of every shard go, oldest first, as a live daemon's would.
                 for (int keep = segments - 1; keep >= 1 && !stop.get(); keep--) {
                     OffloadSettings settings = OffloadSettings.defaults()
-                            .withLocalRetention(new LocalRetention.KeepSegments(keep));
+                            .withLocalRetention(new LocalRetention.KeepSegments(keep)).withUnlinkSettle(java.time.Duration.ofMillis(300));
                     unlinked.addAndGet(new OffloadPass(new DataRoot(root), store, settings, StepHook.none(),
                             Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none())
                             .segmentsUnlinked());

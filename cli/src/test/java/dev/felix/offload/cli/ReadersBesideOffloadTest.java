@@ -77,7 +77,7 @@ class ReadersBesideOffloadTest {
             try (FilesystemStore store = FilesystemStore.open(storeDir)) {
                 for (int keep = segments - 1; keep >= 1 && !stop.get(); keep--) {
                     OffloadSettings settings = OffloadSettings.defaults()
-                            .withLocalRetention(new LocalRetention.KeepSegments(keep));
+                            .withLocalRetention(new LocalRetention.KeepSegments(keep)).withUnlinkSettle(java.time.Duration.ofMillis(300));
                     try {
                         unlinked.addAndGet(new OffloadPass(dataRoot, store, settings, StepHook.none(), ENV,
                                 dir -> OptionalLong.empty()).run(ProgressListener.none()).segmentsUnlinked());

@@ -101,8 +101,10 @@ class ScrubCommandTest {
         ManifestEntry missing = entries.get(0);
         ManifestEntry shorter = entries.get(1);
         ManifestEntry changed = entries.get(2);
+        // An upload's leftover of offsets the shard still holds: an orphan (one of offsets nothing holds
+        // would be unrecorded history, kept and reported as such).
         String orphan = missing.objectKey().substring(0, missing.objectKey().lastIndexOf('/') + 1)
-                + "00000000000000099999-00000000000000099999.segment";
+                + "00000000000000000005-00000000000000099999.segment";
         try (ObjectStore s = FilesystemStore.open(storeDir)) {
             s.delete(missing.objectKey());
             s.put(shorter.objectKey(), UploadBody.ofBytes(new byte[(int) shorter.sizeBytes() - 1]));

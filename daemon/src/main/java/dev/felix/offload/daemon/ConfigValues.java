@@ -61,7 +61,7 @@ public final class ConfigValues {
      * A duration: digits and a unit ({@code ms}, {@code s}, {@code m}, {@code h}, {@code d}), or
      * ISO-8601 ({@code PT1H30M}). Null when it is neither, or negative.
      */
-    static Duration duration(String text) {
+    public static Duration duration(String text) {
         String t = text.trim();
         Matcher m = DURATION.matcher(t.toLowerCase(Locale.ROOT));
         try {

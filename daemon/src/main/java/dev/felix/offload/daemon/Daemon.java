@@ -15,6 +15,7 @@ import dev.felix.offload.schedule.Schedule;
 import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadPass;
@@ -48,10 +49,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * schedules (each never overlapping itself, missed runs not stacked, and never two of them over the
  * data root at once), an HTTP endpoint for metrics, health and per-shard status, and tiered reads.
  *
- * <p>A stop ({@link #stop}) starts no further pass; a running offload finishes the segment it is
- * uploading and leaves the rest, retention and scrub end at their next unit of work; one still running after the patience is interrupted, which aborts its upload (the
- * store aborts a multipart upload that fails) and leaves the same state a crash would: nothing is
- * recorded before it is verified.
+ * <p>It comes up in two steps: {@link #open} (the checks that need no store, the root's daemon lock
+ * and the HTTP endpoint, which answers {@code /health} with 503 and the reason until the store has
+ * answered) and {@link #connect} (the store probe, however long the store takes, the node claim and
+ * the schedules). Readiness follows what the store's requests find ({@link StoreHealth}).
+ *
+ * <p>A stop ({@link #stop}) starts no further pass and no further store request (but the abort of a
+ * multipart upload under way): a running offload ends once the requests it has in flight end,
+ * recording what it proved, and a multipart upload cut short is aborted; retention and scrub end at
+ * their next unit of work. Whatever still runs when the patience is nearly over is left (the open
+ * uploads are aborted first), leaving the same state a crash would: nothing is recorded before it is
+ * verified.
  */
 public final class Daemon {
 
@@ -92,7 +100,13 @@ public final class Daemon {
      */
     private final Map<String, String> objectMismatches = new ConcurrentHashMap<>();
     private final PassScheduler scheduler;
-    private volatile String storeProblem = "the store has not been asked yet";
+    private final StoreHealth health;
+    /** Whether the store's capabilities are known (the start-up probe, or a later one, went through). */
+    private volatile boolean probed;
+    private volatile boolean stopping;
+    private Boolean stopResult;
+    /** The blocking part of /read answers, so that an answer can be given at its deadline (see ReadEndpoint). */
+    private final java.util.concurrent.ThreadPoolExecutor readWork;
     private List<ShardSurvey.ShardStatus> survey = List.of();
     private long surveyNanos;
     private StatusServer http;
@@ -107,7 +121,17 @@ public final class Daemon {
         this.config = config;
         this.root = new DataRoot(config.dataDir);
         this.metrics = new DaemonMetrics();
-        this.store = new MeteredStore(store, metrics);
+        this.health = new StoreHealth(shortName(store.describe()));
+        this.store = new MeteredStore(store, metrics, health);
+        // Twice the read threads: reads a deadline gave up on may still wait for the store a while.
+        int workers = 2 * config.httpReadThreads;
+        this.readWork = new java.util.concurrent.ThreadPoolExecutor(workers, workers, 60, java.util.concurrent.TimeUnit.SECONDS,
+                new java.util.concurrent.SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "read-work");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.readWork.allowCoreThreadTimeOut(true);
         this.env = config.environment(processEnv);
         this.clock = clock;
         this.chunks = new ChunkCache(this.store, ChunkCache.DEFAULT_CHUNK_BYTES, config.chunkCacheBytes);
@@ -126,11 +150,34 @@ public final class Daemon {
                 }
             }
         });
-        add(b, OFFLOAD, config.offloadSchedule, this::offload);
-        add(b, RETENTION, config.retentionSchedule, this::retention);
-        add(b, SCRUB, config.scrubSchedule, this::scrub);
+        add(b, OFFLOAD, config.offloadSchedule, namingTheStore(this::offload));
+        add(b, RETENTION, config.retentionSchedule, namingTheStore(this::retention));
+        add(b, SCRUB, config.scrubSchedule, namingTheStore(this::scrub));
         this.scheduler = b.build();
         registerGauges();
+    }
+
+    /**
+     * A pass that fails on a store call says which store: its one log line and {@code /health} then
+     * name the pass, the store and the cause.
+     */
+    private Pass namingTheStore(Pass pass) {
+        return stop -> {
+            try {
+                return pass.run(stop);
+            } catch (StoreException e) {
+                throw new StoreCallFailedException(shortName(store.describe()), e);
+            }
+        };
+    }
+
+    /** A store call a pass could not do without; the message names the store. */
+    static final class StoreCallFailedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        StoreCallFailedException(String store, StoreException cause) {
+            super("store " + store + ": " + cause.getMessage(), cause);
+        }
     }
 
     private static void add(PassScheduler.Builder b, String name, Optional<Schedule> schedule, Pass pass) {
@@ -147,8 +194,13 @@ public final class Daemon {
                 d -> d.totals().lagBytes());
         metrics.gauge("felix.offload.lag.segments", "Sealed segments not offloaded yet", this,
                 d -> d.totals().lagSegments());
-        metrics.gauge("felix.store.ready", "1 when the store answered its probe, else 0", this,
-                d -> d.storeProblem == null ? 1 : 0);
+        metrics.gauge("felix.store.ready", "1 when the store's latest requests were answered (the last pass, probe or "
+                + "read that reached it found it working), 0 when one found it unusable (no answer, a timeout, 5xx or "
+                + "throttling after every retry, credentials refused, no such bucket)", health, h -> h.ready() ? 1 : 0);
+        io.micrometer.core.instrument.Gauge.builder("felix.store.last.success.timestamp", health,
+                        h -> h.lastAnswerEpochMillis() / 1000.0)
+                .description("When a store request was last answered, seconds since the epoch (0 before any)")
+                .baseUnit("seconds").strongReference(true).register(metrics.registry());
         metrics.functionCounter("felix.remote.reads", "Reads served from the store (below the local base)", null,
                 readers, m -> m.values().stream().mapToLong(TieredReader::remoteReads).sum());
         metrics.functionCounter("felix.remote.read.bytes", "Record bytes served from the store", "bytes", readers,
@@ -194,8 +246,18 @@ public final class Daemon {
         return this;
     }
 
-    /** Probes the store, starts the HTTP endpoint and the schedules. */
+    /** {@link #open} and {@link #connect}. */
     public void start() throws IOException {
+        open();
+        connect();
+    }
+
+    /**
+     * The checks that need no store (the data directory, the node id), the root's daemon lock, and
+     * the HTTP endpoint: from here {@code /health} answers, 503 with the reason until the store has
+     * answered.
+     */
+    public void open() throws IOException {
         if (!Files.isDirectory(config.dataDir)) {
             throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": no directory at "
                     + config.dataDir);
@@ -210,19 +272,49 @@ public final class Daemon {
         } catch (NodeId.InvalidNodeIdException e) {
             throw new StartRefusedException(config.file + ": " + e.getMessage());
         }
-        try {
-            daemonLock = RootLock.acquireForDaemon(config.dataDir);
-        } catch (RootLock.HeldException e) {
-            throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
+        synchronized (this) {
+            if (stopping) {
+                return;
+            }
+            try {
+                daemonLock = RootLock.acquireForDaemon(config.dataDir);
+            } catch (RootLock.HeldException e) {
+                throw new StartRefusedException(config.file + ": " + DaemonConfig.DATA_DIR + ": " + e.getMessage());
+            }
+            http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads,
+                    config.httpSecurity);
+        }
+    }
+
+    /**
+     * Asks the store (as long as it takes; a line says what is waited for once it takes more than a
+     * moment), checks the node claim, and starts the schedules. Returns having started nothing when a
+     * {@link #stop} came first or meanwhile.
+     */
+    public void connect() throws IOException {
+        if (stopping) {
+            return;
         }
         probeStore();
+        if (stopping) {
+            return;
+        }
         checkClaim();
-        http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads);
-        scheduler.start();
+        synchronized (this) {
+            if (stopping) {
+                return;
+            }
+            scheduler.start();
+        }
         for (String pass : scheduler.passNames()) {
             Schedule s = scheduler.schedule(pass);
             LOG.info("pass {} runs {} ({})", pass, s.expression(), s.describe());
         }
+    }
+
+    /** True once {@link #stop} was called. */
+    public boolean stopping() {
+        return stopping;
     }
 
     /**
@@ -232,19 +324,27 @@ public final class Daemon {
      * without a node id yet (its first pass creates a fresh one, which no other root can hold).
      */
     private void checkClaim() throws IOException {
-        if (storeProblem != null || nodeId().isEmpty()) {
+        if (!health.ready() || nodeId().isEmpty()) {
             return;
         }
         SegmentKeys keys = new SegmentKeys(config.retentionPassSettings().keyPrefix(), nodeId().get());
-        try (RootLock lock = RootLock.acquire(root.path())) {
+        MeteredStore unit = store.unit();
+        try (RootLock lock = RootLock.acquire(root.path());
+             StartupWait wait = StartupWait.begin("the store to answer the node claim check", shortName(store.describe()))) {
             // the claim and the node's lease checked as any writer checks them; a pass takes the lease
-            NodeClaimCheck.enforce(root, store, keys, claimPolicy(takeOverNodeId));
+            NodeClaimCheck.enforce(root, unit, keys, claimPolicy(takeOverNodeId));
+            wait.ended("checked");
         } catch (RootLock.HeldException e) {
             LOG.info("the node claim is checked by the first pass: {}", e.getMessage());
         } catch (NodeClaimCheck.RefusedException e) {
+            if (stopping) {
+                return; // refused because the stop cut the store off, not because of a claim
+            }
             throw new StartRefusedException(e.getMessage());
         } catch (IOException e) {
             LOG.error("{}", e.getMessage());
+        } finally {
+            unit.endUnit();
         }
     }
 
@@ -252,32 +352,93 @@ public final class Daemon {
         return new NodeClaimCheck.Policy(config.file + ": " + DaemonConfig.STORE, takeOver);
     }
 
-    /** Asks the store what it can do; remembers whether it answered. */
+    /**
+     * Asks the store what it can do, and lists the node's prefix (one key), so that a store already
+     * probed before still answers a request of its own; remembers whether it answered.
+     */
     private void probeStore() {
-        try {
-            store.capabilities();
-            if (storeProblem != null) {
-                LOG.info("store answered: {}", store.describe());
+        MeteredStore unit = store.unit();
+        if (!probed) {
+            health.notReady("waiting for its first answer (asked at " + Instant.now() + ")");
+        }
+        try (StartupWait wait = StartupWait.begin("the store to answer", shortName(store.describe())
+                + "; /health answers 503 until it does")) {
+            try {
+                unit.capabilities();
+                unit.listPage(probePrefix(), null, 1);
+                if (!probed) {
+                    LOG.info("store answered: {}", store.describe());
+                }
+                probed = true;
+                wait.ended("it answered");
+            } catch (StoreStoppedException e) {
+                wait.ended("the daemon is stopping");
+            } catch (StoreException | RuntimeException e) {
+                String why = DaemonMetrics.kindOf(e) + ": " + String.valueOf(e.getMessage()).replace('\n', ' ');
+                if (!StoreHealth.unavailable(e)) {
+                    health.notReady(why);
+                }
+                wait.ended("it did not answer: " + why);
+                LOG.error("store did not answer ({}): {}", shortName(store.describe()), why);
             }
-            storeProblem = null;
-        } catch (StoreException | RuntimeException e) {
-            storeProblem = DaemonMetrics.kindOf(e) + ": " + e.getMessage();
-            LOG.error("store did not answer ({}): {}", store.describe(), storeProblem);
+        } finally {
+            unit.endUnit();
         }
     }
 
+    /** The node's prefix where the node id is known, else the store's own (an empty key prefix). */
+    private String probePrefix() {
+        return nodeId().map(id -> new SegmentKeys(config.retentionPassSettings().keyPrefix(), id).nodePrefix())
+                .orElse("");
+    }
+
+    /** A store's description up to its region: kind, bucket, prefix and endpoint ("S3 store, bucket b at URL"). */
+    static String shortName(String description) {
+        int region = description.indexOf(" region ");
+        return region > 0 ? description.substring(0, region) : description;
+    }
+
+    /** The most of a stop's patience kept for aborting open uploads and closing: a third, at most 10 s. */
+    static Duration abortReserve(Duration patience) {
+        Duration third = patience.dividedBy(3);
+        return third.compareTo(Duration.ofSeconds(10)) < 0 ? third : Duration.ofSeconds(10);
+    }
+
     /**
-     * Stops the schedules (see the class comment), then the HTTP endpoint, and closes the store.
+     * Stops within {@code patience}: no pass and no store request starts from now on (but aborts of
+     * open multipart uploads); running passes get the patience less {@link #abortReserve} to end by
+     * themselves; then the multipart uploads still open are aborted, the HTTP endpoint stops and the
+     * store is closed, none of it waited for past the patience. Safe to call more than once, and at
+     * any moment of {@link #open} and {@link #connect}.
      *
      * @return true when every pass ended
      */
     public boolean stop(Duration patience) {
-        LOG.info("stopping: no new pass starts; waiting up to {} for running ones", patience);
-        boolean ended = scheduler.stop(patience);
-        if (http != null) {
-            http.stop();
+        synchronized (this) {
+            if (stopResult != null) {
+                return stopResult;
+            }
+            stopping = true;
         }
-        store.close();
+        long deadline = System.nanoTime() + patience.toNanos();
+        Duration reserve = abortReserve(patience);
+        store.stopRequests();
+        LOG.info("stopping: no new pass or store request starts; running passes get up to {} s to end",
+                patience.minus(reserve).toMillis() / 1000.0);
+        boolean ended = scheduler.stop(patience.minus(reserve), Duration.ZERO);
+        // What is left must not outlast the patience: each step runs on its own thread, waited for until the deadline.
+        List<String> aborted = within(deadline, "aborting open multipart uploads", store::abortOpenUploads);
+        if (aborted != null && !aborted.isEmpty()) {
+            LOG.info("aborted {} multipart uploads the stop cut short: {}", aborted.size(), aborted);
+        }
+        within(deadline, "stopping the HTTP endpoint and closing the store", () -> {
+            if (http != null) {
+                http.stop();
+            }
+            readWork.shutdownNow();
+            store.close();
+            return Boolean.TRUE;
+        });
         if (daemonLock != null) {
             try {
                 daemonLock.close();
@@ -285,12 +446,56 @@ public final class Daemon {
                 LOG.warn("releasing {}: {}", RootLock.DAEMON_FILE_NAME, dev.felix.offload.log.IoProblem.describe(e));
             }
         }
-        LOG.info(ended ? "stopped" : "stopped, but a pass did not end");
+        if (ended) {
+            LOG.info("stopped");
+        } else {
+            LOG.warn("stopped; passes still running were left as a crash leaves them (nothing unproven is recorded): {}",
+                    scheduler.passNames().stream().filter(scheduler::isRunning).toList());
+        }
+        synchronized (this) {
+            stopResult = ended;
+        }
         return ended;
+    }
+
+    /** Runs {@code step} on a thread of its own and waits for it until {@code deadline}; null when it did not end by then. */
+    private static <T> T within(long deadline, String what, java.util.concurrent.Callable<T> step) {
+        java.util.concurrent.FutureTask<T> task = new java.util.concurrent.FutureTask<>(step);
+        Thread t = new Thread(task, "stop");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return task.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            LOG.warn("{} did not end within the stop's patience; left to the process's end", what);
+        } catch (java.util.concurrent.ExecutionException e) {
+            LOG.warn("{} failed: {}", what, e.getCause().toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return null;
     }
 
     public int httpPort() {
         return http.port();
+    }
+
+    /** The port of the second, status-only listener ({@code http.status.port}), when there is one. */
+    public java.util.OptionalInt statusPort() {
+        return http.statusPort();
+    }
+
+    /** Where the status-only listener serves, when there is one, an IPv6 address in brackets. */
+    public Optional<String> statusUrl() {
+        return statusPort().isPresent()
+                ? Optional.of("http://" + StatusServer.urlHost(config.httpSecurity.statusBind().orElse(config.httpBind))
+                        + ":" + statusPort().getAsInt() + "/")
+                : Optional.empty();
+    }
+
+    /** Where the HTTP endpoint serves, an IPv6 address in brackets: {@code https://[::1]:9464/}. */
+    public String httpUrl() {
+        return config.httpSecurity.scheme() + "://" + StatusServer.urlHost(config.httpBind) + ":" + http.port() + "/";
     }
 
     /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */
@@ -300,19 +505,22 @@ public final class Daemon {
 
     private PassOutcome.Findings offload(StopSignal stop) throws Exception {
         requireStore();
-        OffloadSettings settings = config.offloadSettings();
+        OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
         PassReport report;
+        MeteredStore unit = store.unit();
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {
                 return null;
             }
             try {
-                report = new OffloadPass(root, store, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
+                report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
                         .checkingClaim(claimPolicy(false)).run(ProgressListener.none(), stop::stopRequested);
             } catch (NodeClaimCheck.RefusedException e) {
                 refusedBy(e); // the daemon ends; the refusal is its one line, no trace
                 return new PassOutcome.Findings("refused", List.of(e.getMessage()));
             }
+        } finally {
+            unit.endUnit();
         }
         metrics.offloaded(report);
         Instant now = clock.now();
@@ -327,6 +535,9 @@ public final class Daemon {
                 problems.add(s.shard() + ": " + s.problem());
             }
         }
+        for (String u : report.unreadable()) {
+            problems.add(u + " (not offloaded, could not be read)");
+        }
         String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
                 + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
         PassOutcome.Findings found = finish(OFFLOAD, summary, problems);
@@ -339,17 +550,20 @@ public final class Daemon {
     private PassOutcome.Findings retention(StopSignal stop) throws Exception {
         requireStore();
         RetentionReport report;
+        MeteredStore unit = store.unit();
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {
                 return null;
             }
             try {
-                report = new RetentionPass(root, store, config.rules, config.retentionPassSettings(), Clock.systemUTC(),
+                report = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(), Clock.systemUTC(),
                         env, RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
             } catch (NodeClaimCheck.RefusedException e) {
                 refusedBy(e); // the daemon ends; the refusal is its one line, no trace
                 return new PassOutcome.Findings("refused", List.of(e.getMessage()));
             }
+        } finally {
+            unit.endUnit();
         }
         metrics.retained(report);
         Instant now = clock.now();
@@ -371,8 +585,13 @@ public final class Daemon {
         // A rotating share is read in full behind the server's checksum, so every object is read within
         // scrub.full-read-runs runs; the share's start is random, so restarts do not always read the same.
         Scrub.Share share = Scrub.Share.ofRun(scrubRuns.getAndIncrement(), config.scrubFullReadRuns);
-        Scrub.Report report = new Scrub(root, store, env, config.scrubReadBandwidth, Clock.systemUTC(), share)
-                .run(stop, guard);
+        Scrub.Report report;
+        MeteredStore unit = store.unit();
+        try {
+            report = new Scrub(root, unit, env, config.scrubReadBandwidth, Clock.systemUTC(), share).run(stop, guard);
+        } finally {
+            unit.endUnit();
+        }
         if (!stop.stopRequested()) {
             objectMismatches.clear(); // scrub's own findings say now what the store holds for each entry
         }
@@ -391,11 +610,12 @@ public final class Daemon {
                 + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
     }
 
+    /** A pass needs the store's capabilities: where the start-up probe did not get them, it asks again. */
     private void requireStore() {
-        if (storeProblem != null) {
+        if (!probed) {
             probeStore();
-            if (storeProblem != null) {
-                throw new IllegalStateException("the store did not answer: " + storeProblem);
+            if (!probed) {
+                throw new IllegalStateException("the store did not answer: " + health.problem());
             }
         }
     }
@@ -460,9 +680,33 @@ public final class Daemon {
         return store.describe();
     }
 
-    /** Null when the store answered, else why it did not. */
+    /** Null when the store's latest requests were answered, else why it is not ready. */
     String storeProblem() {
-        return storeProblem;
+        return health.problem();
+    }
+
+    StoreHealth storeHealth() {
+        return health;
+    }
+
+    /** A /read begun at {@code startNanos} was answered: the store is ready again if it answered meanwhile. */
+    void readSucceeded(long startNanos) {
+        health.succeededSince(startNanos);
+    }
+
+    /** How long a /read answer may take before it is given up with 504 (http.read.timeout). */
+    Duration readTimeout() {
+        return config.httpReadTimeout;
+    }
+
+    /** Where /read answers do the part that may wait for the store. */
+    java.util.concurrent.ExecutorService readWork() {
+        return readWork;
+    }
+
+    /** Calls to the store under way, over every pass and read. */
+    int storeCallsInFlight() {
+        return store.inFlight();
     }
 
     /** One pass's state for {@code /health}. */
@@ -494,6 +738,10 @@ public final class Daemon {
     /** Why the daemon is not ready: empty when the store answered and the last run of every pass went well. */
     List<String> notReadyReasons() {
         List<String> reasons = new ArrayList<>();
+        if (stopping) {
+            reasons.add("stopping");
+        }
+        String storeProblem = health.problem();
         if (storeProblem != null) {
             reasons.add("store: " + storeProblem);
         }
@@ -511,10 +759,15 @@ public final class Daemon {
         return reasons;
     }
 
-    /** A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}). */
+    /**
+     * A tiered reader of {@code shard}, empty when the root has no such shard directory (see {@link ReadCommand#readableShard}).
+     *
+     * @throws IOException when the root lists {@code shard} as a name it could not read: not "no such shard"
+     */
     Optional<TieredReader> reader(String shard) throws IOException {
         Optional<DataRoot.Shard> found = root.shard(shard);
         if (found.isEmpty()) {
+            root.requireReadable(shard);
             return Optional.empty();
         }
         Path dir = found.get().directory();

@@ -113,7 +113,7 @@ final class DaemonMetrics {
                 storeErrorCounter(op, kindOf(failure));
             }
         }
-        for (dev.felix.offload.pass.CopyProofKind proof : dev.felix.offload.pass.CopyProofKind.values()) {
+        for (dev.felix.offload.copy.CopyProofKind proof : dev.felix.offload.copy.CopyProofKind.values()) {
             proofCounters(proof.label());
         }
         retentionCounts(0, 0, 0, 0, 0, 0, 0, 0, 0);

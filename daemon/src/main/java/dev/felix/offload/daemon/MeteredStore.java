@@ -8,8 +8,10 @@ import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.PutResult;
+import dev.felix.offload.store.RequestGate;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.store.UploadBody;
 
 import java.nio.file.Path;
@@ -18,26 +20,69 @@ import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A store that counts what passes through it: put latency and every failure by kind and
- * operation. It changes nothing else; every call goes to the store it wraps.
+ * operation, and tells the {@link StoreHealth} what each call found. Once {@link #stopRequests()}
+ * is called no call starts any more (the wrapped store is told the same, so no retry or further part
+ * of an upload under way starts either). It changes nothing else; every call goes to the store it wraps.
+ *
+ * <p>{@link #unit()} gives a view for one unit of work (a pass, the start-up probe), counted the
+ * same, whose calls' outcomes tell the health whether that unit found the store working when
+ * {@link #endUnit()} is called.
  */
-final class MeteredStore implements ObjectStore, IncompleteUploads {
+final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate {
+
+    /** What every view of one store shares. */
+    private static final class Shared {
+        volatile boolean stopped;
+        final AtomicInteger inFlight = new AtomicInteger();
+    }
 
     private final ObjectStore store;
     private final DaemonMetrics metrics;
-    private final AtomicLong lastSuccessNanos = new AtomicLong();
+    private final StoreHealth health;
+    private final Shared shared;
+    /** Null for the store itself; a unit's view otherwise (which does not close the store). */
+    private final StoreHealth.Unit unit;
 
     MeteredStore(ObjectStore store, DaemonMetrics metrics) {
-        this.store = store;
-        this.metrics = metrics;
+        this(store, metrics, new StoreHealth(store.describe()));
     }
 
-    /** {@link System#nanoTime()} of the last call the store answered, 0 before any. */
-    long lastAnswerNanos() {
-        return lastSuccessNanos.get();
+    MeteredStore(ObjectStore store, DaemonMetrics metrics, StoreHealth health) {
+        this(store, metrics, health, new Shared(), null);
+    }
+
+    private MeteredStore(ObjectStore store, DaemonMetrics metrics, StoreHealth health, Shared shared,
+            StoreHealth.Unit unit) {
+        this.store = store;
+        this.metrics = metrics;
+        this.health = health;
+        this.shared = shared;
+        this.unit = unit;
+    }
+
+    /** A view of this store for one unit of work; {@link #endUnit()} tells the health what its calls found. */
+    MeteredStore unit() {
+        return new MeteredStore(store, metrics, health, shared, new StoreHealth.Unit());
+    }
+
+    /** Ends a unit's view: the health hears whether every call it made was answered. */
+    void endUnit() {
+        if (unit != null) {
+            health.ended(unit);
+        }
+    }
+
+    StoreHealth health() {
+        return health;
+    }
+
+    /** Calls under way right now, over every view. */
+    int inFlight() {
+        return shared.inFlight.get();
     }
 
     /** A call to the wrapped store. */
@@ -48,13 +93,44 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
 
     /** Runs {@code call}, noting an answer, or counting the failure under {@code operation} and rethrowing it. */
     private <T> T observed(String operation, StoreCall<T> call) throws StoreException {
+        return observed(operation, true, call);
+    }
+
+    /** @param answers whether success means the server answered (capabilities may come from what was found before) */
+    private <T> T observed(String operation, boolean answers, StoreCall<T> call) throws StoreException {
+        if (shared.stopped) {
+            throw new StoreStoppedException(operation + " not started: the daemon is stopping", null);
+        }
+        shared.inFlight.incrementAndGet();
         try {
             T result = call.run();
-            lastSuccessNanos.set(System.nanoTime());
+            if (answers) {
+                long now = System.nanoTime();
+                health.answered(now);
+                if (unit != null) {
+                    unit.answered(now);
+                }
+            }
             return result;
+        } catch (StoreStoppedException e) {
+            throw e; // refused by the stop, not the store's doing
         } catch (StoreException | RuntimeException e) {
             metrics.storeError(operation, e);
+            long now = System.nanoTime();
+            if (StoreHealth.answeredAboutAnObject(e)) {
+                health.answered(now); // a 404 for a key is an answer: the store works
+                if (unit != null) {
+                    unit.answered(now);
+                }
+            } else {
+                health.failed(operation, e, now);
+                if (unit != null && StoreHealth.unavailable(e)) {
+                    unit.failed();
+                }
+            }
             throw e;
+        } finally {
+            shared.inFlight.decrementAndGet();
         }
     }
 
@@ -123,7 +199,8 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
 
     @Override
     public Set<StoreCapability> capabilities() throws StoreException {
-        return observed("probe", store::capabilities);
+        // found out once and remembered: a later success need not have sent anything
+        return observed("probe", false, store::capabilities);
     }
 
     /** The wrapped store's, when it has multipart uploads; nothing otherwise (there is nothing to abort). */
@@ -136,12 +213,28 @@ final class MeteredStore implements ObjectStore, IncompleteUploads {
     }
 
     @Override
+    public void stopRequests() {
+        shared.stopped = true;
+        if (store instanceof RequestGate gate) {
+            gate.stopRequests();
+        }
+    }
+
+    @Override
+    public List<String> abortOpenUploads() {
+        return store instanceof RequestGate gate ? gate.abortOpenUploads() : List.of();
+    }
+
+    @Override
     public String describe() {
         return store.describe();
     }
 
+    /** Closes the store; a unit's view closes nothing. */
     @Override
     public void close() {
-        store.close();
+        if (unit == null) {
+            store.close();
+        }
     }
 }

@@ -49,15 +49,55 @@ final class ReadEndpoint {
     static final String LOCAL_BASE = "Felix-Local-Base";
     static final String LOG_END = "Felix-Log-End";
     static final String NEXT_AVAILABLE = "Felix-Next-Available";
+    /** On an answer that stops at a gap in the history: the first and last offset held nowhere. */
+    static final String GAP_FIRST = "Felix-Gap-First";
+    static final String GAP_LAST = "Felix-Gap-Last";
     private static final String USAGE = "/read?shard=DIR&from=OFFSET[&max_bytes=N][&max=RECORDS][&format=raw|json]";
 
     private ReadEndpoint() {
     }
 
+    /** The parameters /read takes; any other is a mistake (a misspelt max_bytes would be ignored). */
+    static final List<String> PARAMETERS = List.of("shard", "from", "max_bytes", "max", "format");
+
+    /**
+     * Why the query is malformed, or null: a parameter given twice (which one would count?), or one
+     * /read does not take. Read from the raw query, since {@link StatusServer#query} keeps one value a name.
+     */
+    static String malformed(String rawQuery) {
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return null;
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String part : rawQuery.split("&")) {
+            if (part.isEmpty()) {
+                continue;
+            }
+            int eq = part.indexOf('=');
+            String name = java.net.URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
+            if (!PARAMETERS.contains(name)) {
+                return "unknown parameter '" + name + "'; /read takes " + PARAMETERS + ": " + USAGE;
+            }
+            if (!seen.add(name)) {
+                return name + " is given twice: " + USAGE;
+            }
+        }
+        return null;
+    }
+
     static void handle(HttpExchange ex, Daemon daemon) throws IOException {
+        String bad = malformed(ex.getRequestURI().getRawQuery());
+        if (bad != null) {
+            StatusServer.error(ex, 400, "bad_request", bad);
+            return;
+        }
         Map<String, String> q = StatusServer.query(ex);
         String shard = q.getOrDefault("shard", "");
-        if (!q.containsKey("from")) { // an empty or missing shard is an unknown one: 404 below
+        if (shard.isEmpty()) { // no shard named is a malformed request; a name the root lacks is a 404 below
+            StatusServer.error(ex, 400, "bad_request", "shard is required: " + USAGE);
+            return;
+        }
+        if (!q.containsKey("from")) {
             StatusServer.error(ex, 400, "bad_request", "from is required: " + USAGE);
             return;
         }
@@ -110,6 +150,7 @@ final class ReadEndpoint {
         List<TieredRead.SourcedRecord> taken = new ArrayList<>();
         long next = from;
         TieredRead.Trimmed trimmed = null;
+        TieredRead.Gap gap = null;
         TieredReader.Bounds bounds;
         try {
             long bytes = 0;
@@ -120,6 +161,10 @@ final class ReadEndpoint {
                     if (taken.isEmpty()) {
                         trimmed = t;
                     }
+                    break;
+                }
+                if (r instanceof TieredRead.Gap g) {
+                    gap = g;
                     break;
                 }
                 List<TieredRead.SourcedRecord> records = ((TieredRead.Records) r).records();
@@ -160,6 +205,22 @@ final class ReadEndpoint {
         header(h, LOG_START, bounds.logStart());
         header(h, LOCAL_BASE, bounds.localBase());
         header(h, LOG_END, bounds.logEnd());
+        if (gap != null) {
+            TieredRead.Gap hole = gap;
+            h.set(NEXT_AVAILABLE, Long.toUnsignedString(hole.nextAvailable()));
+            h.set(GAP_FIRST, Long.toUnsignedString(hole.firstMissing()));
+            h.set(GAP_LAST, Long.toUnsignedString(hole.lastMissing()));
+            if (taken.isEmpty()) {
+                StatusServer.error(ex, 416, "gap", "offsets " + Long.toUnsignedString(hole.firstMissing()) + ".."
+                        + Long.toUnsignedString(hole.lastMissing()) + " are held nowhere (a gap in the shard's history); "
+                        + "the next offset held is " + Long.toUnsignedString(hole.nextAvailable()), g -> {
+                            Json.u64(g, "first_missing", hole.firstMissing());
+                            Json.u64(g, "last_missing", hole.lastMissing());
+                            Json.u64(g, "next_available", hole.nextAvailable());
+                        });
+                return;
+            }
+        }
         if (trimmed != null) {
             long available = trimmed.nextAvailable();
             h.set(NEXT_AVAILABLE, Long.toUnsignedString(available));

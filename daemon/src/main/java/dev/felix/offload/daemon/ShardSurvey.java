@@ -80,7 +80,8 @@ public final class ShardSurvey {
      */
     public static List<ShardStatus> of(DataRoot root) throws IOException {
         List<ShardStatus> out = new ArrayList<>();
-        for (DataRoot.Shard s : root.streamShards()) {
+        DataRoot.Listing listing = root.list();
+        for (DataRoot.Shard s : listing.streamShards()) {
             ShardStatus status;
             try {
                 status = of(s.name(), s.directory());
@@ -101,8 +102,18 @@ public final class ShardSurvey {
             }
             out.add(status);
         }
+        // A name that may be a shard but could not be read gets a row saying so, never silence: its
+        // counts are unknown (shown as 0) and its problem says why.
+        for (DataRoot.Unreadable u : listing.unreadable()) {
+            out.add(new ShardStatus(u.name(), OptionalLong.empty(), 0, 0, OptionalLong.empty(), OptionalLong.empty(), 0,
+                    0, 0, 0, UNREADABLE + u.reason()));
+        }
+        out.sort(java.util.Comparator.comparing(ShardStatus::shard));
         return out;
     }
+
+    /** How the problem of a row for a name that could not be read begins. */
+    public static final String UNREADABLE = "unreadable, its counts unknown: ";
 
     public static ShardStatus of(Path dir) throws IOException {
         return of(dir.getFileName().toString(), dir);

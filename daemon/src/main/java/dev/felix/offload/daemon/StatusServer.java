@@ -2,7 +2,11 @@ package dev.felix.offload.daemon;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import dev.felix.offload.schedule.PassOutcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +48,9 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Every error answer is JSON: {@code {"error": NAME, "status": CODE, "reason": PHRASE, "message": ...}},
  * where NAME is stable and a program may decide on it.
+ * Who may ask for what is {@link AccessPolicy}'s decision, taken before anything else; over TLS when
+ * {@code http.tls.*} is set ({@link TlsFiles}). A second, plain listener ({@code http.status.port})
+ * serves only {@code /metrics}, {@code /health} and {@code /health/live}, to anyone.
  * Nothing it shows holds a credential: the store appears by its own description.
  */
 final class StatusServer {
@@ -54,11 +61,78 @@ final class StatusServer {
     private final HttpServer server;
     private final ExecutorService executor;
     private final ExecutorService readPool;
+    /** The second listener (http.status.port), or null. */
+    private HttpServer statusServer;
 
     private StatusServer(HttpServer server, ExecutorService executor, ExecutorService readPool) {
         this.server = server;
         this.executor = executor;
         this.readPool = readPool;
+    }
+
+    /** Answers {@code handler} only for a request {@code access} admits; a refusal is answered here. */
+    private static HttpHandler guard(AccessPolicy access, HttpHandler handler) {
+        return ex -> {
+            Optional<AccessPolicy.Refusal> refusal = access.check(ex);
+            if (refusal.isEmpty()) {
+                handler.handle(ex);
+                return;
+            }
+            try (ex) {
+                AccessPolicy.Refusal r = refusal.get();
+                if (r.status() == 401) {
+                    ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"felix-offload\"");
+                }
+                error(ex, r.status(), r.error(), r.message());
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("refusing {} {}: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), e.toString());
+            }
+        };
+    }
+
+    private static HttpServer listen(String setting, String bind, int port, Optional<TlsFiles> tls) throws IOException {
+        try {
+            if (tls.isEmpty()) {
+                return HttpServer.create(new InetSocketAddress(bind, port), 16);
+            }
+            HttpsServer https = HttpsServer.create(new InetSocketAddress(bind, port), 16);
+            javax.net.ssl.SSLContext context = tls.get().context();
+            boolean clients = tls.get().checksClients();
+            https.setHttpsConfigurator(new HttpsConfigurator(context) {
+                @Override
+                public void configure(HttpsParameters params) {
+                    javax.net.ssl.SSLParameters p = context.getDefaultSSLParameters();
+                    // Asked for, not required: /health and /metrics stay open to probes without one,
+                    // while a certificate that is offered must verify, or the handshake ends.
+                    p.setWantClientAuth(clients);
+                    params.setSSLParameters(p);
+                }
+            });
+            return https;
+        } catch (BindException e) {
+            throw new StartRefusedException(setting + ": cannot listen on " + urlHost(bind) + ":" + port
+                    + " (" + e.getMessage() + "); choose another " + setting + " or "
+                    + (setting.equals(DaemonConfig.HTTP_PORT) ? DaemonConfig.HTTP_BIND : HttpSecurity.STATUS_BIND));
+        }
+    }
+
+    /** The second listener: /metrics, /health and /health/live in plain HTTP, for probes and scrapers. */
+    private static HttpServer statusListener(Daemon daemon, HttpSecurity security, String bind, ExecutorService executor)
+            throws IOException {
+        String statusBind = security.statusBind().orElse(bind);
+        HttpServer status = listen(HttpSecurity.STATUS_PORT, statusBind, security.statusPort().getAsInt(), Optional.empty());
+        status.setExecutor(executor);
+        status.createContext("/metrics", ex -> serve(ex, () -> {
+            if (exactly(ex, "/metrics")) {
+                reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape());
+            }
+        }));
+        status.createContext("/health", ex -> serve(ex, () -> health(ex, daemon)));
+        status.createContext("/", ex -> serve(ex, () -> error(ex, 404, "not_found",
+                "this listener (http.status.port) serves /metrics, /health and /health/live only")));
+        status.start();
+        LOG.info("serving http://{}:{}/ (metrics, health; no authentication)", statusBind, status.getAddress().getPort());
+        return status;
     }
 
     private static ThreadFactory threads(String name) {
@@ -70,48 +144,100 @@ final class StatusServer {
     }
 
     /** @param readThreads how many {@code /read} answers may be in the making at once; more get a 503 */
-    static StatusServer start(Daemon daemon, String bind, int port, int readThreads) throws IOException {
-        HttpServer server;
-        try {
-            server = HttpServer.create(new InetSocketAddress(bind, port), 16);
-        } catch (BindException e) {
-            throw new StartRefusedException(DaemonConfig.HTTP_PORT + ": cannot listen on " + bind + ":" + port
-                    + " (" + e.getMessage() + "); choose another http.port or http.bind");
+    static StatusServer start(Daemon daemon, String bind, int port, int readThreads, HttpSecurity security)
+            throws IOException {
+        AccessPolicy access = AccessPolicy.of(security);
+        Optional<TlsFiles> tls = security.tls() ? Optional.of(TlsFiles.open(security)) : Optional.empty();
+        if (security.tokenFile().isPresent() && tls.isEmpty() && !HttpSecurity.loopback(bind)) {
+            LOG.warn("{} is set without TLS on {}: tokens cross the network in the clear; set {} and {}",
+                    HttpSecurity.TOKEN_FILE, urlHost(bind), HttpSecurity.TLS_CERTIFICATE, HttpSecurity.TLS_KEY);
         }
+        if (!access.requiresCredentials() && !HttpSecurity.loopback(bind)) {
+            LOG.warn("{} is true: /read and /shards on {} answer anyone who reaches the port", HttpSecurity.ALLOW_UNAUTHENTICATED,
+                    urlHost(bind));
+        }
+        HttpServer server = listen(DaemonConfig.HTTP_PORT, bind, port, tls);
+        daemon.metrics().functionCounter("felix.http.unauthorized", "HTTP requests refused for want of a credential (401)",
+                null, access, AccessPolicy::unauthorized);
+        daemon.metrics().functionCounter("felix.http.forbidden", "HTTP requests refused for a bearer token not accepted (403)",
+                null, access, AccessPolicy::forbidden);
         ExecutorService executor = Executors.newFixedThreadPool(2, threads("http"));
         // No queue: a read either finds an idle thread or is told to come back, so a burst of reads
         // neither piles up in memory nor keeps /health and /metrics waiting.
         ThreadPoolExecutor readPool = new ThreadPoolExecutor(readThreads, readThreads, 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), threads("http-read"));
         server.setExecutor(executor);
-        server.createContext("/metrics", ex -> serve(ex, () -> reply(ex, 200,
-                "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape())));
-        server.createContext("/health", ex -> serve(ex, () -> health(ex, daemon)));
-        server.createContext("/shards", ex -> serve(ex, () -> shards(ex, daemon)));
-        server.createContext("/read", ex -> {
+        server.createContext("/metrics", guard(access, ex -> serve(ex, () -> {
+            if (exactly(ex, "/metrics")) {
+                reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", daemon.metrics().scrape());
+            }
+        })));
+        server.createContext("/health", guard(access, ex -> serve(ex, () -> health(ex, daemon))));
+        server.createContext("/shards", guard(access, ex -> serve(ex, () -> {
+            if (exactly(ex, "/shards")) {
+                shards(ex, daemon);
+            }
+        })));
+        server.createContext("/read", guard(access, ex -> {
+            String path = ex.getRequestURI().getPath();
+            if (!path.equals("/read") && !path.equals("/read/")) {
+                serve(ex, () -> exactly(ex, "/read")); // answers 404
+                return;
+            }
             try {
-                readPool.execute(() -> serve(ex, () -> ReadEndpoint.handle(ex, daemon)));
+                readPool.execute(() -> serve(ex, () -> ReadDeadline.handle(ex, daemon)));
             } catch (RejectedExecutionException busy) {
                 serve(ex, () -> {
                     ex.getResponseHeaders().set("Retry-After", "1");
                     error(ex, 503, "busy", "all " + readThreads + " read threads are busy (http.read.threads); retry");
                 });
             }
-        });
-        server.createContext("/", ex -> serve(ex, () -> error(ex, 404, "not_found",
-                "no such endpoint; try /metrics, /health, /shards or /read")));
-        server.start();
+        }));
+        server.createContext("/", guard(access, ex -> serve(ex, () -> error(ex, 404, "not_found",
+                "no such endpoint; try /metrics, /health, /shards or /read"))));
         StatusServer s = new StatusServer(server, executor, readPool);
-        LOG.info("serving http://{}:{}/ (metrics, health, shards, read)", bind, s.port());
+        if (security.statusPort().isPresent()) {
+            s.statusServer = statusListener(daemon, security, bind, executor);
+        }
+        server.start();
+        LOG.info("serving {}://{}:{}/ (metrics, health, shards, read{})", security.scheme(), urlHost(bind), s.port(),
+                access.requiresCredentials() ? "; " + (security.scope() == HttpSecurity.Scope.ALL ? "every path" : "shards and read")
+                        + " need a credential" : "");
         return s;
+    }
+
+    /** The second listener's port, when there is one. */
+    java.util.OptionalInt statusPort() {
+        return statusServer == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(statusServer.getAddress().getPort());
     }
 
     int port() {
         return server.getAddress().getPort();
     }
 
+    /** An address as the host part of a URL: an IPv6 literal in brackets ({@code [::1]}), anything else as it is. */
+    static String urlHost(String bind) {
+        return bind.indexOf(':') >= 0 && !bind.startsWith("[") ? "[" + bind + "]" : bind;
+    }
+
+    /**
+     * The JDK's server hands a context every path it prefixes ({@code /metricsfoo}, {@code /shards/x}):
+     * answers 404 unless the path is {@code path} itself (or with a trailing slash); true when it is.
+     */
+    private static boolean exactly(HttpExchange ex, String path) throws IOException {
+        String asked = ex.getRequestURI().getPath();
+        if (asked.equals(path) || asked.equals(path + "/")) {
+            return true;
+        }
+        error(ex, 404, "not_found", "no such endpoint " + asked + "; try /metrics, /health, /shards or /read");
+        return false;
+    }
+
     void stop() {
         server.stop(0);
+        if (statusServer != null) {
+            statusServer.stop(0);
+        }
         executor.shutdownNow();
         readPool.shutdownNow();
     }
@@ -153,12 +279,15 @@ final class StatusServer {
         return switch (status) {
             case 200 -> "OK";
             case 400 -> "Bad Request";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
             case 404 -> "Not Found";
             case 405 -> "Method Not Allowed";
             case 416 -> "Range Not Satisfiable";
             case 500 -> "Internal Server Error";
             case 502 -> "Bad Gateway";
             case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
             default -> "Status " + status;
         };
     }
@@ -235,6 +364,10 @@ final class StatusServer {
             g.writeBooleanField("answered", daemon.storeProblem() == null);
             if (daemon.storeProblem() != null) {
                 g.writeStringField("problem", daemon.storeProblem());
+            }
+            long lastAnswer = daemon.storeHealth().lastAnswerEpochMillis();
+            if (lastAnswer != 0) {
+                g.writeStringField("last_answer", java.time.Instant.ofEpochMilli(lastAnswer).toString());
             }
             g.writeEndObject();
             g.writeObjectFieldStart("passes");

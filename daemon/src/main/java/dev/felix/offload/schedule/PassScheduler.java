@@ -208,6 +208,16 @@ public final class PassScheduler {
      * @return true when every pass thread has ended
      */
     public boolean stop(Duration patience) {
+        return stop(patience, patience);
+    }
+
+    /**
+     * Stops as {@link #stop(Duration)} does, but waits only {@code afterInterrupt} for the passes
+     * it interrupted.
+     *
+     * @return true when every pass thread has ended
+     */
+    public boolean stop(Duration patience, Duration afterInterrupt) {
         synchronized (this) {
             stopping = true;
         }
@@ -228,7 +238,7 @@ public final class PassScheduler {
                     t.interrupt();
                 }
             }
-            return joinAll(patience);
+            return joinAll(afterInterrupt);
         }
         return true;
     }
@@ -378,7 +388,9 @@ public final class PassScheduler {
                 status = abandoned ? PassOutcome.Status.ABANDONED : PassOutcome.Status.FAILED;
                 error = oneLine(e);
                 if (status == PassOutcome.Status.FAILED) {
-                    LOG.error("pass {} failed: {}", name, error, e);
+                    // one line; the trace only where an operator asked for it
+                    LOG.error("{} pass failed: {}", name, error);
+                    LOG.debug("{} pass failed", name, e);
                 } else {
                     LOG.warn("pass {} abandoned at the stop: {}", name, error);
                 }
@@ -396,7 +408,8 @@ public final class PassScheduler {
             try {
                 call.run();
             } catch (RuntimeException e) {
-                LOG.warn("pass listener failed for {}", name, e);
+                LOG.warn("pass listener failed for {}: {}", name, oneLine(e));
+                LOG.debug("pass listener failed for {}", name, e);
             }
         }
     }

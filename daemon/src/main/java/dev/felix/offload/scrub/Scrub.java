@@ -43,8 +43,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 import dev.felix.offload.log.SegmentFile;
-import dev.felix.offload.retention.LocalCopyCheck;
-import dev.felix.offload.pass.CopyDifference;
+import dev.felix.offload.copy.LocalCopyCheck;
+import dev.felix.offload.copy.CopyDifference;
 
 /**
  * Checks that the store holds what the manifests say, and lists what it holds that they do not.
@@ -84,15 +84,18 @@ public final class Scrub {
         FOREIGN_KEY("foreign-key"),
         /** Objects under the prefix of a shard the data root does not have; one per shard. */
         MISSING_SHARD("missing-shard"),
-        /** A shard whose manifest names far fewer segments than the store holds for it; one per shard. */
-        STALE_MANIFEST("stale-manifest"),
+        /** A shard with segment objects its manifest does not name whose offsets nothing else holds; one per shard. */
+        UNRECORDED_HISTORY("unrecorded-history"),
         /**
          * A sealed local segment whose manifest entry stands but whose bytes are not the entry's: it
          * fails its record checksums (retention replaces it by the copy once that re-verifies), or it
          * scans clean with other bytes (ambiguous: kept). Names the first differing byte.
          */
         LOCAL_MISMATCH("local-mismatch"),
-        /** A manifest that does not decode, or an object the store would not answer for. */
+        /**
+         * A manifest that does not decode, an object the store would not answer for, or a shard
+         * directory that could not be read at all (a directory the process may not list, a link to nothing).
+         */
         UNREADABLE("unreadable");
 
         private final String label;
@@ -113,7 +116,7 @@ public final class Scrub {
      * @param key       the object key, or null for a manifest
      * @param keyShard  for {@link Kind#FOREIGN_KEY}: the shard directory whose prefix the key lies in
      *                  (empty when it lies in none); null otherwise
-     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#STALE_MANIFEST}): how
+     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#UNRECORDED_HISTORY}): how
      *                  many keys lie under its prefix; -1 otherwise
      * @param bytes     their total size; -1 otherwise
      * @param byteAt    for {@link Kind#LOCAL_MISMATCH}: the first byte at which the local segment
@@ -243,7 +246,14 @@ public final class Scrub {
         List<String> notes = new ArrayList<>();
         Map<String, Integer> checkedBy = new TreeMap<>();
         int entries = 0;
-        List<DataRoot.Shard> shards = root.streamShards();
+        DataRoot.Listing listing = root.list();
+        List<DataRoot.Shard> shards = listing.streamShards();
+        // A name that may be a shard but could not be read is never passed over: its entries go unchecked.
+        for (DataRoot.Unreadable u : listing.unreadable()) {
+            LOG.warn("{}: unreadable, not checked: {}", u.name(), u.reason());
+            anomalies.add(new Anomaly(Kind.UNREADABLE, u.name(), -1, null, "the shard could not be read, so its "
+                    + "manifest's entries were not checked: " + u.reason()));
+        }
         Optional<String> nodeId = nodeId();
         // Reading is never refused; a writer's refusal shows as a note, and the holder of a sound claim too.
         ReaderClaimCheck.run(root, store, env, "", "the store setting").ifPresent(c -> {
@@ -340,7 +350,7 @@ public final class Scrub {
                     for (HeldShard h : orphans.held()) {
                         Kind kind = switch (h.reason()) {
                             case MISSING_SHARD -> Kind.MISSING_SHARD;
-                            case STALE_MANIFEST -> Kind.STALE_MANIFEST;
+                            case UNRECORDED_HISTORY -> Kind.UNRECORDED_HISTORY;
                             case UNREADABLE -> Kind.UNREADABLE;
                         };
                         boolean known = anomalies.stream().anyMatch(a -> a.kind() == Kind.UNREADABLE

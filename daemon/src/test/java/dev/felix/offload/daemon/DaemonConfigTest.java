@@ -47,6 +47,7 @@ class DaemonConfigTest {
         assertThat(c.httpPort).isEqualTo(9464);
         assertThat(c.chunkCacheBytes).isEqualTo(256L << 20);
         assertThat(c.nodeId).isEmpty();
+        assertThat(c.httpReadTimeout).isEqualTo(Duration.ofSeconds(15));
     }
 
     @Test
@@ -152,6 +153,9 @@ class DaemonConfigTest {
                 Map.entry("retention.streams.acme/default.retention.ms=1", "retention.streams.acme/default: stream pattern"),
                 Map.entry("retention.streams.acme/default/x.retention.hours=1", "retention.streams.acme/default/x.retention.hours: expected"),
                 Map.entry("log.level=loud", "log.level: expected error, warn, info, debug or trace"),
+                Map.entry("http.read.timeout=0s", "http.read.timeout: expected a duration from 1ms to 1h such as 15s, got '0s'"),
+                Map.entry("http.read.timeout=2h", "http.read.timeout: expected a duration from 1ms to 1h"),
+                Map.entry("http.read.timeout=soon", "http.read.timeout: expected a duration such as"),
                 Map.entry("http.bind=no such host.invalid", "http.bind: expected an IP address or a host name"));
         int n = 0;
         for (Map.Entry<String, String> c : cases.entrySet()) {
@@ -229,5 +233,37 @@ class DaemonConfigTest {
         assertThat(ConfigValues.duration("-PT1H")).isNull();
         assertThat(ConfigValues.millis("7d")).isEqualTo(7L * 86_400_000);
         assertThat(ConfigValues.millis("-1")).isEqualTo(-1L);
+    }
+    @Test
+    void aMisspeltOverrideKeyIsRefusedWhereAStreamNameMayHoldADot() throws Exception {
+        String base = "data-dir: data\nstore: " + STORE + "\n";
+        assertThatThrownBy(() -> DaemonConfig.load(write("s.yaml", base
+                + "retention.streams.acme/default/orders.locl.retention.ms: -1\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("did you mean local.retention.ms?");
+        assertThatThrownBy(() -> DaemonConfig.load(write("d.yaml", base
+                + "retention.shards.acme_default_orders_0-0123456789abcdef.retention.ms.retention.bytes: 1\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("names two keys, retention.ms and retention.bytes");
+        assertThatThrownBy(() -> DaemonConfig.load(write("t.yaml", base
+                + "retention.shards.acme_default_orders_0-0123456789abcdef.lcoal.retention.ms: 1\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("did you mean local.retention.ms?");
+        // A copied shard directory (cp -a DIR DIR.bak) is listed by the data root: its override is one.
+        DaemonConfig copy = DaemonConfig.load(write("c.yaml", base
+                + "retention.shards.acme_default_orders_0-0123456789abcdef.bak.retention.bytes: 0\n"));
+        assertThat(copy.rules.unmatched(java.util.List.of(ShardName.of("acme_default_orders_0-0123456789abcdef.bak"))))
+                .isEmpty();
+        // A stream whose name holds a dot, with a last word no key is near, is a stream.
+        DaemonConfig dotted = DaemonConfig.load(write("v.yaml", base + "retention.streams.acme/default/orders.v2.retention.ms: 5\n"));
+        assertThat(dotted.rules.unmatched(java.util.List.of(ShardName.of("acme_default_orders_v2_0-0123456789abcdef"))))
+                .containsExactly("retention.streams.acme/default/orders.v2");
+    }
+
+    @Test
+    void aCronExpressionThatNeverFiresIsRefusedNamingTheKey() throws Exception {
+        String base = "data-dir: data\nstore: " + STORE + "\n";
+        assertThatThrownBy(() -> DaemonConfig.load(write("f.yaml", base + "scrub.schedule: '0 0 30 2 *'\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("scrub.schedule: cron expression '0 0 30 2 *' never fires");
+        assertThatThrownBy(() -> DaemonConfig.load(write("y.yaml", base + "offload.schedule: '0 0 0 1 1 ? 2020'\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("offload.schedule: cron expression");
+        assertThat(DaemonConfig.load(write("ok.yaml", base + "offload.schedule: '0 0 29 2 *'\n")).offloadSchedule).isPresent();
     }
 }

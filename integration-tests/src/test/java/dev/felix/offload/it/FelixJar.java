@@ -73,7 +73,7 @@ final class FelixJar {
 
     /** A running daemon: {@code run --config FILE}. */
     static final class Daemon implements AutoCloseable {
-        private static final Pattern SERVING = Pattern.compile("serving http://([^/\\s]+)/");
+        private static final Pattern SERVING = Pattern.compile("serving (https?)://([^/\\s]+)/");
 
         final Process process;
         final Path workDir;
@@ -87,12 +87,13 @@ final class FelixJar {
 
         static Daemon start(Path workDir, Map<String, String> env, Path config) throws Exception {
             Process p = builder(workDir, env, "daemon", "run", "--config", config.toString()).start();
-            String[] address = new String[1];
+            String[] address = new String[2];
             await("the daemon says where it serves", Duration.ofSeconds(60), () -> {
                 try {
                     Matcher m = SERVING.matcher(read(workDir.resolve("daemon.out")));
                     if (m.find()) {
                         address[0] = m.group(1);
+                        address[1] = m.group(2);
                         return true;
                     }
                 } catch (IOException e) {
@@ -103,7 +104,7 @@ final class FelixJar {
                 }
                 return false;
             });
-            return new Daemon(p, workDir, "http://" + address[0]);
+            return new Daemon(p, workDir, address[0] + "://" + address[1]);
         }
 
         String stdout() throws IOException {

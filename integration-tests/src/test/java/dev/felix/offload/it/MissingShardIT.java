@@ -217,9 +217,11 @@ class MissingShardIT {
                 "http.port: 0",
                 ""), StandardCharsets.UTF_8);
         try (FelixJar.Daemon daemon = FelixJar.Daemon.start(work, store.env(), daemonConfig)) {
+            // /health answers 503 from start-up until the store has answered, so wait for the pass's own reason
             FelixJar.await("a retention pass ran", Duration.ofSeconds(60), () -> {
                 try {
-                    return status(daemon.base + "/health") == 503;
+                    return status(daemon.base + "/health") == 503
+                            && get(daemon.base + "/health").contains("retention: orphan-sweep/");
                 } catch (IOException | InterruptedException e) {
                     throw new AssertionError(e);
                 }

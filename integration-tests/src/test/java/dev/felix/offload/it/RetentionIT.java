@@ -62,9 +62,10 @@ class RetentionIT {
         List<String> offloaded = keys(s3, bucket, "tier/node-a/");
         assertThat(offloaded).isNotEmpty();
 
-        // An orphan of this node (an upload that never reached its manifest) and a key of another node.
+        // An orphan of this node (an upload that never reached its manifest, of offsets the shard's local log
+        // still holds after retention) and a key of another node.
         String shard1 = offloaded.stream().filter(k -> k.contains("stream-1")).findFirst().orElseThrow();
-        String orphan = shard1.substring(0, shard1.lastIndexOf('/') + 1) + "00000000000009999999-00000000000000009999.segment";
+        String orphan = shard1.substring(0, shard1.lastIndexOf('/') + 1) + "00000000000000001495-00000000000000009999.segment";
         String foreign = "tier/node-b/" + shard1.substring("tier/node-a/".length());
         s3.admin().putObject(b -> b.bucket(bucket).key(orphan), RequestBody.fromString("left by a crash"));
         s3.admin().putObject(b -> b.bucket(bucket).key(foreign), RequestBody.fromString("another broker's"));

@@ -258,6 +258,36 @@ public final class DataRoot {
         return Optional.empty();
     }
 
+    /**
+     * A shard name the root lists as {@link Unreadable}: an I/O problem to report as one (the name
+     * may well be a shard), never "no such shard".
+     */
+    public static final class UnreadableShardException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient Unreadable unreadable;
+
+        UnreadableShardException(Unreadable unreadable) {
+            super("shard " + unreadable.name() + " could not be read: " + unreadable.reason());
+            this.unreadable = unreadable;
+        }
+
+        public Unreadable unreadable() {
+            return unreadable;
+        }
+    }
+
+    /**
+     * Fails when the root lists {@code name} as a name it could not examine (see {@link Unreadable});
+     * returns quietly otherwise, whether or not it names a shard.
+     */
+    public void requireReadable(String name) throws IOException {
+        for (Unreadable u : list().unreadable()) {
+            if (u.name().equals(name)) {
+                throw new UnreadableShardException(u);
+            }
+        }
+    }
+
     private static void consider(String name, Path entry, ShardKind kind, List<Shard> shards,
                                  List<Unreadable> unreadable) {
         try {
@@ -302,9 +332,9 @@ public final class DataRoot {
         return out;
     }
 
+    /** The file and the cause as an operator reads them ("/data/x: permission denied"). */
     private static String describe(IOException e) {
-        String type = e.getClass().getSimpleName();
-        return e.getMessage() == null ? type : type + " (" + e.getMessage() + ")";
+        return IoProblem.describe(e);
     }
 
     /** An identity file of the root by name, for example {@link #STORAGE_ID}; it may not exist. */

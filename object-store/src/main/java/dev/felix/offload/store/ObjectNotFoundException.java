@@ -1,6 +1,9 @@
 package dev.felix.offload.store;
 
-/** The key (or the bucket holding it) does not exist: HTTP 404 `NoSuchKey`/`NoSuchBucket`, or no file under the filesystem root. */
+/**
+ * The key does not exist: HTTP 404 {@code NoSuchKey} (or a bare 404, as HEAD answers carry no code), or no
+ * file under the filesystem root. A bucket that does not exist is {@link BucketMissingException}.
+ */
 public class ObjectNotFoundException extends StoreException {
     private static final long serialVersionUID = 1L;
 

@@ -28,7 +28,9 @@ import java.util.Set;
  * Remote URIs also take {@code checksum} (auto, when-required, always), {@code sse} (none, s3,
  * kms), {@code sse-kms-key-id}, {@code storage-class}, {@code multipart-threshold} and
  * {@code part-size} (bytes), {@code part-concurrency}, {@code max-attempts}, and
- * {@code attempt-timeout} and {@code api-call-timeout} (whole seconds). Credentials are never part of a URI:
+ * {@code connect-timeout}, {@code read-timeout}, {@code attempt-timeout} and {@code api-call-timeout}
+ * (whole seconds), and {@code ca-bundle} (a PEM file of the CA certificates to trust for an {@code https}
+ * endpoint, instead of the JVM's). Credentials are never part of a URI:
  * they come from the environment or the default provider chain (or from code). Every error is a
  * {@link StoreUriException} naming the part that is wrong.
  */
@@ -41,7 +43,7 @@ public final class StoreUri {
 
     private static final Set<String> REMOTE_PARAMETERS = Set.of("endpoint", "region", "path-style", "checksum", "sse",
             "sse-kms-key-id", "storage-class", "multipart-threshold", "part-size", "part-concurrency", "max-attempts",
-            "attempt-timeout", "api-call-timeout");
+            "attempt-timeout", "api-call-timeout", "connect-timeout", "read-timeout", "ca-bundle");
 
     private final String text;
     private final Kind kind;
@@ -210,6 +212,11 @@ public final class StoreUri {
         apply("checksum", () -> b.checksumMode(ChecksumPolicy.parse(params.getOrDefault("checksum", "auto"))));
         apply("sse", () -> b.encryption(Encryption.parse(params.get("sse"), params.get("sse-kms-key-id"))));
         apply("storage-class", () -> b.storageClass(params.get("storage-class")));
+        apply("ca-bundle", () -> {
+            if (params.containsKey("ca-bundle")) {
+                b.caBundle(dev.felix.offload.store.remote.CaBundle.read(Path.of(params.get("ca-bundle")).toAbsolutePath()));
+            }
+        });
         RemoteStoreSettings defaults = b.build();
         apply("part-size", () -> b.multipart(
                 number("multipart-threshold", params.get("multipart-threshold"), defaults.multipartThreshold()),
@@ -223,6 +230,16 @@ public final class StoreUri {
         apply("attempt-timeout", () -> {
             if (params.containsKey("attempt-timeout")) {
                 b.timeouts(defaults.connectTimeout(), seconds("attempt-timeout", params.get("attempt-timeout")));
+            }
+        });
+        apply("connect-timeout", () -> {
+            if (params.containsKey("connect-timeout")) {
+                b.connectTimeout(seconds("connect-timeout", params.get("connect-timeout")));
+            }
+        });
+        apply("read-timeout", () -> {
+            if (params.containsKey("read-timeout")) {
+                b.readTimeout(seconds("read-timeout", params.get("read-timeout")));
             }
         });
         apply("api-call-timeout", () -> {

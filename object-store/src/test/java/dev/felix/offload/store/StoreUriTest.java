@@ -71,6 +71,23 @@ class StoreUriTest {
         assertThat(s.pathStyle()).isFalse();
         assertThat(s.checksumMode()).isEqualTo(ChecksumPolicy.AUTO);
         assertThat(s.encryption()).isEqualTo(Encryption.NONE);
+        // a store that does not answer is given up on within seconds, not minutes
+        assertThat(s.connectTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(s.readTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
+        assertThat(s.describe()).contains("connect timeout 5 s, read timeout 30 s");
+    }
+
+    @Test
+    void connectAndReadTimeoutsAreSettableInWholeSeconds() {
+        RemoteStoreSettings s = StoreUri.parse("s3://bkt?connect-timeout=2&read-timeout=7").settings().orElseThrow();
+        assertThat(s.connectTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
+        assertThat(s.readTimeout()).isEqualTo(java.time.Duration.ofSeconds(7));
+        assertThat(StoreUri.parse("s3://bkt?read-timeout=300&attempt-timeout=60").settings().orElseThrow().readTimeout())
+                .as("never longer than an attempt").isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThatThrownBy(() -> StoreUri.parse("s3://bkt?read-timeout=0")).isInstanceOf(StoreUriException.class)
+                .hasMessageContaining("read-timeout");
+        assertThatThrownBy(() -> StoreUri.parse("minio://bkt?endpoint=http://h:9000&connect-timeout=soon"))
+                .isInstanceOf(StoreUriException.class).hasMessageContaining("connect-timeout");
     }
 
     @Test

@@ -3,12 +3,13 @@ package dev.felix.offload.migrate;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
+import dev.felix.offload.copy.CopyProver;
+import dev.felix.offload.copy.ObjectRelease;
 import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
-import dev.felix.offload.pass.CopyProver;
 import dev.felix.offload.pass.LargestTimestamps;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
@@ -225,9 +226,16 @@ public final class LegacyKeys {
             }
             return new Deletion(deletable, refused, List.of(), null);
         }
+        // Every key goes by the conservation rule's permit (ObjectRelease), which lifts the legacy-key
+        // refusal only for the operator's naming, and only for keys no manifest of this root names.
+        ObjectRelease release = new ObjectRelease(ownership, live);
+        Map<String, ObjectRelease.Permit> permits = new LinkedHashMap<>();
         if (shard.isPresent()) {
             for (Unnamed u : survey(shard).unnamed()) {
-                deletable.put(u.key(), u.size());
+                judge(release, u.key(), permits, refused);
+                if (permits.containsKey(u.key())) {
+                    deletable.put(u.key(), u.size());
+                }
             }
         }
         for (String key : given) {
@@ -238,7 +246,11 @@ public final class LegacyKeys {
                 refused.put(key, "named by the manifest of " + live.shardsNaming(key) + " of this root");
             } else {
                 try {
-                    deletable.put(key, store.head(key).size());
+                    long size = store.head(key).size();
+                    judge(release, key, permits, refused);
+                    if (permits.containsKey(key)) {
+                        deletable.put(key, size);
+                    }
                 } catch (ObjectNotFoundException gone) {
                     refused.put(key, "no such object");
                 }
@@ -247,10 +259,11 @@ public final class LegacyKeys {
         if (!confirmed || deletable.isEmpty()) {
             return new Deletion(deletable, refused, List.of(), null);
         }
-        List<String> all = new ArrayList<>(deletable.keySet());
+        List<ObjectRelease.Permit> all = new ArrayList<>(permits.values());
         List<String> deleted = new ArrayList<>();
         for (int from = 0; from < all.size(); from += 1000) {
-            List<String> batch = all.subList(from, Math.min(all.size(), from + 1000));
+            List<String> batch = all.subList(from, Math.min(all.size(), from + 1000)).stream()
+                    .map(ObjectRelease.Permit::key).toList();
             try {
                 store.deleteAll(batch);
             } catch (StoreException e) {
@@ -260,6 +273,18 @@ public final class LegacyKeys {
             batch.forEach(k -> LOG.info("deleted {} (no node id; the operator said no other replica needs it)", k));
         }
         return new Deletion(deletable, refused, deleted, null);
+    }
+
+    /** Asks the rule for {@code key}, a shard's key without a node id: a permit, or why it stays. */
+    private void judge(ObjectRelease release, String key, Map<String, ObjectRelease.Permit> permits,
+                       Map<String, String> refused) {
+        String shard = ownership.shardOf(key).orElseThrow(); // isLegacySegmentKey holds: it has one
+        ObjectRelease.Verdict v = release.legacyKeyNamedByOperator(shard, key);
+        if (v instanceof ObjectRelease.Verdict.Deletable d) {
+            permits.put(key, d.permit());
+        } else if (v instanceof ObjectRelease.Verdict.Kept k) {
+            refused.put(key, k.detail());
+        }
     }
 
     /**

@@ -94,7 +94,7 @@ public final class OffloadPass {
             }
             List<String> unreadable = new ArrayList<>();
             for (DataRoot.Unreadable u : listing.unreadable()) {
-                LOG.warn("{}: not offloaded: {}", u.name(), u.reason());
+                LOG.error("{}: not offloaded, could not be read: {}", u.name(), u.reason());
                 unreadable.add(u.name() + ": " + u.reason());
             }
             long total = 0;
@@ -122,12 +122,67 @@ public final class OffloadPass {
                 for (int i = 0; i < futures.size(); i++) {
                     results.add(outcome(shards.get(i), futures.get(i)));
                 }
+                if (settings.awaitSettle()) {
+                    awaitSettled(store, shards, results, keys, stopRequested);
+                }
             } finally {
                 pool.shutdownNow();
                 uploads.close();
                 progress.finished();
             }
             return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started), caches, unreadable);
+        }
+    }
+
+    /**
+     * For a one-shot pass: waits until the entries it recorded have settled (at most the settle time,
+     * as they were recorded during this pass) and unlinks then what local retention lets go, shard by
+     * shard, so the command leaves the local disk as its options ask. A stop request ends the wait.
+     * {@code store} is the pass's, through the node's lease where the claim was checked.
+     */
+    private void awaitSettled(ObjectStore store, List<DataRoot.Shard> shards, List<ShardResult> results, SegmentKeys keys,
+                              java.util.function.BooleanSupplier stopRequested) throws IOException {
+        java.time.Instant until = null;
+        for (ShardResult r : results) {
+            if (r.settling() != null && (until == null || r.settling().isAfter(until))) {
+                until = r.settling();
+            }
+        }
+        if (until == null) {
+            return;
+        }
+        long waitMs = Math.min(java.time.Duration.between(java.time.Instant.now(), until).toMillis(),
+                settings.unlinkSettle().toMillis());
+        LOG.info("waiting {} ms for the entries this pass recorded to settle before their local segments go", waitMs);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMs) + 20);
+        while (System.nanoTime() < deadline) {
+            if (stopRequested.getAsBoolean()) {
+                return;
+            }
+            try {
+                Thread.sleep(Math.min(100, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        for (int i = 0; i < results.size(); i++) {
+            ShardResult r = results.get(i);
+            if (r.settling() == null) {
+                continue;
+            }
+            DataRoot.Shard shard = shards.get(i);
+            try {
+                List<Long> more = new ShardOffload(shard.name(), shard.directory(), store, keys, settings, hook, null,
+                        ProgressListener.none(), OptionalLong.empty(), stopRequested).releaseSettled();
+                results.set(i, r.withSettledUnlinks(more));
+            } catch (IOException e) {
+                // What was recorded stands; only the unlinks after it failed. Named, without a trace.
+                String why = IoProblem.describe(e);
+                LOG.error("{}: unlinking settled segments failed: {}", shard.name(), why);
+                LOG.debug("{}: unlinking settled segments failed", shard.name(), e);
+                results.set(i, r.failedAfter("failed while unlinking settled segments: " + why));
+            }
         }
     }
 

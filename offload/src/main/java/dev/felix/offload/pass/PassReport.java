@@ -29,9 +29,12 @@ public record PassReport(String nodeId, List<ShardResult> shards, Duration elaps
         this(nodeId, shards, elapsed, List.of(), List.of());
     }
 
-    /** True when every shard offloaded every eligible segment. */
+    /**
+     * True when every shard offloaded every eligible segment and no name that may be a shard was
+     * skipped as unreadable: a shard the pass could not look into may hold segments nobody copied.
+     */
     public boolean complete() {
-        return shards.stream().allMatch(ShardResult::complete);
+        return unreadable.isEmpty() && shards.stream().allMatch(ShardResult::complete);
     }
 
     /** The key collisions that stopped shards, in shard order. */

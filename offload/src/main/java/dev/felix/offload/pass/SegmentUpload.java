@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.CopyProofKind;
+
 /**
  * One segment a pass copied to the store and recorded.
  *

@@ -1,5 +1,8 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.CopyProofKind;
+import dev.felix.offload.copy.LocalRelease;
+import dev.felix.offload.copy.ReadBack;
 import dev.felix.offload.root.SegmentKeys;
 
 import com.google.common.util.concurrent.RateLimiter;
@@ -90,9 +93,6 @@ public final class ShardOffload {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardOffload.class);
 
-    /** Read-back verification reads the object in chunks of this size. */
-    static final int READ_BACK_CHUNK = 8 * 1024 * 1024;
-
     final Path shardDir;
     final String shard;
     private final ObjectStore store;
@@ -105,6 +105,8 @@ public final class ShardOffload {
     final java.util.function.BooleanSupplier stopRequested;
     /** The pass's uploads under way, shared by its shards; null: this shard's own, for one run. */
     private InFlightUploads uploads;
+    /** What "now" is for entries settling before their segments go. */
+    private java.time.Clock clock = java.time.Clock.systemUTC();
 
     /**
      * @param commitOffset one past the last committed record when the shard has a {@code replica}
@@ -154,6 +156,12 @@ public final class ShardOffload {
      */
     ShardOffload sharing(InFlightUploads shared) {
         this.uploads = shared;
+        return this;
+    }
+
+    /** This shard's offload with {@code clock} as "now" for entries settling; for tests. */
+    public ShardOffload clockedBy(java.time.Clock clock) {
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
         return this;
     }
 
@@ -358,15 +366,12 @@ public final class ShardOffload {
         if (head.crc32().isPresent()) {
             return new Stored(head.size(), head.crc32().getAsLong());
         }
-        CRC32 read = new CRC32();
-        long at = 0;
-        while (at < head.size()) {
-            int n = (int) Math.min(readBackChunk(), head.size() - at);
-            throttle(n);
-            read.update(store.readRange(key, ByteRange.of(at, n)));
-            at += n;
-        }
-        return new Stored(head.size(), read.getValue());
+        return new Stored(head.size(), readBack(key, head.size()));
+    }
+
+    /** The CRC32 of the object's first {@code size} bytes, read back under the pass's bandwidth limit. */
+    private long readBack(String key, long size) throws StoreException {
+        return ReadBack.crc32(store, key, size, readBackChunk(), this::throttle, () -> false).orElseThrow();
     }
 
     /**
@@ -427,7 +432,8 @@ public final class ShardOffload {
             lastMismatch = mismatch;
             LOG.warn("{}: verification of {} failed (attempt {} of {}): {}; deleting it and uploading again", shard, key,
                     attempt, settings.uploadAttempts(), mismatch);
-            store.delete(key);
+            // This attempt's own upload, read from the local segment that still holds its records.
+            store.delete(dev.felix.offload.copy.ObjectRelease.ownFailedUpload(key, seg.file().log()).key());
             backoff(attempt);
         }
         throw new VerificationFailedException(seg.file().id(), settings.uploadAttempts(),
@@ -498,15 +504,7 @@ public final class ShardOffload {
             }
         }
         ObjectHead head = store.head(key);
-        CRC32 read = new CRC32();
-        long at = 0;
-        while (at < head.size()) {
-            int n = (int) Math.min(readBackChunk(), head.size() - at);
-            throttle(n);
-            read.update(store.readRange(key, ByteRange.of(at, n)));
-            at += n;
-        }
-        check(key, CopyProofKind.READ_BACK.label(), head.size(), read.getValue(), size, crc);
+        check(key, CopyProofKind.READ_BACK.label(), head.size(), readBack(key, head.size()), size, crc);
         return CopyProofKind.READ_BACK;
     }
 
@@ -524,9 +522,9 @@ public final class ShardOffload {
      */
     private int readBackChunk() {
         if (bandwidth == null) {
-            return READ_BACK_CHUNK;
+            return ReadBack.DEFAULT_CHUNK;
         }
-        return (int) Math.max(UploadBody.PACE_SLICE, Math.min(READ_BACK_CHUNK, (long) (bandwidth.getRate() / 4)));
+        return (int) Math.max(UploadBody.PACE_SLICE, Math.min(ReadBack.DEFAULT_CHUNK, (long) (bandwidth.getRate() / 4)));
     }
 
     private void throttle(long bytes) {
@@ -552,125 +550,113 @@ public final class ShardOffload {
     }
 
     /**
-     * Step 6: unlinks, oldest first, the local segments local retention lets go, each only when its
-     * manifest entry is durable and matches the local valid bytes (size and CRC32), or when it is an
-     * empty sealed segment (no records, so nothing to lose). Stops at the first segment that may not
-     * go, so the local log stays contiguous and still opens.
+     * Step 6: unlinks, oldest first, the local segments local retention lets go, each only as
+     * {@link LocalRelease} allows (its entry stands and has settled, matches the local valid bytes,
+     * its copy is proven, and the manifest read again still holds it), or when it is an empty sealed
+     * segment (no records, so nothing to lose). Stops at the first segment that may not go, so the
+     * local log stays contiguous and still opens.
+     *
+     * @return when every segment kept only because its entry has not settled yet may go, or null
      */
-    void unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
-                        CopyProofs proofs, List<Long> unlinked) throws IOException {
+    java.time.Instant unlink(ManifestStore manifests, List<Local> locals, Map<Long, Long> crcOfValidBytes,
+                             CopyProofs proofs, List<Long> unlinked) throws IOException {
         Manifest manifest = manifests.manifest();
         int removable = removableCount(locals);
+        LocalRelease rule = new LocalRelease(shard, store, proofs, settings.verify() != VerifyMode.NONE,
+                settings.unlinkSettle(), clock);
+        java.time.Instant settling = null;
         boolean any = false;
         try {
             for (int i = 0; i < removable; i++) {
                 Local seg = locals.get(i);
-                ManifestEntry entry = manifest.entries().stream()
-                        .filter(e -> e.segmentId() == seg.file().id() && e.baseOffset() == seg.header().baseOffset())
-                        .findFirst().orElse(null);
-                if (entry == null) {
-                    if (isEmptySealed(seg, locals.get(i + 1))) {
-                        // Holds no record, so nothing to copy and nothing to lose: it goes once those below it went.
-                        unlinkFiles(seg);
-                        unlinked.add(seg.file().id());
-                        any = true;
-                        LOG.info("{}: removed empty sealed segment {} (no records)", shard, seg.file().id());
-                        hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+                SegmentFile f = seg.file();
+                ManifestEntry entry = LocalRelease.entryFor(manifest, f, seg.header().baseOffset());
+                if (entry == null && settling == null && rule.isEmptySealed(f, locals.get(i + 1).file())) {
+                    // Holds no record, so nothing to copy and nothing to lose: it goes once those below it went.
+                    if (!LocalRelease.releaseEmpty(f)) {
+                        break;
+                    }
+                    unlinked.add(f.id());
+                    any = true;
+                    LOG.info("{}: removed empty sealed segment {} (no records)", shard, f.id());
+                    hook.reached(OffloadStep.UNLINKED, shard, f.id());
+                    continue;
+                }
+                Long crc = crcOfValidBytes.get(f.id());
+                LocalRelease.Decision decision = rule.decide(f, entry, manifest,
+                        crc == null ? OptionalLong.empty() : OptionalLong.of(crc));
+                if (decision.finding() != null) {
+                    LOG.warn("{}: {}", shard, decision.finding().detail());
+                }
+                if (decision instanceof LocalRelease.Decision.Keep keep) {
+                    if (keep.reason() == LocalRelease.KeptReason.SETTLING) {
+                        // The ones above are still proven now (a later pass then only waits), never unlinked
+                        // before this one: the local log stays contiguous.
+                        settling = settling == null || keep.until().isAfter(settling) ? keep.until() : settling;
                         continue;
+                    }
+                    if (keep.reason() != LocalRelease.KeptReason.NO_ENTRY) {
+                        LOG.info("{}: keeping segment {} locally: {}", shard, f.id(), keep.detail());
                     }
                     break;
                 }
-                Long crc = crcOfValidBytes.get(seg.file().id());
-                long validEnd = entry.sizeBytes();
-                if (crc == null) {
-                    SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
-                    crc = scan.isClean() ? scan.validBytesCrc32() : -1;
-                    validEnd = scan.validEnd();
+                if (settling != null) {
+                    continue; // an older one is settling: this one goes after it
                 }
-                long recordedCrc = Integer.toUnsignedLong(entry.objectCrc32());
-                if (validEnd != entry.sizeBytes() || crc != recordedCrc) {
-                    LOG.warn("{}: segment {} differs from its manifest entry ({} bytes crc32 {} locally, {} bytes crc32 {} "
-                            + "recorded); keeping it", shard, seg.file().id(), validEnd, crc < 0 ? "unknown" : String.format("%08x", crc),
-                            entry.sizeBytes(), String.format("%08x", recordedCrc));
-                    break;
+                if (!LocalRelease.release(f, manifests)) {
+                    break; // the broker removed it meanwhile
                 }
-                if (!crcOfValidBytes.containsKey(seg.file().id()) && !copyProven(proofs, entry, manifests.manifest(), seg.file().log())) {
-                    break;
-                }
-                // The entry is the only proof the local file may go: still the broker's manifest, just now?
-                manifests.checkUnchanged();
-                unlinkFiles(seg);
-                unlinked.add(seg.file().id());
+                unlinked.add(f.id());
                 any = true;
-                hook.reached(OffloadStep.UNLINKED, shard, seg.file().id());
+                hook.reached(OffloadStep.UNLINKED, shard, f.id());
             }
         } finally {
             if (any) {
                 DurableFiles.fsyncDirectory(shardDir);
             }
         }
+        return settling;
     }
 
     /**
-     * Whether the copy an entry from an earlier pass names was proven: by the proofs file, or, where
-     * the pass verifies (not {@code --verify none}), by proving it now. An entry recorded under
-     * {@code --verify none} is left for retention to prove, so such a pass unlinks nothing on it.
+     * Step 6 alone, for a shard whose recorded entries were settling when its pass ended: reads the
+     * manifest and the directory as they are now and unlinks what {@link #unlink} lets go. A manifest
+     * the broker replaced meanwhile ends it quietly (nothing is unlinked on a stale reading; the next
+     * pass takes the shard up).
      */
-    private boolean copyProven(CopyProofs proofs, ManifestEntry entry, Manifest manifest, Path local) {
-        if (proofs.proven(entry)) {
-            return true;
+    List<Long> releaseSettled() throws IOException {
+        List<Long> unlinked = new ArrayList<>();
+        ManifestStore manifests;
+        try {
+            manifests = ManifestStore.open(shardDir);
+        } catch (CorruptionException e) {
+            return unlinked;
         }
-        if (settings.verify() == VerifyMode.NONE) {
-            LOG.info("{}: segment {} was recorded without a proven copy (--verify none); it stays local until "
-                    + "retention proves the copy", shard, entry.segmentId());
-            return false;
+        List<Local> locals = new ArrayList<>();
+        for (SegmentFile f : SegmentFile.list(shardDir)) {
+            try {
+                locals.add(new Local(f, readHeader(f), Files.size(f.log())));
+            } catch (CorruptionException | NoSuchFileException e) {
+                return unlinked; // the pass reported it; nothing is unlinked past what cannot be read
+            }
         }
         try {
-            CopyProver.Outcome outcome = new CopyProver(store).prove(entry, local);
-            if (!outcome.proven()) {
-                LOG.warn("{}: {}", shard, outcome.mismatch());
-                return false;
-            }
-            recordProof(proofs, entry, outcome.how(), manifest);
-            return true;
-        } catch (StoreException e) {
-            LOG.warn("{}: could not prove the copy of segment {} ({}); it stays local", shard, entry.segmentId(),
-                    e.getMessage());
-            return false;
+            unlink(manifests, locals, Map.of(), CopyProofs.read(shardDir, clock), unlinked);
+        } catch (ManifestChangedException changed) {
+            LOG.info("{}: the broker changed offload.manifest before its settled segments could go; the next pass "
+                    + "takes the shard up", shard);
         }
+        return unlinked;
     }
 
-    void recordProof(CopyProofs proofs, ManifestEntry entry, String how, Manifest manifest) {
-        recordProofs(proofs, Map.of(entry, how), manifest);
-    }
-
-    /** {@link #recordProof} for several entries, in one write of the proofs file. */
     void recordProofs(CopyProofs proofs, Map<ManifestEntry, String> how, Manifest manifest) {
         try {
-            proofs.prove(how, manifest);
+            proofs.recorded(how, manifest);
         } catch (IOException e) {
             // Derived: a proof not written only means the copy is proven again before its segment goes.
             LOG.warn("{}: could not write {} ({}); the copies of segments {} will be proven again", shard,
                     CopyProofs.FILE_NAME, e.getMessage(), how.keySet().stream().map(ManifestEntry::segmentId).toList());
         }
-    }
-
-    private static void unlinkFiles(Local seg) throws IOException {
-        Files.delete(seg.file().log());
-        Files.deleteIfExists(seg.file().index());
-    }
-
-    /**
-     * True when {@code seg} is sealed (not the newest) and holds no record: its data file scans clean
-     * to no record, and the segment after it begins where it began. A roll of an empty active segment
-     * leaves one; it has no manifest entry, because there is nothing to copy.
-     */
-    private boolean isEmptySealed(Local seg, Local next) throws IOException {
-        if (seg.size() > SegmentHeader.LENGTH || next.header().baseOffset() != seg.header().baseOffset()) {
-            return false;
-        }
-        SegmentScan scan = SegmentScan.of(seg.file().log(), shard, seg.file().id(), true);
-        return scan.isClean() && scan.recordCount() == 0 && scan.nextOffset() == next.header().baseOffset();
     }
 
     /** How many of the oldest segments local retention lets go (never the newest). */

@@ -1,5 +1,6 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.Manifest;
@@ -125,12 +126,12 @@ final class ShardPipeline {
             flying.clear();
         }
         Ending end = failed != null ? failed : later;
-        owner.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
+        java.time.Instant settling = owner.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
         if (end == null) {
-            return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null);
+            return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null).settlingUntil(settling);
         }
         return new ShardResult(shard, end.problem == null && end.pending == 0, uploaded, unlinked, end.pending,
-                end.problem, end.collision, end.stop);
+                end.problem, end.collision, end.stop).settlingUntil(settling);
     }
 
     /**
@@ -155,7 +156,12 @@ final class ShardPipeline {
             }
             ManifestEntry newest = manifest.newestEntry().orElse(null);
             if (newest != null && Long.compareUnsigned(seg.header().baseOffset(), newest.lastOffset()) <= 0) {
-                // Older than what the manifest already holds: entries only ever grow upwards.
+                // Older than what the manifest already holds (entries only ever grow upwards): copied already
+                // only if the entries hold every one of its offsets, under whatever boundaries.
+                Ending uncovered = coveredByEntries(manifest, seg, next, i);
+                if (uncovered != null) {
+                    return uncovered;
+                }
                 continue;
             }
             owner.hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
@@ -204,6 +210,35 @@ final class ShardPipeline {
             flying.addLast(f);
         }
         return null;
+    }
+
+    /**
+     * Null when every offset of sealed segment {@code seg} (up to where {@code next} begins) is held by
+     * the manifest's entries; else why the shard cannot be complete: the segment's records from the
+     * first one no entry holds have no copy, and recording it would overlap an entry.
+     */
+    private Ending coveredByEntries(Manifest manifest, ShardOffload.Local seg, ShardOffload.Local next, int i) {
+        long base = seg.header().baseOffset();
+        long end = next.header().baseOffset();
+        if (Long.compareUnsigned(end, base) <= 0) {
+            return null; // holds no record
+        }
+        List<HeldOffsets.Range> ranges = new ArrayList<>();
+        for (ManifestEntry e : manifest.entries()) {
+            ranges.add(new HeldOffsets.Range(e.baseOffset(), e.lastOffset(), HeldOffsets.Source.ENTRIES));
+        }
+        Long missing = HeldOffsets.of(List.of(), ranges).firstNotHeld(base, end - 1);
+        if (missing == null) {
+            return null;
+        }
+        String problem = "segment " + Long.toUnsignedString(seg.file().id()) + " (offsets " + Long.toUnsignedString(base)
+                + ".." + Long.toUnsignedString(end - 1) + ") lies partly under the manifest's entries, whose boundaries "
+                + "differ from the local log's; offsets " + Long.toUnsignedString(missing) + ".."
+                + Long.toUnsignedString(end - 1) + " have no copy and cannot be recorded without overlapping an entry "
+                + "(a restore beside a re-created shard?); they stay local, and this shard is not complete";
+        LOG.error("{}: {}", shard, problem);
+        return new Ending(problem, new ShardStop.PartlyCovered(seg.file().id(), base, missing, end - 1),
+                ShardOffload.countPending(locals, i));
     }
 
     private Ending stoppedBefore(ShardOffload.Local seg, int i) {

@@ -14,9 +14,12 @@ import java.util.List;
  * @param collision the upload that found its key holding other bytes, when that is what stopped the
  *                  shard (then {@code problem} describes it too); null otherwise
  * @param stop      why the shard stopped early, as a type; null when it did not
+ * @param settling  when the segments local retention would let go, kept only because their entries
+ *                  have not stood the settle time yet, may all go; null when none waits so
  */
 public record ShardResult(String shard, boolean complete, List<SegmentUpload> uploaded, List<Long> unlinked,
-                          int pending, String problem, KeyCollision collision, ShardStop stop) {
+                          int pending, String problem, KeyCollision collision, ShardStop stop,
+                          java.time.Instant settling) {
 
     public ShardResult {
         if (stop == null && problem != null) {
@@ -27,6 +30,30 @@ public record ShardResult(String shard, boolean complete, List<SegmentUpload> up
         if (collision != null && complete) {
             throw new IllegalArgumentException("a shard with a key collision is not complete");
         }
+    }
+
+    /** A result without segments settling. */
+    public ShardResult(String shard, boolean complete, List<SegmentUpload> uploaded, List<Long> unlinked, int pending,
+                       String problem, KeyCollision collision, ShardStop stop) {
+        this(shard, complete, uploaded, unlinked, pending, problem, collision, stop, null);
+    }
+
+    /** This result with {@code until} as when its settling segments may go. */
+    public ShardResult settlingUntil(java.time.Instant until) {
+        return new ShardResult(shard, complete, uploaded, unlinked, pending, problem, collision, stop, until);
+    }
+
+    /** This result with {@code more} segments unlinked after it settled, and none settling any more. */
+    public ShardResult withSettledUnlinks(List<Long> more) {
+        List<Long> all = new java.util.ArrayList<>(unlinked);
+        all.addAll(more);
+        return new ShardResult(shard, complete, uploaded, all, pending, problem, collision, stop, null);
+    }
+
+    /** This result, not complete, with {@code why} as its problem (a step after the pass's own failed). */
+    public ShardResult failedAfter(String why) {
+        return new ShardResult(shard, false, uploaded, unlinked, pending, problem == null ? why : problem + "; " + why,
+                collision, null, null);
     }
 
     /** A result whose stop, if any, follows from its collision or else its problem. */

@@ -17,6 +17,14 @@ public sealed interface ShardStop {
     record Collision(KeyCollision collision) implements ShardStop {
     }
 
+    /**
+     * A sealed local segment lies partly under the manifest's entries (their boundaries differ, as a
+     * restore beside a re-created log leaves them): its offsets {@code firstUncopied..last} have no
+     * copy and cannot be recorded without overlapping an entry.
+     */
+    record PartlyCovered(long segment, long first, long firstUncopied, long last) implements ShardStop {
+    }
+
     /** Anything else (damage, a store failure, a broker's change): the result's problem says what. */
     record Failed() implements ShardStop {
     }

@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.CopyProofKind;
+
 import java.util.Locale;
 
 /** How an upload is proven before it is recorded. */

@@ -1,7 +1,7 @@
 /**
  * The offload pass. {@link dev.felix.offload.pass.OffloadPass} runs one pass over a data root;
  * {@link dev.felix.offload.pass.ShardOffload} takes one shard's sealed segments oldest first through
- * validate, upload, prove ({@link dev.felix.offload.pass.CopyProver}), record in the manifest and only
+ * validate, upload, prove ({@link dev.felix.offload.copy.CopyProver}), record in the manifest and only
  * then unlink. {@code ShardPipeline} runs one attempt at a shard: segments scanned in order while older
  * ones upload, commits oldest first, uploads bounded by {@code InFlightUploads};
  * {@code SegmentPreparation} is the one read of a segment before its upload. A

@@ -22,10 +22,23 @@ public sealed interface TieredRead {
     }
 
     /**
-     * Nothing is held at the offset: below the oldest copy, or in a gap between copies.
+     * Nothing is held at the offset because it lies below the shard's history: below the oldest copy
+     * (remote retention expired what was older), or below the local log with nothing copied.
      *
      * @param nextAvailable the oldest offset above the one asked for that can be read
      */
     record Trimmed(long nextAvailable) implements TieredRead {
+    }
+
+    /**
+     * Nothing is held at the offset though the history goes on after it: a gap between two copies,
+     * or between the newest copy and the local log. Records that were offloaded may be missing from
+     * the manifest there (restore reports such holes, and the orphan sweep keeps their objects).
+     *
+     * @param firstMissing  the offset asked for, the first one held nowhere
+     * @param lastMissing   the last offset held nowhere before {@code nextAvailable}
+     * @param nextAvailable the next offset that can be read
+     */
+    record Gap(long firstMissing, long lastMissing, long nextAvailable) implements TieredRead {
     }
 }

@@ -47,8 +47,9 @@ import java.util.OptionalLong;
  * {@link ChunkCache}, and every record's checksums are verified, so records come back exactly as a
  * local read returns them. A read continues across chunks, objects, and on into the local log.
  *
- * <p>Below the oldest entry, or in a gap between entries (or between the newest entry and the local
- * base), the answer is {@link TieredRead.Trimmed} naming the next offset that can be read.
+ * <p>Below the oldest entry (or below the local base with nothing copied) the answer is
+ * {@link TieredRead.Trimmed}; in a gap between entries, or between the newest entry and the local
+ * base, it is {@link TieredRead.Gap}: both name the next offset that can be read.
  *
  * <p>A local segment that fails its checksums while the manifest holds its entry has rotted after
  * its copy was proven at upload; the damaged range is read from that copy instead (the records say
@@ -258,13 +259,23 @@ public final class TieredReader {
                     want = readRemote(lookup.entry(), want, budget);
                     continue;
                 }
-                case BELOW, GAP -> {
+                case BELOW -> {
                     return budget.isEmpty() ? new TieredRead.Trimmed(lookup.entry().baseOffset()) : budget.result(want);
+                }
+                case GAP -> {
+                    // Between two copies: the history goes on after it, so this is a hole, not the start.
+                    long next = lookup.entry().baseOffset();
+                    return budget.isEmpty() ? new TieredRead.Gap(want, next - 1, next) : budget.result(want);
                 }
                 case ABOVE -> {
                     if (localFirst.isPresent() && Long.compareUnsigned(want, localFirst.getAsLong()) < 0) {
-                        // Between the newest copy and the local base: nothing holds these offsets.
-                        return budget.isEmpty() ? new TieredRead.Trimmed(localFirst.getAsLong()) : budget.result(want);
+                        // Between the newest copy and the local base: nothing holds these offsets. Below the
+                        // local log with no copy at all, the history simply starts there.
+                        long next = localFirst.getAsLong();
+                        if (!budget.isEmpty()) {
+                            return budget.result(want);
+                        }
+                        return manifest().isEmpty() ? new TieredRead.Trimmed(next) : new TieredRead.Gap(want, next - 1, next);
                     }
                     return budget.result(want);
                 }

@@ -1,5 +1,6 @@
 package dev.felix.offload.restore;
 
+import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.RootLock;
 import dev.felix.offload.root.SegmentKeys;
@@ -24,38 +25,53 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Rebuilds a shard's {@code offload.manifest} from the objects the store holds for it: what brings a
- * shard back after its disk was lost, its volume did not mount, or its manifest was restored from an
- * old snapshot.
+ * shard back after its disk was lost (with or without the broker back first), its volume did not
+ * mount, its manifest was restored from an old snapshot, or a broker's rewrite erased an entry.
  *
  * <ol>
  *   <li>Lists the shard's prefix in the node's key form ({@code [prefix/]<node id>/<shard>/}) and in
- *       the form 0.6.0-preview.3 wrote, without a node id ({@code [prefix/]<shard>/}); every
- *       {@code <base>-<segment>.segment} key directly under either is a candidate.</li>
+ *       the form 0.6.0-preview.3 wrote, without a node id ({@code [prefix/]<shard>/}), twice, and
+ *       takes every {@code <base>-<segment>.segment} key directly under either that either listing
+ *       showed: a page lost to a retry in one is found in the other.</li>
  *   <li>Downloads each one whole into a temporary under the root's {@value #WORK_DIR} directory and
  *       scans it with the segment scanner, every record checksum verified. Every field of the entry
  *       comes from those bytes: the base offset from the segment header (which must agree with the
  *       key), the last offset and the oldest and newest timestamps from the first and last records,
  *       the size and the CRC32 from the bytes themselves. An object that does not scan clean to its
  *       last byte, holds no record, or whose header disagrees with its key is refused, naming the key
- *       and the byte.</li>
- *   <li>Orders the entries by base offset and refuses any two that overlap, naming both keys. Gaps
- *       are allowed, as in the manifest.</li>
+ *       and the byte. Two objects that overlap are refused, naming both.</li>
+ *   <li>Proves its history is whole: for every gap the entries leave (between two of them, or between
+ *       the newest and the local log), asks the store for a key that begins exactly there: a listing
+ *       of that base's own prefix, then HEADs of the keys the segment chain implies (that base, with
+ *       each segment id between the neighbours'), since a store whose listings lag behind its writes
+ *       leaves an object out of every listing but answers for it by key. What is found is read like
+ *       the rest. A gap that remains is a
+ *       {@link Hole}: reported with its offsets, never passed off as success.</li>
+ *   <li>Stops at the local log: an object wholly at or above its first offset is the local history's
+ *       (not added), one that straddles it is an {@link Overlap} (not added, reported: recording it
+ *       would overlap segments the pass must still copy). The existing manifest's entries stay; an
+ *       object overlapping one of them differently is an {@link Overlap} too.</li>
  *   <li>Writes the manifest through {@link ManifestStore#save}, the durable replace: a crash leaves
  *       no manifest or a whole one. The shard directory is created (and its parent synced) when
- *       absent. An existing manifest is never replaced unless merging, and a merge only adds entries
- *       that lie wholly below the existing ones; a restored entry that is already there (same key
- *       and offsets) is left as it is, one that overlaps differently is refused.</li>
+ *       absent. An existing manifest with entries is never replaced unless merging, and a merge only
+ *       adds entries, into any gap below the local log.</li>
  * </ol>
  *
- * <p>Nothing in the store is written or deleted. The caller holds the root's {@link RootLock}.
+ * <p>{@link #plan()} reads and judges without writing anything; {@link #commit(Plan)} writes, so a
+ * caller can decide between the two (the node claim is taken over only when a restore goes ahead).
+ * Nothing in the store is written or deleted. The caller holds the root's {@link RootLock}.
  */
 public final class ShardRestore {
 
@@ -65,6 +81,9 @@ public final class ShardRestore {
     public static final String WORK_DIR = ".offload-restore";
 
     private static final Pattern SEGMENT_NAME = Pattern.compile("([0-9]{20})-([0-9]{20})\\.segment");
+
+    /** How many rounds of asking for keys at the gaps' bases a restore makes before it reports holes. */
+    static final int PROBE_ROUNDS = 4;
 
     /** The store refused to give a restore what it needs, or what it holds cannot be a history. */
     public static final class RefusedException extends Exception {
@@ -76,27 +95,98 @@ public final class ShardRestore {
     }
 
     /**
+     * Offsets no restored entry, no entry already there and no local segment holds.
+     *
+     * @param first       the first missing offset
+     * @param last        the last missing offset
+     * @param beforeLocal true when the hole ends where the local log begins
+     */
+    public record Hole(long first, long last, boolean beforeLocal) {
+        public String describe() {
+            return "offsets " + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last) + " are held by no "
+                    + "object, no entry and " + (beforeLocal ? "no local segment (the local log begins after them)"
+                    : "no local segment");
+        }
+    }
+
+    /** An object that was read but not recorded, because its offsets overlap what the shard holds. */
+    public record Overlap(String key, long first, long last, String why) {
+        public String describe() {
+            return key + " (offsets " + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last) + ") not "
+                    + "recorded: " + why;
+        }
+    }
+
+    /**
      * What a restore did.
      *
-     * @param shard      the shard directory name
-     * @param dir        the shard directory
-     * @param created    true when the shard directory was created
-     * @param restored   the entries read from the store and written, ascending
-     * @param present    entries the existing manifest already held (a merge)
-     * @param above      keys not added because they lie above the existing manifest's oldest entry (a merge)
-     * @param ignored    keys under the prefixes that are not segment objects
-     * @param bytes      bytes of the objects read
-     * @param legacyKeys how many of the restored keys have the form without a node id
+     * @param shard        the shard directory name
+     * @param dir          the shard directory
+     * @param created      true when the shard directory was created
+     * @param restored     the entries read from the store and written, ascending
+     * @param present      entries the existing manifest already held (a merge)
+     * @param above        keys not added because they lie at or above the local log's first offset
+     * @param ignored      keys under the prefixes that are not segment objects
+     * @param bytes        bytes of the objects read
+     * @param legacyKeys   how many of the restored keys have the form without a node id
      * @param entriesAfter entries in the manifest written
+     * @param holes        offsets held nowhere, between entries or before the local log
+     * @param overlaps     objects read but not recorded, as they overlap the local log or an entry
+     * @param lateKeys     keys neither listing showed that asking at a gap's base found
      */
     public record Result(String shard, Path dir, boolean created, List<ManifestEntry> restored,
                          List<ManifestEntry> present, List<String> above, List<String> ignored, long bytes,
-                         int legacyKeys, int entriesAfter) {
+                         int legacyKeys, int entriesAfter, List<Hole> holes, List<Overlap> overlaps,
+                         List<String> lateKeys) {
         public Result {
             restored = List.copyOf(restored);
             present = List.copyOf(present);
             above = List.copyOf(above);
             ignored = List.copyOf(ignored);
+            holes = List.copyOf(holes);
+            overlaps = List.copyOf(overlaps);
+            lateKeys = List.copyOf(lateKeys);
+        }
+
+        /** True when the shard's history below its local log is whole and every object found was recorded. */
+        public boolean whole() {
+            return holes.isEmpty() && overlaps.isEmpty();
+        }
+    }
+
+    /** What {@link #plan()} found: what {@link #commit} writes, and what it will report. */
+    public static final class Plan {
+        private final Manifest existing;
+        private final Manifest next;
+        private final List<ManifestEntry> restored;
+        private final List<ManifestEntry> present;
+        private final List<String> above;
+        private final List<String> ignored;
+        private final long bytes;
+        private final int legacy;
+        private final List<Hole> holes;
+        private final List<Overlap> overlaps;
+        private final List<String> late;
+
+        private Plan(Manifest existing, Manifest next, List<ManifestEntry> restored, List<ManifestEntry> present,
+                     List<String> above, List<String> ignored, long bytes, int legacy, List<Hole> holes,
+                     List<Overlap> overlaps, List<String> late) {
+            this.existing = existing;
+            this.next = next;
+            this.restored = restored;
+            this.present = present;
+            this.above = above;
+            this.ignored = ignored;
+            this.bytes = bytes;
+            this.legacy = legacy;
+            this.holes = holes;
+            this.overlaps = overlaps;
+            this.late = late;
+        }
+
+        /** Whether committing writes anything (entries to add). */
+        public boolean writes() {
+            return !restored.isEmpty();
         }
     }
 
@@ -132,28 +222,25 @@ public final class ShardRestore {
     private record Candidate(String key, long base, long segmentId, long size, boolean legacy) {
     }
 
+    /** {@link #plan()} and then {@link #commit}. */
+    public Result run() throws IOException, StoreException, RefusedException {
+        return commit(plan());
+    }
+
     /**
-     * Runs the restore.
+     * Lists, reads and judges: what a restore would write and report. Writes nothing but temporaries
+     * under {@value #WORK_DIR}, which it removes.
      *
      * @throws RefusedException when the objects cannot form the shard's history, or the existing
-     *                          manifest may not be replaced; nothing is written then
-     * @throws StoreException   when the store cannot be listed or read; nothing is written then
+     *                          manifest may not be replaced
+     * @throws StoreException   when the store cannot be listed or read
      */
-    public Result run() throws IOException, StoreException, RefusedException {
+    public Plan plan() throws IOException, StoreException, RefusedException {
         Path dir = root.resolve(shard);
-        List<String> ignored = new ArrayList<>();
-        List<Candidate> candidates = new ArrayList<>();
-        collect(keys.shardPrefix(shard), false, candidates, ignored);
-        collect(legacyShardPrefix(keyPrefix, shard), true, candidates, ignored);
-        if (candidates.isEmpty()) {
-            throw new RefusedException("the store holds no segment object under " + keys.shardPrefix(shard)
-                    + " or " + legacyShardPrefix(keyPrefix, shard) + "; nothing to restore for " + shard);
-        }
-        candidates.sort(Comparator.comparing(Candidate::base, Long::compareUnsigned)
-                .thenComparing(Candidate::segmentId, Long::compareUnsigned));
-
-        // Refuse to write before reading anything when the manifest there may not be replaced.
+        // Refuse before reading anything when the manifest there may not be replaced.
         Manifest existing = Manifest.empty();
+        OptionalLong localFirst = OptionalLong.empty();
+        OptionalLong localFirstId = OptionalLong.empty();
         if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || Files.exists(dir)) {
             try {
                 existing = ManifestStore.read(dir);
@@ -163,22 +250,78 @@ public final class ShardRestore {
             }
             if (!existing.isEmpty() && !merge) {
                 throw new RefusedException(shard + ": " + ManifestStore.fileIn(dir) + " already holds "
-                        + existing.size() + " entries; restore never replaces a manifest (--merge adds the entries "
-                        + "below its oldest)");
+                        + existing.size() + " entries; restore never replaces a manifest (--merge adds the store's "
+                        + "entries the manifest lacks, below the local log)");
             }
+            localFirst = HeldOffsets.of(dir, shard, Manifest.empty(), Set.of()).localFirst();
+            List<dev.felix.offload.log.SegmentFile> files = dev.felix.offload.log.SegmentFile.list(dir);
+            localFirstId = files.isEmpty() ? OptionalLong.empty() : OptionalLong.of(files.get(0).id());
         }
 
-        List<ManifestEntry> read = readAll(candidates);
-        long bytes = 0;
-        int legacy = 0;
-        for (int i = 0; i < read.size(); i++) {
-            bytes += read.get(i).sizeBytes();
-            legacy += candidates.get(i).legacy() ? 1 : 0;
+        List<String> ignored = new ArrayList<>();
+        Map<String, Candidate> candidates = new LinkedHashMap<>();
+        for (int listing = 0; listing < 2; listing++) {
+            collect(keys.shardPrefix(shard), false, candidates, ignored);
+            collect(legacyShardPrefix(keyPrefix, shard), true, candidates, ignored);
         }
+        if (candidates.isEmpty()) {
+            throw new RefusedException("the store holds no segment object under " + keys.shardPrefix(shard)
+                    + " or " + legacyShardPrefix(keyPrefix, shard) + "; nothing to restore for " + shard);
+        }
+        Set<String> named = new TreeSet<>();
+        existing.entries().forEach(e -> named.add(e.objectKey()));
+
+        Path work = root.resolve(WORK_DIR);
+        clean(work);
+        Files.createDirectories(work);
+        Map<String, ManifestEntry> read = new LinkedHashMap<>();
+        Map<String, Candidate> byKey = new LinkedHashMap<>();
+        List<String> late = new ArrayList<>();
+        long total = candidates.values().stream().mapToLong(Candidate::size).sum();
+        progress.started(total);
+        try {
+            readAll(unnamed(candidates.values(), named), work, read, byKey);
+            // Gaps the entries leave: ask for a key beginning exactly at each, which a lagging listing may have left out.
+            Set<Long> asked = new java.util.HashSet<>();
+            for (int round = 0; round < PROBE_ROUNDS; round++) {
+                List<Candidate> found = new ArrayList<>();
+                for (Gap gap : gaps(existing, read.values(), localFirst, localFirstId)) {
+                    if (!asked.add(gap.base())) {
+                        continue;
+                    }
+                    Map<String, Candidate> at = new LinkedHashMap<>();
+                    String base = pad(gap.base()) + "-";
+                    collectUnder(keys.shardPrefix(shard), base, false, at);
+                    collectUnder(legacyShardPrefix(keyPrefix, shard), base, true, at);
+                    if (at.isEmpty()) {
+                        headImplied(gap, at);
+                    }
+                    for (Candidate c : at.values()) {
+                        if (!byKey.containsKey(c.key()) && !named.contains(c.key())) {
+                            found.add(c);
+                            late.add(c.key());
+                            LOG.warn("{}: {} was in neither listing of the shard's prefix, but the store holds it "
+                                    + "(its listings lag behind its writes?); restoring it too", shard, c.key());
+                        }
+                    }
+                }
+                if (found.isEmpty()) {
+                    break;
+                }
+                readAll(found, work, read, byKey);
+            }
+        } finally {
+            progress.finished();
+            clean(work);
+        }
+
+        List<ManifestEntry> ordered = new ArrayList<>(read.values());
+        ordered.sort(Comparator.comparing(ManifestEntry::baseOffset, Long::compareUnsigned)
+                .thenComparing(ManifestEntry::segmentId, Long::compareUnsigned));
         // Ordered by base (the key's, which each header was checked against); any overlap is refused.
-        for (int i = 1; i < read.size(); i++) {
-            ManifestEntry prev = read.get(i - 1);
-            ManifestEntry next = read.get(i);
+        for (int i = 1; i < ordered.size(); i++) {
+            ManifestEntry prev = ordered.get(i - 1);
+            ManifestEntry next = ordered.get(i);
             if (Long.compareUnsigned(next.baseOffset(), prev.lastOffset()) <= 0) {
                 throw new RefusedException(shard + ": objects overlap: " + prev.objectKey() + " holds offsets "
                         + range(prev) + " and " + next.objectKey() + " holds " + range(next)
@@ -187,43 +330,67 @@ public final class ShardRestore {
         }
 
         List<ManifestEntry> restored = new ArrayList<>();
-        List<ManifestEntry> present = new ArrayList<>();
+        List<ManifestEntry> present = new ArrayList<>(existing.entries());
         List<String> above = new ArrayList<>();
-        List<ManifestEntry> all = new ArrayList<>();
-        ManifestEntry oldest = existing.oldestEntry().orElse(null);
-        for (ManifestEntry e : read) {
-            if (oldest == null || Long.compareUnsigned(e.lastOffset(), oldest.baseOffset()) < 0) {
-                restored.add(e);
+        List<Overlap> overlaps = new ArrayList<>();
+        for (ManifestEntry e : ordered) {
+            if (localFirst.isPresent() && Long.compareUnsigned(e.baseOffset(), localFirst.getAsLong()) >= 0) {
+                above.add(e.objectKey()); // the local log's own history: the pass records what it copies
                 continue;
             }
-            ManifestEntry same = existing.entries().stream()
-                    .filter(x -> x.objectKey().equals(e.objectKey()) && x.baseOffset() == e.baseOffset()
-                            && x.lastOffset() == e.lastOffset()).findFirst().orElse(null);
-            if (same != null) {
-                present.add(same);
+            if (localFirst.isPresent() && Long.compareUnsigned(e.lastOffset(), localFirst.getAsLong()) >= 0) {
+                overlaps.add(new Overlap(e.objectKey(), e.baseOffset(), e.lastOffset(), "it reaches into the local log, "
+                        + "which begins at offset " + Long.toUnsignedString(localFirst.getAsLong()) + " with other segment "
+                        + "boundaries; recording it would keep the pass from copying the local segments it overlaps"));
                 continue;
             }
+            ManifestEntry clash = null;
             for (ManifestEntry x : existing.entries()) {
                 if (Long.compareUnsigned(e.baseOffset(), x.lastOffset()) <= 0
                         && Long.compareUnsigned(x.baseOffset(), e.lastOffset()) <= 0) {
-                    throw new RefusedException(shard + ": " + e.objectKey() + " holds offsets " + range(e)
-                            + ", which the manifest's entry for " + x.objectKey() + " (" + range(x)
-                            + ") overlaps; a merge only adds entries below the existing ones");
+                    clash = x;
+                    break;
                 }
             }
-            above.add(e.objectKey());
+            if (clash != null) {
+                overlaps.add(new Overlap(e.objectKey(), e.baseOffset(), e.lastOffset(), "the manifest's entry for "
+                        + clash.objectKey() + " (" + range(clash) + ") overlaps it"));
+                continue;
+            }
+            restored.add(e);
         }
+        List<ManifestEntry> all = new ArrayList<>(existing.entries());
         all.addAll(restored);
-        all.addAll(existing.entries());
+        all.sort(Comparator.comparing(ManifestEntry::baseOffset, Long::compareUnsigned));
         Manifest next = Manifest.of(all);
+        long bytes = 0;
+        int legacy = 0;
+        for (ManifestEntry e : read.values()) {
+            bytes += e.sizeBytes();
+            legacy += byKey.get(e.objectKey()).legacy() ? 1 : 0;
+        }
+        List<Hole> holes = holes(next, localFirst);
+        for (Hole h : holes) {
+            LOG.warn("{}: {}", shard, h.describe());
+        }
+        return new Plan(existing, next, restored, present, above, ignored, bytes, legacy, holes, overlaps, late);
+    }
 
+    /**
+     * Writes what {@code plan} found: the manifest with its entries added (nothing when there are
+     * none), the shard directory created when absent.
+     *
+     * @throws RefusedException when the manifest changed since the plan read it
+     */
+    public Result commit(Plan plan) throws IOException, RefusedException {
+        Path dir = root.resolve(shard);
         boolean created = false;
         if (!Files.isDirectory(dir)) {
             Files.createDirectory(dir);
             DurableFiles.fsyncDirectory(root);
             created = true;
         }
-        if (!restored.isEmpty()) {
+        if (plan.writes()) {
             ManifestStore store;
             try {
                 store = ManifestStore.open(dir);
@@ -231,65 +398,177 @@ public final class ShardRestore {
                 throw new RefusedException(shard + ": the manifest changed while restoring and does not decode: "
                         + e.getMessage());
             }
-            if (!store.manifest().entries().equals(existing.entries())) {
+            if (!store.manifest().entries().equals(plan.existing.entries())) {
                 throw new RefusedException(shard + ": the manifest changed while restoring; run restore again");
             }
-            store.save(next);
+            store.save(plan.next);
         }
-        LOG.info("{}: restored {} entries ({} bytes) from the store{}", shard, restored.size(), bytes,
-                present.isEmpty() && above.isEmpty() ? "" : ", " + present.size() + " already present, "
-                        + above.size() + " above the existing entries not added");
-        return new Result(shard, dir, created, restored, present, above, ignored, bytes, legacy, next.size());
+        LOG.info("{}: restored {} entries ({} bytes) from the store{}{}", shard, plan.restored.size(), plan.bytes,
+                plan.present.isEmpty() && plan.above.isEmpty() ? "" : ", " + plan.present.size() + " already present, "
+                        + plan.above.size() + " at or above the local log not added",
+                plan.holes.isEmpty() && plan.overlaps.isEmpty() ? "" : "; " + plan.holes.size() + " holes and "
+                        + plan.overlaps.size() + " overlapping objects reported");
+        return new Result(shard, dir, created, plan.restored, plan.present, plan.above, plan.ignored, plan.bytes,
+                plan.legacy, plan.next.size(), plan.holes, plan.overlaps, plan.late);
     }
 
-    private void collect(String prefix, boolean legacy, List<Candidate> out, List<String> ignored)
+    /** Candidates whose keys the existing manifest does not name already. */
+    private static List<Candidate> unnamed(java.util.Collection<Candidate> candidates, Set<String> named) {
+        List<Candidate> out = new ArrayList<>();
+        for (Candidate c : candidates) {
+            if (!named.contains(c.key())) {
+                out.add(c);
+            }
+        }
+        out.sort(Comparator.comparing(Candidate::base, Long::compareUnsigned)
+                .thenComparing(Candidate::segmentId, Long::compareUnsigned));
+        return out;
+    }
+
+    /**
+     * A gap the entries leave: where it begins, and the segment ids an object beginning there could
+     * have (after the entry before it, before the entry or local segment after it).
+     */
+    private record Gap(long base, long idAfter, long idBefore) {
+    }
+
+    /** The most segment ids a gap's implied keys are asked for by HEAD, when no listing shows one. */
+    static final int MAX_IMPLIED_HEADS = 16;
+
+    /** Where a gap begins: after each entry that the next does not continue, and before the local log. */
+    private static List<Gap> gaps(Manifest existing, java.util.Collection<ManifestEntry> read, OptionalLong localFirst,
+                                  OptionalLong localFirstId) {
+        List<ManifestEntry> all = new ArrayList<>(existing.entries());
+        all.addAll(read);
+        all.sort(Comparator.comparing(ManifestEntry::baseOffset, Long::compareUnsigned));
+        List<Gap> out = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            long after = all.get(i).lastOffset() + 1;
+            boolean continued = i + 1 < all.size() && Long.compareUnsigned(all.get(i + 1).baseOffset(), after) <= 0;
+            boolean reachesLocal = localFirst.isPresent() && Long.compareUnsigned(after, localFirst.getAsLong()) >= 0;
+            if (!continued && (i + 1 < all.size() || localFirst.isPresent()) && !reachesLocal) {
+                long before = i + 1 < all.size() ? all.get(i + 1).segmentId()
+                        : localFirstId.orElse(all.get(i).segmentId() + MAX_IMPLIED_HEADS + 1);
+                out.add(new Gap(after, all.get(i).segmentId(), before));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Asks by HEAD for the keys a gap implies: a segment beginning at its base, with each id between
+     * those of its neighbours (at most {@value #MAX_IMPLIED_HEADS}), in both key forms. What a store
+     * whose listings lag behind its writes leaves out of every listing, it still answers for by key.
+     */
+    private void headImplied(Gap gap, Map<String, Candidate> out) throws StoreException {
+        long from = gap.idAfter() + 1;
+        long to = Long.compareUnsigned(gap.idBefore(), from) > 0 ? gap.idBefore() - 1 : from;
+        int asked = 0;
+        for (long id = from; Long.compareUnsigned(id, to) <= 0 && asked < MAX_IMPLIED_HEADS; id++, asked++) {
+            for (boolean legacy : new boolean[] {false, true}) {
+                String prefix = legacy ? legacyShardPrefix(keyPrefix, shard) : keys.shardPrefix(shard);
+                String name = pad(gap.base()) + "-" + pad(id) + SegmentKeys.SEGMENT_SUFFIX;
+                try {
+                    long size = fetcher.head(prefix + name).size();
+                    out.put(prefix + name, new Candidate(prefix + name, gap.base(), id, size, legacy));
+                } catch (dev.felix.offload.store.ObjectNotFoundException absent) {
+                    // not this id
+                }
+            }
+            if (!out.isEmpty()) {
+                return;
+            }
+        }
+    }
+
+    private static String pad(long value) {
+        String digits = Long.toUnsignedString(value);
+        return "0".repeat(20 - digits.length()) + digits;
+    }
+
+    /** The gaps between {@code next}'s entries, and between its newest and the local log. */
+    private static List<Hole> holes(Manifest next, OptionalLong localFirst) {
+        List<Hole> out = new ArrayList<>();
+        List<ManifestEntry> entries = next.entries();
+        for (int i = 1; i < entries.size(); i++) {
+            long after = entries.get(i - 1).lastOffset() + 1;
+            long base = entries.get(i).baseOffset();
+            if (Long.compareUnsigned(base, after) > 0) {
+                out.add(new Hole(after, base - 1, false));
+            }
+        }
+        if (!entries.isEmpty() && localFirst.isPresent()) {
+            long after = entries.get(entries.size() - 1).lastOffset() + 1;
+            if (Long.compareUnsigned(localFirst.getAsLong(), after) > 0) {
+                out.add(new Hole(after, localFirst.getAsLong() - 1, true));
+            }
+        }
+        return out;
+    }
+
+    private void collect(String prefix, boolean legacy, Map<String, Candidate> out, List<String> ignored)
             throws StoreException {
         ObjectListing listing = lister.list(prefix);
         while (listing.hasNext()) {
             ObjectSummary o = listing.next();
-            if (!o.key().startsWith(prefix)) {
+            if (!o.key().startsWith(prefix) || out.containsKey(o.key())) {
                 continue;
             }
             String name = o.key().substring(prefix.length());
             if (name.endsWith(SegmentKeys.INDEX_SUFFIX)) {
                 continue; // rebuilt by readers from the segment when absent; never needed for an entry
             }
-            Matcher m = SEGMENT_NAME.matcher(name);
-            if (!m.matches()) {
-                ignored.add(o.key());
+            Candidate c = candidate(o, name, legacy);
+            if (c == null) {
+                if (!ignored.contains(o.key())) {
+                    ignored.add(o.key());
+                }
                 continue;
             }
-            try {
-                out.add(new Candidate(o.key(), Long.parseUnsignedLong(m.group(1)), Long.parseUnsignedLong(m.group(2)),
-                        o.size(), legacy));
-            } catch (NumberFormatException e) {
-                ignored.add(o.key()); // 20 digits above 2^64-1
+            out.put(c.key(), c);
+        }
+    }
+
+    /** The segment keys directly under {@code prefix} whose object name begins with {@code start}. */
+    private void collectUnder(String prefix, String start, boolean legacy, Map<String, Candidate> out)
+            throws StoreException {
+        ObjectListing listing = lister.list(prefix + start);
+        while (listing.hasNext()) {
+            ObjectSummary o = listing.next();
+            if (!o.key().startsWith(prefix + start)) {
+                continue;
+            }
+            Candidate c = candidate(o, o.key().substring(prefix.length()), legacy);
+            if (c != null) {
+                out.put(c.key(), c);
             }
         }
     }
 
-    /** Every candidate read and scanned, in order; the work directory is removed after. */
-    private List<ManifestEntry> readAll(List<Candidate> candidates) throws IOException, StoreException,
-            RefusedException {
-        Path work = root.resolve(WORK_DIR);
-        clean(work);
-        Files.createDirectories(work);
-        long total = candidates.stream().mapToLong(Candidate::size).sum();
-        progress.started(total);
-        List<ManifestEntry> out = new ArrayList<>();
-        try {
-            Path file = work.resolve("segment");
-            for (Candidate c : candidates) {
-                fetcher.download(c.key(), file, OptionalLong.empty());
-                out.add(entryOf(c, file));
-                Files.delete(file);
-                progress.uploaded(c.size());
-            }
-        } finally {
-            progress.finished();
-            clean(work);
+    private static Candidate candidate(ObjectSummary o, String name, boolean legacy) {
+        Matcher m = SEGMENT_NAME.matcher(name);
+        if (!m.matches()) {
+            return null;
         }
-        return out;
+        try {
+            return new Candidate(o.key(), Long.parseUnsignedLong(m.group(1)), Long.parseUnsignedLong(m.group(2)),
+                    o.size(), legacy);
+        } catch (NumberFormatException e) {
+            return null; // 20 digits above 2^64-1
+        }
+    }
+
+    /** Reads and scans each candidate, one file at a time under {@code work}. */
+    private void readAll(List<Candidate> candidates, Path work, Map<String, ManifestEntry> read,
+                         Map<String, Candidate> byKey) throws IOException, StoreException, RefusedException {
+        Path file = work.resolve("segment");
+        for (Candidate c : candidates) {
+            fetcher.download(c.key(), file, OptionalLong.empty());
+            read.put(c.key(), entryOf(c, file));
+            byKey.put(c.key(), c);
+            Files.delete(file);
+            progress.uploaded(c.size());
+        }
     }
 
     /** The manifest entry the bytes of {@code file} (the object {@code c}) prove. */

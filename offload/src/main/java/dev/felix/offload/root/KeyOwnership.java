@@ -240,6 +240,24 @@ public final class KeyOwnership {
         return others ? Optional.of(Refusal.NAMED_BY_ANOTHER_SHARD) : Optional.empty();
     }
 
+    /**
+     * Why {@code key}, which an operator named for deletion as a key of {@code shardDirectory}
+     * without a node id, may still not go: it is not such a key ({@link Refusal#OUTSIDE_SHARD_PREFIX}),
+     * a live manifest could not be read, or a live manifest of this root names it (the shard's own
+     * included: its entry still reads from it). The {@link Refusal#LEGACY_KEY} refusal, which keeps
+     * such keys from every side-effect delete, is what the operator lifts here by saying no other
+     * replica needs them; nothing else does.
+     */
+    public Optional<Refusal> refusalOfNamedLegacyKey(String shardDirectory, String key, LiveKeys live) {
+        if (!isLegacyKey(shardDirectory, key)) {
+            return Optional.of(Refusal.OUTSIDE_SHARD_PREFIX);
+        }
+        if (!live.unreadable().isEmpty()) {
+            return Optional.of(Refusal.A_LIVE_MANIFEST_UNREADABLE);
+        }
+        return live.shardsNaming(key).isEmpty() ? Optional.empty() : Optional.of(Refusal.NAMED_BY_ANOTHER_SHARD);
+    }
+
     /** Whether the live shard {@code shardDirectory} may delete {@code key}: {@link #refusal} finds nothing. */
     public boolean mayDelete(String shardDirectory, String key, LiveKeys live) {
         return refusal(shardDirectory, key, live).isEmpty();

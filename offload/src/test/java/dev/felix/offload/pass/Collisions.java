@@ -30,7 +30,7 @@ final class Collisions {
     }
 
     private static PassReport pass(Path root, ObjectStore store) throws Exception {
-        OffloadSettings keepTwo = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(2))
+        OffloadSettings keepTwo = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(2)).withUnlinkSettle(java.time.Duration.ofMillis(300))
                 .withRetries(2, Duration.ofMillis(1));
         return new OffloadPass(new DataRoot(root), store, keepTwo, StepHook.none(), Map.of(NodeId.ENV, "same-node"),
                 d -> OptionalLong.empty()).run(ProgressListener.none());

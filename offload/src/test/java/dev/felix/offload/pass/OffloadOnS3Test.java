@@ -1,5 +1,6 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.CopyProofKind;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.read.TieredReader;
@@ -61,7 +62,7 @@ class OffloadOnS3Test {
     }
 
     private static OffloadSettings settings() {
-        return OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1))
+        return OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300))
                 .withRetries(3, Duration.ofMillis(5));
     }
 

@@ -58,7 +58,7 @@ class OffloadPassTest {
     }
 
     private static OffloadSettings keepOne() {
-        return OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1))
+        return OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300))
                 .withRetries(3, Duration.ofMillis(1));
     }
 
@@ -409,7 +409,7 @@ class OffloadPassTest {
         setUp();
         Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 8);
         Path shard = written.keySet().iterator().next();
-        PassReport report = pass(keepOne().withLocalRetention(new LocalRetention.KeepBytes(40 * 1024)), StepHook.none());
+        PassReport report = pass(keepOne().withLocalRetention(new LocalRetention.KeepBytes(40 * 1024)).withUnlinkSettle(java.time.Duration.ofMillis(300)), StepHook.none());
         assertThat(report.complete()).isTrue();
         long local = 0;
         for (SegmentFile f : SegmentFile.list(shard)) {
@@ -452,7 +452,7 @@ class OffloadPassTest {
     }
 
     @Test
-    void readsBelowTheOldestCopyOrInAGapAreTrimmedNamingTheNextOffset() throws Exception {
+    void readsBelowTheOldestCopyAreTrimmedAndInAGapAreAGapNamingTheNextOffset() throws Exception {
         setUp();
         Map<Path, List<Record>> written = TestRoots.write(root, 1, 300, 2);
         pass(keepOne(), StepHook.none());
@@ -465,8 +465,13 @@ class OffloadPassTest {
         TieredReader reader = new TieredReader(shard, store, new ChunkCache(store, 4096, 1 << 20));
         assertThat(reader.read(0, 10, 1000)).isEqualTo(new TieredRead.Trimmed(entries.get(1).baseOffset()));
         if (entries.size() > 3) {
+            // A hole inside the history is a gap, not the history's start: it names what is missing.
             assertThat(reader.read(entries.get(2).baseOffset(), 10, 1000))
-                    .isEqualTo(new TieredRead.Trimmed(entries.get(3).baseOffset()));
+                    .isEqualTo(new TieredRead.Gap(entries.get(2).baseOffset(), entries.get(3).baseOffset() - 1,
+                            entries.get(3).baseOffset()));
+            // A read that reaches the hole stops before it with what it read; the next read names the hole.
+            TieredRead.Records upTo = (TieredRead.Records) reader.read(entries.get(1).lastOffset(), 10, 1 << 20);
+            assertThat(upTo.nextOffset()).isEqualTo(entries.get(2).baseOffset());
         }
     }
 

@@ -259,7 +259,7 @@ class PipelinedOffloadTest {
                 recorded.add(id);
             }
         };
-        PassReport report = pass(store, settings().withLocalRetention(new LocalRetention.KeepSegments(1)), hook);
+        PassReport report = pass(store, settings().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300)), hook);
 
         assertThat(report.complete()).isFalse();
         assertThat(recorded).as("no younger segment recorded").isEmpty();
@@ -370,7 +370,7 @@ class PipelinedOffloadTest {
             }
         };
         OffloadSettings settings = settings().withMaxBytesInFlight(bound)
-                .withLocalRetention(new LocalRetention.KeepSegments(1));
+                .withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300));
         PassReport broken = pass(fs, settings, hook);
 
         assertThat(broken.complete()).isFalse();

@@ -101,7 +101,7 @@ class ReplacedHistoryTest {
 
     private static void offload(Path root, ObjectStore store) throws Exception {
         PassReport report = new OffloadPass(new DataRoot(root), store,
-                OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withRetries(3, Duration.ofMillis(5)),
+                OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300)).withRetries(3, Duration.ofMillis(5)),
                 StepHook.none(), Map.of(NodeId.ENV, "n1"), d -> OptionalLong.empty()).run(ProgressListener.none());
         assertThat(report.complete()).as(report.toString()).isTrue();
     }

@@ -41,7 +41,7 @@ class TieredRandomReadTest {
         Path root = Files.createDirectories(tmp.resolve("root"));
         fs = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
         Map<Path, List<Record>> shards = TestRoots.write(root, 1, 600, 23);
-        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1));
+        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300));
         new OffloadPass(new DataRoot(root), fs, settings, StepHook.none(), Map.of(NodeId.ENV, "node-a"),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());
         shard = shards.keySet().iterator().next();

@@ -57,7 +57,7 @@ class TieredReaderDamageTest {
         Path root = Files.createDirectories(tmp.resolve("root"));
         store = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
         Map<Path, List<Record>> shards = TestRoots.write(root, 1, 300, 5);
-        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1))
+        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300))
                 .withRetries(3, Duration.ofMillis(1));
         new OffloadPass(new DataRoot(root), store, settings, StepHook.none(), Map.of(NodeId.ENV, "node-a"),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());

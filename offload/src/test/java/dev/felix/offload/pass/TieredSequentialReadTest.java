@@ -99,7 +99,7 @@ class TieredSequentialReadTest {
         Path root = Files.createDirectories(tmp.resolve("root"));
         FilesystemStore fs = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
         Map<Path, List<Record>> shards = TestRoots.write(root, 1, 300, 11);
-        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1));
+        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300));
         new OffloadPass(new DataRoot(root), fs, settings, StepHook.none(), Map.of(NodeId.ENV, "node-a"),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());
         Path shard = shards.keySet().iterator().next();
@@ -134,7 +134,7 @@ class TieredSequentialReadTest {
         Path root = Files.createDirectories(tmp.resolve("root"));
         FilesystemStore fs = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
         Map<Path, List<Record>> shards = TestRoots.write(root, 1, 600, 11);
-        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1));
+        OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300));
         new OffloadPass(new DataRoot(root), fs, settings, StepHook.none(), Map.of(NodeId.ENV, "node-a"),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());
         Path shard = shards.keySet().iterator().next();

@@ -53,7 +53,7 @@ class ShardRestoreTest {
         written = TestRoots.write(root, 1, 1500, 3);
         shard = written.keySet().iterator().next();
         PassReport report = new OffloadPass(new DataRoot(root), store, OffloadSettings.defaults()
-                .withLocalRetention(new LocalRetention.KeepSegments(1)), StepHook.none(), Map.of(NodeId.ENV, "node-a"),
+                .withLocalRetention(new LocalRetention.KeepSegments(1)).withUnlinkSettle(java.time.Duration.ofMillis(300)), StepHook.none(), Map.of(NodeId.ENV, "node-a"),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());
         assertThat(report.shards()).isNotEmpty();
         original = ManifestStore.read(shard);
@@ -95,7 +95,7 @@ class ShardRestoreTest {
     }
 
     @Test
-    void neverReplacesAManifestAndAMergeOnlyAddsEntriesBelowTheExistingOnes() throws Exception {
+    void neverReplacesAManifestAndAMergeAddsEveryMissingEntryBelowTheLocalLog() throws Exception {
         List<ManifestEntry> all = original.entries();
         assertThatThrownBy(() -> restore(false)).isInstanceOf(ShardRestore.RefusedException.class)
                 .hasMessageContaining("never replaces");
@@ -110,11 +110,14 @@ class ShardRestoreTest {
         assertThat(r.present()).isEqualTo(all.subList(all.size() - 2, all.size()));
         assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
 
+        // One entry in the middle: the store's history below and above it, up to the local log, is all added
+        // (entries above the newest one used to be left out, and read stopped there).
         ManifestStore.open(shard).save(Manifest.of(all.subList(1, 2)));
         ShardRestore.Result middle = restore(true);
-        assertThat(middle.restored()).containsExactly(all.get(0));
-        assertThat(middle.above()).hasSize(all.size() - 2);
-        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all.subList(0, 2));
+        assertThat(middle.restored()).hasSize(all.size() - 1).doesNotContain(all.get(1));
+        assertThat(middle.above()).isEmpty();
+        assertThat(middle.whole()).isTrue();
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
     }
 
     @Test
@@ -171,5 +174,45 @@ class ShardRestoreTest {
         assertThatThrownBy(restore::run).isInstanceOf(ShardRestore.RefusedException.class)
                 .hasMessageContaining("nothing to restore");
         assertThat(root.resolve("acme_default_none_0-0123456789abcdef")).doesNotExist();
+    }
+
+    /** A lister whose listings leave out the keys {@code hidden} accepts: a store whose listings lag behind its writes. */
+    private dev.felix.offload.store.ObjectLister lagging(java.util.function.Predicate<String> hidden) {
+        return (prefix, continuation, maxKeys) -> {
+            dev.felix.offload.store.ListPage page = store.listPage(prefix, continuation, maxKeys);
+            return new dev.felix.offload.store.ListPage(page.entries().stream().filter(o -> !hidden.test(o.key()))
+                    .toList(), page.continuation());
+        };
+    }
+
+    @Test
+    void anObjectEveryListingLeavesOutIsFoundByTheKeyTheChainImpliesOrItsHoleIsNamed() throws Exception {
+        removeShard();
+        List<ManifestEntry> all = original.entries();
+        ManifestEntry late = all.get(all.size() / 2);
+
+        ShardRestore.Result found = new ShardRestore(root, name(), keys, "", lagging(k -> k.equals(late.objectKey())),
+                store, false, ProgressListener.none()).run();
+        assertThat(found.lateKeys()).containsExactly(late.objectKey());
+        assertThat(found.whole()).isTrue();
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
+
+        // Not even the key answers (the object is not there yet): the hole is named, the rest restored.
+        removeShard();
+        byte[] bytes = store.readAll(late.objectKey(), Integer.MAX_VALUE, OptionalLong.empty());
+        store.delete(late.objectKey());
+        ShardRestore.Result holed = new ShardRestore(root, name(), keys, "", store, store, false,
+                ProgressListener.none()).run();
+        assertThat(holed.whole()).isFalse();
+        assertThat(holed.holes()).containsExactly(new ShardRestore.Hole(late.baseOffset(), late.lastOffset(), false));
+        assertThat(ManifestStore.read(shard).size()).isEqualTo(all.size() - 1);
+
+        // It shows up: a merge records it, and the history is whole.
+        store.put(late.objectKey(), UploadBody.ofBytes(bytes), PutOptions.defaults());
+        ShardRestore.Result merged = new ShardRestore(root, name(), keys, "", store, store, true,
+                ProgressListener.none()).run();
+        assertThat(merged.restored()).containsExactly(late);
+        assertThat(merged.whole()).isTrue();
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
     }
 }

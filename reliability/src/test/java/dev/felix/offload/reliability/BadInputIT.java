@@ -121,6 +121,9 @@ class BadInputIT {
         List<String> jvm = List.of();
         /** A command the java command runs under (another user's identity, say); none by default. */
         List<String> wrapper = List.of();
+        /** Run after the "before" snapshot and after the process ended, before the "after" one (a chmod and its undoing). */
+        IoAction beforeRun = () -> { };
+        IoAction afterRun = () -> { };
 
         Cases(String category) {
             this.category = category;
@@ -130,8 +133,11 @@ class BadInputIT {
             String what = "felix-offload " + String.join(" ", args);
             Map<String, String> before = world.snapshot();
             Felix.Result r;
+            beforeRun.run();
             try (Felix.Running p = Felix.start(dir, env, wrapper, jvm, true, List.of(args))) {
                 r = p.await(TIMEOUT, what);
+            } finally {
+                afterRun.run();
             }
             String all = r.out() + r.err();
             soft.assertThat(r.exit()).as(what + ": exit (" + r.describe() + ")").isEqualTo(exit);
@@ -147,6 +153,11 @@ class BadInputIT {
         void done() {
             soft.assertAll();
         }
+    }
+
+    /** Something done to the world around a case's process. */
+    private interface IoAction {
+        void run() throws IOException;
     }
 
     private Path config(String name, String text) throws IOException {
@@ -389,7 +400,7 @@ class BadInputIT {
             Map<String, Integer> requests = new LinkedHashMap<>();
             requests.put("/read?shard=..%2F..%2Fetc&from=0", 404);
             requests.put("/read?shard=..&from=0", 404);
-            requests.put("/read?shard=&from=0", 404);
+            requests.put("/read?shard=&from=0", 400); // no shard named: malformed, not an unknown shard
             requests.put("/read?shard=.deleted&from=0", 404);
             requests.put("/read?shard=" + shard + "&from=-1", 400);
             requests.put("/read?shard=" + shard + "&from=18446744073709551616", 400);
@@ -763,6 +774,354 @@ class BadInputIT {
         c.done();
     }
 
+    /**
+     * The wrapper that runs the jar without the right to read what its mode forbids: nothing for an
+     * ordinary user (a mode of 000 stops it), and for root, whom modes do not stop, root without the two
+     * capabilities that let it pass them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), through util-linux's
+     * setpriv. The case is skipped, saying why, where neither works.
+     */
+    private static List<String> boundByModes() throws Exception {
+        Felix.Result id = system("id", "-u");
+        if (!id.out().strip().equals("0")) {
+            return List.of();
+        }
+        Felix.Result setpriv = system("setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                "--inh-caps=-dac_override,-dac_read_search", "--", "true");
+        org.junit.jupiter.api.Assumptions.assumeTrue(setpriv.exit() == 0, "an unreadable directory needs, as root, "
+                + "setpriv dropping CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: " + setpriv.out().strip());
+        return List.of("setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                "--inh-caps=-dac_override,-dac_read_search", "--");
+    }
+
+    @Test
+    void aShardThatCannotBeReadIsNeverPassedOverAsSuccess() throws Exception {
+        Cases c = new Cases("unreadable shard");
+        // A copy of the offloaded root and its store: every sealed segment already offloaded, so the only
+        // thing a pass could find wrong is the shard it may not read.
+        Path lockedRoot = dir.resolve("unreadable-data");
+        Path lockedStore = dir.resolve("unreadable-store");
+        copyAll(root, lockedRoot);
+        copyAll(storeDir, lockedStore);
+        String shard = shards.get(0).getFileName().toString();
+        Path locked = lockedRoot.resolve(shard);
+        String lockedUri = lockedStore.toUri().toString();
+        c.world = new World().dir("data", lockedRoot).dir("store", lockedStore);
+        c.wrapper = boundByModes();
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = Files.getPosixFilePermissions(locked);
+        c.beforeRun = () -> Files.setPosixFilePermissions(locked, java.util.Set.of());
+        c.afterRun = () -> Files.setPosixFilePermissions(locked, mode);
+        List<String> denied = List.of(shard, locked + ": permission denied");
+
+        Felix.Result offload = c.expect(FelixOffload.CORRUPT, List.of(shard, "could not be read", "permission denied"),
+                "offload", "--data-dir", lockedRoot.toString(), "--store", lockedUri);
+        c.soft.assertThat(offload.out()).as("offload over a shard it could not read").doesNotContain("every eligible segment");
+        Felix.Result json = c.expect(FelixOffload.CORRUPT, denied, "offload", "--data-dir", lockedRoot.toString(), "--store",
+                lockedUri, "--json");
+        c.soft.assertThat(json.out()).as("offload --json").contains("\"complete\":false", "\"unreadable\":[\"" + shard);
+        c.expect(FelixOffload.CORRUPT, List.of(shard + ": unreadable, NOT checked", "permission denied", "1 unreadable"),
+                "fsck", "--data-dir", lockedRoot.toString());
+        c.expect(FelixOffload.CORRUPT, List.of("unreadable shard=" + shard, "permission denied"), "scrub", "--data-dir",
+                lockedRoot.toString(), "--store", lockedUri);
+        c.expect(FelixOffload.IO, List.of("shard " + shard + " could not be read", "permission denied"), "read",
+                "--data-dir", lockedRoot.toString(), "--store", lockedUri, "--shard", shard, "--from", "0");
+        Path retention = config("unreadable.yaml", "data-dir: " + lockedRoot + "\nstore: " + lockedUri + "\n");
+        c.expect(FelixOffload.CORRUPT, List.of(shard, "permission denied"), "retention", "--config", retention.toString());
+
+        // The daemon: a /shards row saying so, and /read an I/O error, not "no such shard".
+        Path daemonConfig = config("unreadable-daemon.yaml", "data-dir: " + lockedRoot + "\nstore: " + lockedUri
+                + "\nhttp.port: 0\noffload.schedule: \"off\"\nretention.schedule: \"off\"\nscrub.schedule: \"off\"\n");
+        Map<String, String> before = c.world.snapshot();
+        c.beforeRun.run();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), c.wrapper, List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> rows = http.send(HttpRequest.newBuilder(base.resolve("/shards"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(rows.body()).as("/shards").contains("{\"dir\":\"" + shard + "\"")
+                    .contains("\"problem\":\"unreadable", locked + ": permission denied");
+            HttpResponse<String> read = http.send(HttpRequest.newBuilder(base.resolve("/read?shard=" + shard + "&from=0"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(read.statusCode()).as("/read of it: " + read.body()).isEqualTo(500);
+            c.soft.assertThat(read.body()).as("/read of it").contains("\"error\":\"io_error\"", "permission denied");
+            tally.merge("unreadable shard", 2, Integer::sum);
+        } finally {
+            c.afterRun.run();
+        }
+        c.soft.assertThat(World.differences(before, c.world.snapshot())).as("the daemon over an unreadable shard changed")
+                .isEmpty();
+
+        // A name the root cannot look through at all, whoever runs: a link to a directory that is not there
+        // (a shard moved to another disk that is not mounted).
+        c.wrapper = List.of();
+        c.beforeRun = () -> { };
+        c.afterRun = () -> { };
+        Path moved = lockedRoot.resolve("acme_default_moved_0-0123456789abcdef");
+        Files.createSymbolicLink(moved, dir.resolve("unmounted-disk").resolve(moved.getFileName()));
+        Files.setPosixFilePermissions(locked, mode);
+        String gone = moved.getFileName().toString();
+        c.expect(FelixOffload.CORRUPT, List.of(gone, "a symbolic link to nothing", "could not be read"), "offload",
+                "--data-dir", lockedRoot.toString(), "--store", lockedUri);
+        c.expect(FelixOffload.CORRUPT, List.of(gone + ": unreadable, NOT checked"), "fsck", "--data-dir",
+                lockedRoot.toString());
+        c.expect(FelixOffload.CORRUPT, List.of("unreadable shard=" + gone), "scrub", "--data-dir", lockedRoot.toString(),
+                "--store", lockedUri);
+        c.done();
+    }
+
+    @Test
+    void configurationThatCannotTakeEffectIsRefusedOrSaidAloud() throws Exception {
+        Cases c = new Cases("configuration without effect");
+        String shard = shards.get(0).getFileName().toString();
+        // A misspelt last key that ends in a real one reads as a stream or directory named with the typo: the
+        // override would apply nowhere (or to another limit). Refused, naming the key and the likely one.
+        record Bad(String name, String text, String says) {
+        }
+        List<Bad> bad = List.of(
+                new Bad("typo-stream.yaml", base("retention.streams:\n  \"acme/default/orders\":\n    locl.retention.ms: -1"),
+                        "'locl.retention.ms' reads as a misspelt key (did you mean local.retention.ms?)"),
+                new Bad("typo-stream-bytes.yaml", base("retention.streams.acme/default/orders.lokal.retention.bytes: 1GiB"),
+                        "'lokal.retention.bytes' reads as a misspelt key (did you mean local.retention.bytes?)"),
+                new Bad("typo-shard.yaml", base("retention.shards:\n  " + shard + ":\n    lcoal.retention.ms: -1"),
+                        "'lcoal.retention.ms' reads as a misspelt key (did you mean local.retention.ms?), not as a shard directory"),
+                // A cron expression that names no time to come: the pass would never run while /health said ready.
+                new Bad("cron-30-february.yaml", base("offload.schedule: \"0 0 30 2 *\""),
+                        "offload.schedule: cron expression '0 0 30 2 *' never fires"),
+                new Bad("cron-past-year.yaml", base("retention.schedule: \"0 0 0 1 1 ? 2020\""),
+                        "retention.schedule: cron expression '0 0 0 1 1 ? 2020' never fires"));
+        for (Bad b : bad) {
+            Path file = config(b.name(), b.text());
+            c.expect(FelixOffload.USAGE, List.of("felix-offload: " + file + ": ", b.says()), "run", "--config", file.toString());
+            c.expect(FelixOffload.USAGE, List.of(b.says()), "retention", "--config", file.toString());
+        }
+
+        // Overrides naming a stream or a shard the root does not hold: not refused (the stream may come), but
+        // said by every retention pass and at the daemon's start.
+        String idle = "retention.streams:\n  \"acme/default/ordres\":\n    retention.ms: -1\n"
+                + "retention.shards:\n  acme_default_ordres_0-0123456789abcdef:\n    retention.ms: -1";
+        Path idleConfig = config("idle-overrides.yaml", base(idle));
+        List<String> said = List.of("retention.streams.acme/default/ordres matches no shard under " + root,
+                "retention.shards.acme_default_ordres_0-0123456789abcdef matches no shard", "its limits apply to nothing");
+        c.expect(FelixOffload.OK, said, "retention", "--config", idleConfig.toString());
+        Path idleDaemon = config("idle-overrides-daemon.yaml", base(idle + "\noffload.schedule: \"off\"\n"
+                + "scrub.schedule: \"off\"\nretention.schedule: \"*/2 * * * * ?\""));
+        Map<String, String> before = world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                idleDaemon.toString()))) {
+            daemonEndpoint(daemon);
+            String startup = idleDaemon + ": retention.streams.acme/default/ordres matches no shard";
+            String pass = "OverrideReach - retention.streams.acme/default/ordres matches no shard";
+            long limit = System.nanoTime() + TIMEOUT.toNanos();
+            String err = "";
+            while (System.nanoTime() < limit && !(err.contains(startup) && count(err, pass) >= 2) && daemon.process.isAlive()) {
+                Thread.sleep(100);
+                err = Files.readString(daemon.err);
+            }
+            c.soft.assertThat(err).as("the daemon's start-up").contains(startup);
+            c.soft.assertThat(count(err, pass)).as("retention passes saying it: " + err).isGreaterThanOrEqualTo(2);
+            tally.merge("configuration without effect", 1, Integer::sum);
+        }
+        c.soft.assertThat(World.differences(before, world.snapshot())).as("the daemon with idle overrides changed").isEmpty();
+        c.done();
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void optionsTakeTheConfigurationFilesUnitsAndBounds() throws Exception {
+        Cases c = new Cases("one grammar for options");
+        String shard = shards.get(0).getFileName().toString();
+        // Bytes with a unit, as the file's local.retention.bytes takes them: everything fits in 64GiB, so the
+        // pass over the offloaded root uploads and unlinks nothing.
+        c.expect(FelixOffload.OK, List.of("every eligible segment is offloaded"), "offload", "--data-dir", root.toString(),
+                "--store", store, "--keep-local-bytes", "64GiB");
+        c.expect(FelixOffload.USAGE, List.of("--keep-local-bytes", "expected a number of bytes >= 0", "'64Gi'"), "offload",
+                "--data-dir", root.toString(), "--store", store, "--keep-local-bytes", "64Gi");
+        // The file's bound of offload.parallelism, on the command line too.
+        c.expect(FelixOffload.USAGE, List.of("--parallelism: expected an integer from 1 to 1024, got '1025'"), "offload",
+                "--data-dir", root.toString(), "--store", store, "--parallelism", "1025");
+        Path generated = dir.resolve("generated-with-units");
+        c.expect(FelixOffload.OK, List.of("wrote 300 records"), "generate", "--data-dir", generated.toString(), "--records",
+                "300", "--segment-bytes", "64KiB", "--payload-bytes", "1KiB");
+        // read takes --config, as every other command that talks to the store does.
+        Path readConfig = config("read.yaml", "data-dir: " + root + "\nstore: " + store + "\n");
+        c.expect(FelixOffload.OK, List.of("offset=0 "), "read", "--config", readConfig.toString(), "--shard", shard,
+                "--from", "0", "--max-records", "1");
+        c.expect(FelixOffload.USAGE, List.of("give either --config or --data-dir and --store, not both"), "read",
+                "--config", readConfig.toString(), "--data-dir", root.toString(), "--shard", shard, "--from", "0");
+        c.done();
+    }
+
+    @Test
+    void theHttpEndpointRefusesMalformedRequestsAndUnknownPaths() throws Exception {
+        Cases c = new Cases("HTTP requests");
+        String shard = shards.get(0).getFileName().toString();
+        Path daemonConfig = config("http-edges.yaml", base("offload.schedule: \"off\"\nretention.schedule: \"off\"\n"
+                + "scrub.schedule: \"off\""));
+        Map<String, String> before = world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            HttpClient http = HttpClient.newHttpClient();
+            Map<String, Integer> requests = new LinkedHashMap<>();
+            // Malformed /read requests: which value would count, what was misspelt, which shard?
+            requests.put("/read?from=0", 400);
+            requests.put("/read?shard=" + shard + "&from=0&from=5", 400);
+            requests.put("/read?shard=" + shard + "&shard=no-such-shard&from=0", 400);
+            requests.put("/read?shard=" + shard + "&from=0&maxbytes=10", 400);
+            // Paths that only start like an endpoint: the JDK's server hands them to it unless told otherwise.
+            for (String path : List.of("/metricsfoo", "/metrics/x", "/shardsx", "/shards/x", "/readme?shard=" + shard
+                    + "&from=0", "/read/x?shard=" + shard + "&from=0", "/healthz")) {
+                requests.put(path, 404);
+            }
+            // ... while the endpoints themselves still answer.
+            requests.put("/metrics", 200);
+            requests.put("/shards/", 200);
+            requests.put("/read?shard=" + shard + "&from=0&max=1", 200);
+            for (Map.Entry<String, Integer> r : requests.entrySet()) {
+                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(base.resolve(r.getKey()))
+                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                c.soft.assertThat(answer.statusCode()).as("GET " + r.getKey() + ": " + answer.body()).isEqualTo(r.getValue());
+                if (r.getValue() != 200) {
+                    c.soft.assertThat(answer.body()).as("GET " + r.getKey()).contains(r.getValue() == 400
+                            ? "\"error\":\"bad_request\"" : "\"error\":\"not_found\"");
+                }
+                tally.merge("HTTP requests", 1, Integer::sum);
+            }
+        }
+        c.soft.assertThat(World.differences(before, world.snapshot())).as("the requests changed").isEmpty();
+        c.done();
+    }
+
+    @Test
+    void anIpv6BindIsPrintedInBrackets() throws Exception {
+        Cases c = new Cases("HTTP requests");
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            probe.getLocalPort();
+        } catch (IOException e) {
+            org.junit.jupiter.api.Assumptions.abort("this machine has no IPv6 loopback to bind: " + e.getMessage());
+        }
+        Path daemonConfig = config("ipv6.yaml", base("http.bind: \"::1\"\noffload.schedule: \"off\"\n"
+                + "retention.schedule: \"off\"\nscrub.schedule: \"off\""));
+        try (Felix.Running daemon = Felix.start(dir, Map.of(), List.of(), true, List.of("run", "--config",
+                daemonConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            c.soft.assertThat(base.toString()).as("where the daemon says it serves").startsWith("http://[::1]:");
+            String said = Files.readString(daemon.out) + Files.readString(daemon.err);
+            c.soft.assertThat(said).as("every line naming the endpoint").doesNotContain("http://::1");
+            if (base.getHost() != null) {
+                HttpResponse<String> live = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve(
+                        "/health/live")).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                c.soft.assertThat(live.statusCode()).as("the printed URL answers").isEqualTo(200);
+            }
+            tally.merge("HTTP requests", 1, Integer::sum);
+        }
+        c.done();
+    }
+
+    @Test
+    void readingPastTheEndOfTheLogSaysSo() throws Exception {
+        Cases c = new Cases("read past the end");
+        String shard = shards.get(0).getFileName().toString();
+        // 2000 records were generated: offsets 0 to 1999, so 2000 is the end (nothing yet, a success) and
+        // anything above it was never written.
+        c.expect(FelixOffload.OK, List.of(), "read", "--data-dir", root.toString(), "--store", store, "--shard", shard,
+                "--from", "2000");
+        c.expect(FelixOffload.CORRUPT, List.of("offset 2001 is past the end of the log", "the next offset to be written is 2000"),
+                "read", "--data-dir", root.toString(), "--store", store, "--shard", shard, "--from", "2001");
+        c.expect(FelixOffload.CORRUPT, List.of("\"error\":\"BeyondLogEnd\"", "\"log_end\":2000"), "read", "--data-dir",
+                root.toString(), "--store", store, "--shard", shard, "--from", "18446744073709551615", "--json");
+        c.done();
+    }
+
+    @Test
+    void aMissingBucketAnUntrustedCertificateAndTheEndpointInUseAreNamed() throws Exception {
+        Cases c = new Cases("store endpoints");
+        S3Server server = S3Servers.s3proxy();
+        String bucket = server.createBucket("edges");
+        // A root never offloaded and without a node id yet: a pass that began would write one first.
+        Path edgeRoot = dir.resolve("edge-data");
+        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", edgeRoot.toString(), "--records", "1000",
+                "--payload-bytes", "200", "--segment-bytes", "65536"));
+        String shard = new DataRoot(edgeRoot).streamShards().get(0).name();
+        c.world = new World().dir("data", edgeRoot).listing(bucket, () -> objects(server, bucket));
+        String access = server.credentials().accessKey().orElseThrow();
+        String secret = server.credentials().secretKey().orElseThrow();
+        c.env = awsEnv(access, secret, server.region());
+
+        // A bucket that does not exist: a configuration mistake (exit 2), said before anything is written.
+        String missing = "s3://felix-no-such-bucket?endpoint=" + server.endpoint() + "&region=" + server.region()
+                + "&path-style=true&max-attempts=2";
+        List<String> noBucket = List.of("--store: the bucket does not exist", "felix-no-such-bucket", "NoSuchBucket");
+        c.expect(FelixOffload.USAGE, noBucket, "offload", "--data-dir", edgeRoot.toString(), "--store", missing);
+        c.expect(FelixOffload.USAGE, noBucket, "scrub", "--data-dir", edgeRoot.toString(), "--store", missing);
+        c.expect(FelixOffload.USAGE, noBucket, "read", "--data-dir", edgeRoot.toString(), "--store", missing, "--shard",
+                shard, "--from", "0");
+        Path missingConfig = config("no-such-bucket.yaml", "data-dir: " + edgeRoot + "\nstore: \"" + missing + "\"\n");
+        c.expect(FelixOffload.USAGE, List.of(missingConfig + ": store: the bucket does not exist", "NoSuchBucket"),
+                "retention", "--config", missingConfig.toString());
+
+        // AWS_ENDPOINT_URL sends the requests of a URI without endpoint= elsewhere: the description says where.
+        Map<String, String> redirected = awsEnv(access, secret, server.region());
+        redirected.put("AWS_ENDPOINT_URL", server.endpoint().toString());
+        c.env = redirected;
+        String viaEnvironment = "s3://felix-no-such-bucket?region=" + server.region() + "&path-style=true&max-attempts=2";
+        c.expect(FelixOffload.USAGE, List.of("at " + server.endpoint() + " (from AWS_ENDPOINT_URL, not the store URI)"),
+                "offload", "--data-dir", edgeRoot.toString(), "--store", viaEnvironment);
+        Path redirectedConfig = config("endpoint-from-environment.yaml", "data-dir: " + edgeRoot + "\nstore: \"s3://"
+                + bucket + "?region=" + server.region() + "&path-style=true\"\nhttp.port: 0\noffload.schedule: \"off\"\n"
+                + "retention.schedule: \"off\"\nscrub.schedule: \"off\"\n");
+        Map<String, String> before = c.world.snapshot();
+        try (Felix.Running daemon = Felix.start(dir, redirected, List.of(), true, List.of("run", "--config",
+                redirectedConfig.toString()))) {
+            URI base = daemonEndpoint(daemon);
+            c.soft.assertThat(Files.readString(daemon.out)).as("run's line naming the store")
+                    .contains("at " + server.endpoint() + " (from AWS_ENDPOINT_URL, not the store URI)");
+            HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve("/health"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            c.soft.assertThat(health.body()).as("/health's store description").contains("(from AWS_ENDPOINT_URL");
+            tally.merge("store endpoints", 1, Integer::sum);
+        }
+        c.soft.assertThat(World.differences(before, c.world.snapshot())).as("the daemon changed").isEmpty();
+        c.env = awsEnv(access, secret, server.region());
+
+        // HTTPS with a certificate of a CA the JVM does not know: the endpoint named, and how to trust the CA.
+        try (TlsFront front = TlsFront.start(dir.resolve("tls"), server.endpoint())) {
+            String https = "s3://" + bucket + "?endpoint=" + front.endpoint() + "&region=" + server.region()
+                    + "&path-style=true&max-attempts=2";
+            List<String> untrusted = List.of("TLS with " + front.endpoint() + " failed", "not signed by a CA",
+                    "ca-bundle=/path/to/ca.pem in the store URI");
+            c.expect(FelixOffload.CORRUPT, untrusted, "offload", "--data-dir", edgeRoot.toString(), "--store", https);
+            c.expect(FelixOffload.IO, untrusted, "scrub", "--data-dir", edgeRoot.toString(), "--store", https);
+            Path notPem = Files.writeString(dir.resolve("tls").resolve("not-a-bundle.pem"), "not a certificate\n");
+            c.expect(FelixOffload.USAGE, List.of("--store: store URI ca-bundle", notPem.toString()), "offload",
+                    "--data-dir", edgeRoot.toString(), "--store", https + "&ca-bundle=" + notPem);
+            c.expect(FelixOffload.USAGE, List.of("--store: store URI ca-bundle", "cannot read"), "offload",
+                    "--data-dir", edgeRoot.toString(), "--store", https + "&ca-bundle=" + dir.resolve("tls/none.pem"));
+            // With the CA's certificate given, the same endpoint serves the pass, and scrub finds it whole.
+            String trusting = https + "&ca-bundle=" + front.caPem();
+            Felix.Result pass = Felix.run(dir, c.env, TIMEOUT, "offload", "--data-dir", edgeRoot.toString(), "--store",
+                    trusting);
+            c.soft.assertThat(pass.exit()).as("offload trusting the CA: " + pass.describe()).isZero();
+            c.soft.assertThat(objects(server, bucket)).as("objects after the pass over HTTPS").isNotEmpty();
+            c.expect(FelixOffload.OK, List.of("no anomalies"), "scrub", "--data-dir", edgeRoot.toString(), "--store",
+                    trusting);
+            // The MinIO client takes the same setting.
+            String minio = "minio://" + bucket + "?endpoint=" + front.endpoint() + "&region=" + server.region()
+                    + "&max-attempts=2";
+            c.expect(FelixOffload.IO, untrusted, "scrub", "--data-dir", edgeRoot.toString(), "--store", minio);
+            c.expect(FelixOffload.OK, List.of("no anomalies"), "scrub", "--data-dir", edgeRoot.toString(), "--store",
+                    minio + "&ca-bundle=" + front.caPem());
+        }
+        c.done();
+    }
+
     private static void copyAll(Path from, Path to) throws IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
@@ -789,6 +1148,7 @@ class BadInputIT {
 
     /** The exit codes of the command's contract (FelixOffload's), spelled out: the suite runs the jar, not its classes. */
     private static final class FelixOffload {
+        static final int OK = 0;
         static final int CORRUPT = 1;
         static final int USAGE = 2;
         static final int IO = 3;

@@ -271,6 +271,7 @@ final class CrashCampaign {
                     "scrub.schedule: 'off'",
                     "local.retention.bytes: 40KiB",
                     "orphans.grace: 0s",
+                    "offload.unlink-settle: 300ms",
                     "http.port: 0",
                     "shutdown.grace: 5s",
                     "log.level: warn",
@@ -406,8 +407,10 @@ final class CrashCampaign {
         }
 
         private List<String> offloadArgs() {
+            // Entries settle for 300 ms (5 s by default): no broker rewrites the manifest here, and the
+            // campaign's hundreds of passes each wait that long before they unlink.
             return List.of("offload", "--data-dir", root.toString(), "--store", target.uri(), "--json",
-                    "--keep-local-segments", Integer.toString(KEEP_LOCAL_SEGMENTS));
+                    "--keep-local-segments", Integer.toString(KEEP_LOCAL_SEGMENTS), "--unlink-settle", "300ms");
         }
 
         /** Waits until the daemon says it serves; true if it did before it ended. */
@@ -487,7 +490,8 @@ final class CrashCampaign {
                 learn(lockAt, r.took().toNanos());
             } else {
                 OffloadSettings settings = OffloadSettings.defaults()
-                        .withLocalRetention(new LocalRetention.KeepSegments(KEEP_LOCAL_SEGMENTS));
+                        .withLocalRetention(new LocalRetention.KeepSegments(KEEP_LOCAL_SEGMENTS))
+                        .withUnlinkSettle(java.time.Duration.ofMillis(300));
                 PassReport report = new OffloadPass(new DataRoot(root), store, settings, StepHook.none(), Map.of(),
                         dir -> OptionalLong.empty()).run(ProgressListener.none());
                 if (!report.complete()) {

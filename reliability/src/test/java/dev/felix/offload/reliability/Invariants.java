@@ -264,6 +264,11 @@ final class Invariants {
                 throw new AssertionError(when + ": " + w.name() + ": offset " + next + " of " + expected.size()
                         + " acknowledged is gone (trimmed; next available " + t.nextAvailable() + ")");
             }
+            if (r instanceof TieredRead.Gap g) {
+                throw new AssertionError(when + ": " + w.name() + ": offsets " + g.firstMissing() + ".." + g.lastMissing()
+                        + " of " + expected.size() + " acknowledged are held nowhere (a gap; next available "
+                        + g.nextAvailable() + ")");
+            }
             TieredRead.Records records = (TieredRead.Records) r;
             if (records.records().isEmpty()) {
                 throw new AssertionError(when + ": " + w.name() + ": offset " + next + " reads as the end of the log, but "

@@ -48,7 +48,7 @@ class InvariantsTest {
         writer.close();
         store = StoreTarget.filesystem(tmp.resolve("store")).open();
         new OffloadPass(new DataRoot(root), store, OffloadSettings.defaults()
-                .withLocalRetention(new LocalRetention.KeepSegments(2)), StepHook.none(), Map.of(),
+                .withLocalRetention(new LocalRetention.KeepSegments(2)).withUnlinkSettle(java.time.Duration.ofMillis(300)), StepHook.none(), Map.of(),
                 dir -> OptionalLong.empty()).run(ProgressListener.none());
         invariants = new Invariants(root, List.of(writer), store);
         Invariants.Seen seen = invariants.check("after one pass");

@@ -1,11 +1,11 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.copy.ObjectRelease;
 import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.root.KeyOwnership;
-import dev.felix.offload.root.LiveKeys;
 import dev.felix.offload.root.SegmentKeys;
 
 import java.io.IOException;
@@ -13,9 +13,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
-/** Deletes keys in batches, stopping at the first failed batch or when asked to stop. */
+/** Deletes permitted keys in batches, stopping at the first failed batch or when asked to stop. */
 final class BatchDeletes {
 
     /**
@@ -26,37 +25,45 @@ final class BatchDeletes {
     record Outcome(List<String> deleted, List<String> left, String problem) {
     }
 
-    /**
-     * Keys split by {@link KeyOwnership}: those the shard may delete, and those it must keep, with why.
-     */
-    record Split(List<String> deletable, Map<String, KeyOwnership.Refusal> kept) {
+    /** Verdicts of {@link ObjectRelease} split: the permits to delete, and the keys kept with why. */
+    record Split(List<ObjectRelease.Permit> deletable, Map<String, ObjectRelease.Verdict.Kept> kept) {
+
+        /** The kept keys whose owner refused them, by refusal: what the reports of expired copies say. */
+        Map<String, KeyOwnership.Refusal> refusals() {
+            Map<String, KeyOwnership.Refusal> out = new LinkedHashMap<>();
+            kept.forEach((k, v) -> {
+                if (v.refusal() != null) {
+                    out.put(k, v.refusal());
+                }
+            });
+            return out;
+        }
+
+        boolean anyRefused(KeyOwnership.Refusal refusal) {
+            return kept.values().stream().anyMatch(v -> v.refusal() == refusal);
+        }
     }
 
     private BatchDeletes() {
     }
 
     /** A short account of kept keys for a log line: how many for each reason, and one example key. */
-    static String describe(Map<String, KeyOwnership.Refusal> kept) {
-        Map<KeyOwnership.Refusal, Integer> counts = new java.util.EnumMap<>(KeyOwnership.Refusal.class);
-        kept.values().forEach(r -> counts.merge(r, 1, Integer::sum));
+    static String describe(Map<String, ObjectRelease.Verdict.Kept> kept) {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        kept.values().forEach(v -> counts.merge(v.refusal() != null ? v.refusal().toString() : v.reason().label(), 1,
+                Integer::sum));
         return counts + (kept.isEmpty() ? "" : ", e.g. " + kept.keySet().iterator().next());
     }
 
-    /**
-     * Splits a shard's keys into those it may delete and those it must keep.
-     *
-     * @param shardIsLive false for a deleted stream's directory: then any live manifest naming a key keeps it
-     */
-    static Split split(List<String> keys, String shard, boolean shardIsLive, KeyOwnership ownership, LiveKeys live) {
-        List<String> deletable = new ArrayList<>(keys.size());
-        Map<String, KeyOwnership.Refusal> kept = new LinkedHashMap<>();
-        for (String key : keys) {
-            Optional<KeyOwnership.Refusal> refusal = shardIsLive ? ownership.refusal(shard, key, live)
-                    : ownership.refusalForDeletedShard(shard, key, live);
-            if (refusal.isPresent()) {
-                kept.put(key, refusal.get());
+    /** Splits verdicts into permits and kept keys. */
+    static Split split(List<ObjectRelease.Verdict> verdicts) {
+        List<ObjectRelease.Permit> deletable = new ArrayList<>(verdicts.size());
+        Map<String, ObjectRelease.Verdict.Kept> kept = new LinkedHashMap<>();
+        for (ObjectRelease.Verdict v : verdicts) {
+            if (v instanceof ObjectRelease.Verdict.Deletable d) {
+                deletable.add(d.permit());
             } else {
-                deletable.add(key);
+                kept.put(v.key(), (ObjectRelease.Verdict.Kept) v);
             }
         }
         return new Split(deletable, kept);
@@ -68,8 +75,13 @@ final class BatchDeletes {
         return key.endsWith(SegmentKeys.SEGMENT_SUFFIX) ? List.of(key, SegmentKeys.indexKeyFor(key)) : List.of(key);
     }
 
-    static Outcome delete(ObjectDeleter store, List<String> keys, int batchSize, StopSignal stop, RetentionHook hook,
-                          RetentionStep step, String shard) throws IOException {
+    /**
+     * Deletes the permitted keys in batches of {@code batchSize}: the only way this module deletes an
+     * object, so every delete passed the conservation rule ({@link ObjectRelease}).
+     */
+    static Outcome delete(ObjectDeleter store, List<ObjectRelease.Permit> permits, int batchSize, StopSignal stop,
+                          RetentionHook hook, RetentionStep step, String shard) throws IOException {
+        List<String> keys = permits.stream().map(ObjectRelease.Permit::key).toList();
         List<String> deleted = new ArrayList<>(keys.size());
         for (int from = 0; from < keys.size(); from += batchSize) {
             if (stop.stopRequested()) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.copy.ObjectRelease;
 import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.DurableFiles;
@@ -61,7 +62,7 @@ public final class DeletedStreams {
     private final ObjectDeleter store;
     private final RetentionHook hook;
     private final int deleteBatchSize;
-    private final KeyOwnership ownership;
+    private final ObjectRelease release;
     private final LiveKeys live;
 
     /**
@@ -70,8 +71,9 @@ public final class DeletedStreams {
      */
     public DeletedStreams(DataRoot root, ObjectDeleter store, RetentionHook hook, int deleteBatchSize,
                           KeyOwnership ownership, LiveKeys live) {
-        this.ownership = Objects.requireNonNull(ownership, "ownership");
-        this.live = Objects.requireNonNull(live, "live");
+        this.release = new ObjectRelease(Objects.requireNonNull(ownership, "ownership"),
+                Objects.requireNonNull(live, "live"));
+        this.live = live;
         this.levels = root.deletedLevels();
         this.store = Objects.requireNonNull(store, "store");
         this.hook = Objects.requireNonNull(hook, "hook");
@@ -129,12 +131,14 @@ public final class DeletedStreams {
                         failures.put(name, "manifest unreadable, directory kept: " + e.getMessage());
                         continue;
                     }
-                    List<String> keys = new ArrayList<>(manifest.size() * 2);
+                    List<ObjectRelease.Verdict> verdicts = new ArrayList<>(manifest.size() * 2);
                     for (ManifestEntry e : manifest.entries()) {
-                        keys.addAll(BatchDeletes.objectsOf(e));
+                        for (String key : BatchDeletes.objectsOf(e)) {
+                            verdicts.add(release.streamDeleted(name, key));
+                        }
                     }
-                    BatchDeletes.Split split = BatchDeletes.split(keys, name, false, ownership, live);
-                    if (split.kept().containsValue(KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE)) {
+                    BatchDeletes.Split split = BatchDeletes.split(verdicts);
+                    if (split.anyRefused(KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE)) {
                         failures.put(name, "nothing deleted, directory kept: the manifest of live shard(s) "
                                 + live.unreadable() + " is unreadable, so which objects they need is unknown");
                         continue;
@@ -144,7 +148,7 @@ public final class DeletedStreams {
                         LOG.warn("{}: {} objects its manifest names are not the deleted shard's and stay ({})", name,
                                 split.kept().size(), BatchDeletes.describe(split.kept()));
                     }
-                    keys = split.deletable();
+                    List<ObjectRelease.Permit> keys = split.deletable();
                     BatchDeletes.Outcome outcome = BatchDeletes.delete(store, keys, deleteBatchSize, stop, hook,
                             RetentionStep.OBJECT_BATCH_DELETED, name);
                     objectsDeleted += outcome.deleted().size();

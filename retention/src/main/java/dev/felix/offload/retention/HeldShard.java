@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -11,8 +12,15 @@ import java.util.Objects;
  * @param objects segment and index keys under the shard's prefix that no manifest names
  * @param bytes   their total size
  * @param detail  what the sweep saw, for an operator
+ * @param keys    for {@link Reason#UNRECORDED_HISTORY}: the segment keys kept; empty otherwise
+ * @param span    for {@link Reason#UNRECORDED_HISTORY}: the base offsets of the segment objects kept; null otherwise
  */
-public record HeldShard(String shard, Reason reason, int objects, long bytes, String detail) {
+public record HeldShard(String shard, Reason reason, int objects, long bytes, String detail, List<String> keys,
+                        Span span) {
+
+    /** The lowest and highest base offset among kept segment objects. */
+    public record Span(long firstBase, long lastBase) {
+    }
 
     /** Why a shard's unnamed objects are kept. */
     public enum Reason {
@@ -24,10 +32,13 @@ public record HeldShard(String shard, Reason reason, int objects, long bytes, St
          */
         MISSING_SHARD("missing-shard"),
         /**
-         * The shard's manifest names far fewer segments than the store holds for it (see
-         * {@link OrphanSweep#STALE_MANIFEST_MIN_UNNAMED}): a manifest restored from an old snapshot.
+         * The shard is here, but the store holds segment objects of it that its manifest does not name
+         * and whose offsets nothing else holds (no local segment, no other entry): what a lost disk
+         * leaves when the broker came back first, a manifest from an old snapshot, a restore over a
+         * listing that lagged, a broker's rewrite that erased an entry. Possibly the only copy of those
+         * records: kept, never swept. {@code felix-offload restore --shard S --merge} records them.
          */
-        STALE_MANIFEST("stale-manifest"),
+        UNRECORDED_HISTORY("unrecorded-history"),
         /**
          * Something stands under the shard's name that the sweep will not read as a shard: a link
          * the root does not list, a file, a directory it may not read, a manifest that does not decode.
@@ -50,6 +61,12 @@ public record HeldShard(String shard, Reason reason, int objects, long bytes, St
         Objects.requireNonNull(shard, "shard");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(detail, "detail");
+        keys = List.copyOf(keys);
+    }
+
+    /** A held shard without keys or offsets to name (a missing or unreadable one). */
+    public HeldShard(String shard, Reason reason, int objects, long bytes, String detail) {
+        this(shard, reason, objects, bytes, detail, List.of(), null);
     }
 
     /** One line for logs and health reasons. */

@@ -1,6 +1,11 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.copy.HeldOffsets;
+import dev.felix.offload.copy.ObjectRelease;
+import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.root.KeyOwnership;
+import dev.felix.offload.root.LiveKeys;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -24,6 +29,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,12 +38,16 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Deletes objects under this node's key prefix that no manifest of the data root names, in shards
- * the root still has.
+ * Finds the objects under this node's key prefix that no manifest of the data root names, and
+ * deletes those the conservation rule ({@link ObjectRelease}) lets go: never because a name is
+ * absent, only because the records an object holds are held elsewhere now, or its stream was deleted.
  *
- * <p>An orphan is what a crash leaves inside a shard the root has: an upload that never reached its
- * manifest entry, or an object remote retention took out of the manifest but did not delete. Nothing
- * else is one. The sweep:
+ * <p>Such leftovers are what a crash leaves: an upload that never reached its manifest entry (its
+ * segment still local, so its offsets are held), the old history of a shard the broker reset (the new
+ * history holds those offsets). An unnamed object whose offsets nothing else holds is something else:
+ * a lost disk with the broker back first, a manifest from an old snapshot, a restore over a lagging
+ * listing, an entry a broker's rewrite erased. It may be the only copy of its records, so it is kept
+ * and reported as {@code unrecorded-history}. The sweep:
  * <ol>
  *   <li>takes the root's shards from {@link DataRoot#list()}, the definition every command uses (at
  *       the root and under its containers, a directory holding only a manifest included, as a shard
@@ -50,28 +60,26 @@ import java.util.Set;
  *       skipped; other keys not ending in {@code .segment} or {@code .index}, or not under a shard's
  *       prefix, are reported as ignored and kept;</li>
  *   <li>judges the unnamed keys shard by shard (what lies between the node prefix and the object
- *       name: {@code <dir>} or {@code dead-letters/<dir>}).
- *       They are orphans only in a shard the root has, or one the deleted-stream clean-up is
+ *       name: {@code <dir>} or {@code dead-letters/<dir>}). In a shard the root has, each segment
+ *       object by the offsets it holds against what the shard holds now ({@link HeldOffsets}: its
+ *       local segments and its other entries, read from the files): deletable only when every one
+ *       is held; an index with its segment, or alone. In a shard the deleted-stream clean-up is
  *       finishing (a directory of that name under {@code .deleted/}, or a manifest there naming keys
- *       under its prefix). Every other shard's unnamed keys are kept and the shard reported once, as
- *       a {@link HeldShard}: {@code missing-shard} when the root has nothing of that name,
- *       {@code unreadable-shard} when something stands there that the sweep will not read (a link
- *       the root does not list, a file, a directory or manifest it cannot read), and
- *       {@code stale-manifest} when a shard's manifest names far fewer segments than the store holds
- *       for it (at least {@value #STALE_MANIFEST_MIN_UNNAMED} unnamed segment objects of offsets the
- *       shard holds nowhere else, above its manifest's newest entry and below its local base, and
- *       more of them than the manifest has entries; unnamed objects overlapping what the shard holds,
- *       such as the old history of a shard the broker reset, are orphans);</li>
- *   <li>deletes each orphan once it has been seen unnamed for the grace period (see
+ *       under its prefix): deletable, the stream having been deleted. Keys retention's
+ *       {@link ExpiryJournal} lists are retention's to finish. Every other shard's unnamed keys are
+ *       kept and the shard reported once, as a {@link HeldShard}: {@code missing-shard} when the root
+ *       has nothing of that name, {@code unreadable-shard} when something stands there that the sweep
+ *       will not read (a link the root does not list, a file, a directory or manifest it cannot
+ *       read);</li>
+ *   <li>deletes each deletable object once it has been seen unnamed for the grace period (see
  *       {@link OrphanLedger}: listings carry no modification time, so the first sighting stands in
  *       for it), in batches.</li>
  * </ol>
  *
- * <p>What it cannot judge it leaves alone: an unreadable manifest under {@code .deleted/} (whose
- * directory name may not be the shard's) or a root without any shard directory or manifest (a data
- * directory that is not mounted, say) stops all deletion, reported. A dry run lists and reports
- * only: it deletes nothing and writes nothing. A held shard's objects go only through
- * {@link #forget}, which an operator runs naming the shard.
+ * <p>What it cannot judge it leaves alone: an unreadable manifest (it may name any key) or a root
+ * without any shard directory or manifest (a data directory that is not mounted, say) stops all
+ * deletion, reported. A dry run lists and reports only: it deletes nothing and writes nothing. A held
+ * shard's objects go only through {@link #forget}, which an operator runs naming the shard.
  *
  * <p>A deleting sweep must run under the root's {@link dev.felix.offload.root.RootLock}, so no
  * offload is between its upload and its manifest entry meanwhile; {@link RetentionPass} takes it.
@@ -81,14 +89,6 @@ import java.util.Set;
 public final class OrphanSweep {
 
     private static final Logger LOG = LoggerFactory.getLogger(OrphanSweep.class);
-
-    /**
-     * A shard with at least this many unnamed segment objects, and more of them than its manifest
-     * has entries, is held as {@code stale-manifest} rather than swept. A crash leaves one orphan per
-     * shard in flight, and retention that died between manifest and delete leaves what one pass
-     * expired; a manifest from an old snapshot leaves everything offloaded since.
-     */
-    public static final int STALE_MANIFEST_MIN_UNNAMED = 8;
 
     private final DataRoot root;
     private final ObjectStore store;
@@ -109,27 +109,16 @@ public final class OrphanSweep {
 
     /** What the root holds under one shard name, as the sweep judges it. */
     private sealed interface Standing {
-        /** A shard of the root (or one being finished under .deleted/): unnamed keys are orphans. */
         /**
-         * @param entries   how many entries its manifest holds
-         * @param namedEnd  one past the newest entry's last offset (0 for an empty manifest)
-         * @param localBase the first local segment's base offset, or -1 when there is none (or it is unreadable)
+         * A shard of the root (or one being finished under .deleted/): its unnamed keys are judged one
+         * by one by {@link ObjectRelease}.
+         *
+         * @param dir      the shard directory (null for one only being finished under .deleted/)
+         * @param manifest its manifest as read before the listing
          */
-        record Live(int entries, long namedEnd, long localBase) implements Standing {
-            static Live empty() {
-                return new Live(0, 0, -1);
-            }
-
-            /**
-             * Whether a segment object based at {@code base} holds offsets this shard's history has
-             * nowhere else: above its newest entry and below its local base (or anywhere above the
-             * newest entry, with nothing local). Unnamed objects there are what a manifest from an
-             * older snapshot lost; unnamed objects anywhere else overlap what the shard holds now (a
-             * crash's leftover, or the old history of a shard the broker reset) and are orphans.
-             */
-            boolean missingHistory(long base) {
-                return Long.compareUnsigned(base, namedEnd) >= 0
-                        && (localBase < 0 || Long.compareUnsigned(base, localBase) < 0);
+        record Live(Path dir, Manifest manifest) implements Standing {
+            static Live finishing() {
+                return new Live(null, Manifest.empty());
             }
         }
 
@@ -141,6 +130,17 @@ public final class OrphanSweep {
     /** What the root's manifests name, and what they could not tell. */
     private record Named(Set<String> keys, Map<String, Standing> shards, Set<String> finishing,
                          List<String> problems, boolean refuse, boolean anyShard) {
+
+        /** Live shards whose manifest could not be read: while there is one, no key is deleted (it may name any). */
+        List<String> unreadable() {
+            List<String> out = new ArrayList<>();
+            shards.forEach((name, standing) -> {
+                if (standing instanceof Standing.Held h && h.reason() == HeldShard.Reason.UNREADABLE) {
+                    out.add(name);
+                }
+            });
+            return out;
+        }
     }
 
     /** An unnamed key under a shard's prefix. */
@@ -194,24 +194,12 @@ public final class OrphanSweep {
         List<String> eligible = new ArrayList<>();
         List<String> waiting = new ArrayList<>();
         List<HeldShard> held = new ArrayList<>();
+        ExpiryJournal journal = ExpiryJournal.load(root.path());
+        Map<String, ObjectRelease.Permit> permits = new LinkedHashMap<>();
         for (Map.Entry<String, List<Unnamed>> e : byShard.entrySet()) {
             String shard = e.getKey();
             List<Unnamed> unnamed = e.getValue();
             Standing standing = standingOf(shard, named);
-            if (standing instanceof Standing.Live live) {
-                // Only unnamed segments of offsets the shard holds nowhere else count: the old history of
-                // a shard the broker reset overlaps the new one and is an orphan, not a lost manifest's.
-                long segments = unnamed.stream().filter(u -> u.key().endsWith(SegmentKeys.SEGMENT_SUFFIX))
-                        .filter(u -> baseOffsetOf(u.key()).map(live::missingHistory).orElse(true)).count();
-                if (!named.finishing().contains(shard) && segments >= STALE_MANIFEST_MIN_UNNAMED
-                        && segments > live.entries()) {
-                    standing = new Standing.Held(HeldShard.Reason.STALE_MANIFEST, "the store holds " + segments
-                            + " segment objects of offsets the shard holds nowhere else (above its manifest's newest "
-                            + "entry and below its local base), and the manifest has " + live.entries()
-                            + " entries (a manifest from an old snapshot?); `felix-offload restore --merge` adds "
-                            + "older ones, `felix-offload forget-shard` deletes what it does not name");
-                }
-            }
             if (standing instanceof Standing.Held h) {
                 long bytes = unnamed.stream().mapToLong(Unnamed::size).sum();
                 HeldShard hs = new HeldShard(shard, h.reason(), unnamed.size(), bytes, h.detail());
@@ -222,7 +210,24 @@ public final class OrphanSweep {
                 }
                 continue;
             }
+            Standing.Live live = (Standing.Live) standing;
+            List<ObjectRelease.Verdict> verdicts = judge(shard, live, unnamed, named, journal);
+            List<ObjectRelease.Verdict.Kept> history = new ArrayList<>();
+            for (ObjectRelease.Verdict v : verdicts) {
+                if (v instanceof ObjectRelease.Verdict.Deletable d) {
+                    permits.put(d.key(), d.permit());
+                } else if (v instanceof ObjectRelease.Verdict.Kept k && k.key().endsWith(SegmentKeys.SEGMENT_SUFFIX)
+                        && k.reason() != ObjectRelease.KeptReason.NOT_OWNED) {
+                    history.add(k);
+                }
+            }
+            if (!history.isEmpty()) {
+                held.add(unrecordedHistory(prefix, shard, unnamed, history));
+            }
             for (Unnamed u : unnamed) {
+                if (!permits.containsKey(u.key())) {
+                    continue;
+                }
                 found.add(u.key());
                 OrphanLedger.Sighting before = seen.get(u.key());
                 OrphanLedger.Sighting sighting = before != null && before.size() == u.size()
@@ -241,8 +246,8 @@ public final class OrphanSweep {
         List<String> aborted = List.of();
         if (!settings.dryRun()) {
             if (!refuse && !eligible.isEmpty()) {
-                BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible, settings.deleteBatchSize(), stop,
-                        hook, RetentionStep.ORPHAN_BATCH_DELETED, prefix);
+                BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible.stream().map(permits::get).toList(),
+                        settings.deleteBatchSize(), stop, hook, RetentionStep.ORPHAN_BATCH_DELETED, prefix);
                 deleted = outcome.deleted();
                 if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
                     problems.add(outcome.left().size() + " orphans not deleted: " + outcome.problem());
@@ -277,6 +282,128 @@ public final class OrphanSweep {
     }
 
     /**
+     * The conservation rule's verdict on each unnamed key of a live (or finishing) shard: a segment
+     * object may go only when the shard holds every one of its offsets elsewhere now (local segments,
+     * other entries), or when its stream was deleted; its index goes with it, or alone when no segment
+     * object is listed for it. Keys the expiry journal lists are retention's to finish and are left out.
+     */
+    private List<ObjectRelease.Verdict> judge(String shard, Standing.Live live, List<Unnamed> unnamed, Named named,
+                                              ExpiryJournal journal) throws IOException {
+        ObjectRelease release = new ObjectRelease(new KeyOwnership(keys), LiveKeys.of(Map.of(), named.unreadable()));
+        HeldOffsets held = live.dir() == null ? null : HeldOffsets.of(live.dir(), shard, live.manifest(), Set.of());
+        Map<String, ObjectRelease.Verdict> segments = new HashMap<>();
+        List<ObjectRelease.Verdict> out = new ArrayList<>();
+        for (Unnamed u : unnamed) {
+            if (!u.key().endsWith(SegmentKeys.SEGMENT_SUFFIX) || journal.contains(u.key())) {
+                continue;
+            }
+            ObjectRelease.Verdict v = held == null ? release.streamDeleted(shard, u.key())
+                    : segmentVerdict(release, shard, u, held);
+            segments.put(u.key(), v);
+            out.add(v);
+        }
+        for (Unnamed u : unnamed) {
+            if (u.key().endsWith(SegmentKeys.INDEX_SUFFIX) && !journal.contains(u.key())) {
+                String segmentKey = u.key().substring(0, u.key().length() - SegmentKeys.INDEX_SUFFIX.length())
+                        + SegmentKeys.SEGMENT_SUFFIX;
+                out.add(release.index(shard, u.key(), segments.get(segmentKey)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A segment object's verdict, learning its offsets as cheaply as the answer allows: its base from
+     * the key; when the shard does not hold the base itself, nothing more is needed (kept); when it
+     * holds everything up to the most records the object's size allows, nothing more either
+     * (deletable); only in between is the object read to find its last offset.
+     */
+    private ObjectRelease.Verdict segmentVerdict(ObjectRelease release, String shard, Unnamed u, HeldOffsets held)
+            throws IOException {
+        java.util.Optional<Long> parsed = baseOffsetOf(u.key());
+        if (parsed.isEmpty()) {
+            return ObjectRelease.offsetsUnknown(u.key(), "the key names no base offset");
+        }
+        long base = parsed.get();
+        if (!held.holds(base, base)) {
+            return release.heldElsewhere(shard, u.key(), base, base, held);
+        }
+        long most = Math.max(0, (u.size() - dev.felix.offload.log.format.SegmentHeader.LENGTH) / MIN_RECORD_BYTES);
+        long bound = most == 0 ? base : base + most - 1;
+        if (Long.compareUnsigned(bound, base) >= 0 && held.holds(base, bound)) {
+            return release.heldElsewhere(shard, u.key(), base, bound, held);
+        }
+        java.util.OptionalLong last = lastOffsetOf(shard, u.key(), base);
+        if (last.isEmpty()) {
+            return ObjectRelease.offsetsUnknown(u.key(), "the object does not scan clean as a segment based at "
+                    + Long.toUnsignedString(base));
+        }
+        return release.heldElsewhere(shard, u.key(), base, last.getAsLong(), held);
+    }
+
+    /** The smallest record: a header without a producer tag, and no payload. */
+    private static final int MIN_RECORD_BYTES = 28;
+
+    /** Where the sweep downloads an object whose last offset it must read; dotted, so never a shard. */
+    static final String WORK_DIR = ".offload-sweep";
+
+    /** The last offset of a segment object, read whole and scanned; empty when it is no clean segment at {@code base}. */
+    private java.util.OptionalLong lastOffsetOf(String shard, String key, long base) throws IOException {
+        Path work = Files.createDirectories(root.path().resolve(WORK_DIR));
+        Path file = work.resolve("object");
+        try {
+            store.download(key, file, java.util.OptionalLong.empty());
+            dev.felix.offload.log.format.SegmentScan scan = dev.felix.offload.log.format.SegmentScan.of(file, shard, 0, false);
+            if (!scan.isClean() || scan.header() == null || scan.header().baseOffset() != base) {
+                return java.util.OptionalLong.empty();
+            }
+            return java.util.OptionalLong.of(scan.recordCount() == 0 ? base : scan.nextOffset() - 1);
+        } catch (StoreException e) {
+            LOG.warn("{}: could not read {} to learn its offsets ({}); it is kept", shard, key, e.getMessage());
+            return java.util.OptionalLong.empty();
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** The report of a live shard's segment objects kept because nothing else holds their offsets. */
+    private static HeldShard unrecordedHistory(String prefix, String shard, List<Unnamed> unnamed,
+                                               List<ObjectRelease.Verdict.Kept> kept) {
+        Set<String> keptKeys = new java.util.TreeSet<>();
+        long firstBase = -1;
+        long lastBase = -1;
+        for (ObjectRelease.Verdict.Kept k : kept) {
+            keptKeys.add(k.key());
+            java.util.Optional<Long> base = baseOffsetOf(k.key());
+            if (base.isPresent()) {
+                firstBase = firstBase == -1 || Long.compareUnsigned(base.get(), firstBase) < 0 ? base.get() : firstBase;
+                lastBase = lastBase == -1 || Long.compareUnsigned(base.get(), lastBase) > 0 ? base.get() : lastBase;
+            }
+        }
+        long bytes = 0;
+        int objects = 0;
+        for (Unnamed u : unnamed) {
+            String segmentKey = u.key().endsWith(SegmentKeys.INDEX_SUFFIX)
+                    ? u.key().substring(0, u.key().length() - SegmentKeys.INDEX_SUFFIX.length()) + SegmentKeys.SEGMENT_SUFFIX
+                    : u.key();
+            if (keptKeys.contains(segmentKey)) {
+                bytes += u.size();
+                objects++;
+            }
+        }
+        HeldShard.Span span = firstBase == -1 ? null : new HeldShard.Span(firstBase, lastBase);
+        String detail = keptKeys.size() + " segment objects" + (span == null ? "" : " based at offsets "
+                + Long.toUnsignedString(firstBase) + ".." + Long.toUnsignedString(lastBase))
+                + " hold records no local segment and no manifest entry holds, e.g. " + kept.get(0).detail()
+                + "; kept: possibly the only copy. `felix-offload restore --shard " + shard + " --merge` records them, "
+                + "`felix-offload forget-shard --shard " + shard + " --yes` deletes them once they are not wanted";
+        HeldShard h = new HeldShard(shard, HeldShard.Reason.UNRECORDED_HISTORY, objects, bytes, detail,
+                List.copyOf(keptKeys), span);
+        LOG.warn("{}: {}", prefix, h.describe());
+        return h;
+    }
+
+    /**
      * What forgetting a shard would delete or deleted: for a shard the root does not have, every
      * segment and index key under its prefix that no manifest names; for a shard it has (a stale
      * manifest), the keys under its prefix its manifests do not name.
@@ -300,7 +427,7 @@ public final class OrphanSweep {
 
     /**
      * Deletes (when {@code delete}) or lists the objects of one shard the sweep holds: what an
-     * operator runs for a shard reported {@code missing-shard} or {@code stale-manifest} once they
+     * operator runs for a shard reported {@code missing-shard} or {@code unrecorded-history} once they
      * know its history is not wanted. A key any manifest of the root names is never deleted; a shard
      * whose directory cannot be read, or a root whose {@code .deleted/} manifests cannot be read, is
      * refused. The caller holds the root's lock.
@@ -323,6 +450,8 @@ public final class OrphanSweep {
         }
         String prefix = keys.shardPrefix(shard);
         List<String> doomed = new ArrayList<>();
+        List<ObjectRelease.Permit> permits = new ArrayList<>();
+        ObjectRelease release = new ObjectRelease(new KeyOwnership(keys), LiveKeys.of(Map.of(), named.unreadable()));
         long bytes = 0;
         int kept = 0;
         ObjectListing listing = store.list(prefix);
@@ -336,13 +465,19 @@ public final class OrphanSweep {
                 kept++;
                 continue;
             }
-            doomed.add(o.key());
-            bytes += o.size();
+            ObjectRelease.Verdict v = release.namedByOperator(shard, o.key());
+            if (v instanceof ObjectRelease.Verdict.Deletable d) {
+                permits.add(d.permit());
+                doomed.add(o.key());
+                bytes += o.size();
+            } else {
+                kept++;
+            }
         }
         List<String> deleted = List.of();
         String failure = null;
         if (delete && refused == null && !doomed.isEmpty()) {
-            BatchDeletes.Outcome outcome = BatchDeletes.delete(store, doomed, settings.deleteBatchSize(), stop, hook,
+            BatchDeletes.Outcome outcome = BatchDeletes.delete(store, permits, settings.deleteBatchSize(), stop, hook,
                     RetentionStep.ORPHAN_BATCH_DELETED, prefix);
             deleted = outcome.deleted();
             failure = outcome.problem();
@@ -390,7 +525,7 @@ public final class OrphanSweep {
             return known;
         }
         if (named.finishing().contains(shard)) {
-            return Standing.Live.empty();
+            return Standing.Live.finishing();
         }
         if (shardNameProblem(shard) != null) {
             return new Standing.Held(HeldShard.Reason.UNREADABLE, "'" + shard + "' cannot be a shard directory's name");
@@ -456,14 +591,13 @@ public final class OrphanSweep {
     /** Adds what the manifest of {@code dir} names; held (with a problem) when it cannot be read. */
     private static Standing readInto(Path dir, Set<String> named, List<String> problems) {
         try {
-            List<ManifestEntry> entries = ManifestStore.read(dir).entries();
-            for (ManifestEntry e : entries) {
+            Manifest manifest = ManifestStore.read(dir);
+            for (ManifestEntry e : manifest.entries()) {
                 named.addAll(BatchDeletes.objectsOf(e));
             }
-            long namedEnd = entries.isEmpty() ? 0 : entries.get(entries.size() - 1).lastOffset() + 1;
-            return new Standing.Live(entries.size(), namedEnd, localBase(dir));
+            return new Standing.Live(dir, manifest);
         } catch (NoSuchFileException gone) {
-            return Standing.Live.empty(); // removed meanwhile: it names nothing any more
+            return new Standing.Live(dir, Manifest.empty()); // removed meanwhile: it names nothing any more
         } catch (CorruptionException | IOException e) {
             LOG.error("{}: manifest unreadable; the orphan sweep leaves its keys alone: {}", dir, e.getMessage());
             problems.add(dir.getFileName() + ": manifest unreadable, its keys left alone: " + e.getMessage());
@@ -471,17 +605,8 @@ public final class OrphanSweep {
         }
     }
 
-    /** The base offset of the shard's first local segment, or -1 when it has none or it cannot be read. */
-    private static long localBase(Path dir) {
-        try {
-            return new dev.felix.offload.log.ShardReader(dir).firstOffset().orElse(-1);
-        } catch (IOException | CorruptionException e) {
-            return -1; // unknown: judged as if nothing were local, which holds rather than sweeps
-        }
-    }
-
     /** The base offset a segment key names ({@code <20 digits>-<20 digits>.segment}), when it names one. */
-    static java.util.Optional<Long> baseOffsetOf(String key) {
+    public static java.util.Optional<Long> baseOffsetOf(String key) {
         String name = key.substring(key.lastIndexOf('/') + 1);
         if (name.length() != 20 + 1 + 20 + SegmentKeys.SEGMENT_SUFFIX.length() || name.charAt(20) != '-'
                 || !name.endsWith(SegmentKeys.SEGMENT_SUFFIX)) {

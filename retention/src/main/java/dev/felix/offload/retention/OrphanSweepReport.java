@@ -15,7 +15,7 @@ import java.util.List;
  * @param problems what limited the sweep: unreadable manifests (whose shards' keys were left
  *                 alone), a refusal to delete, a store failure
  * @param abortedUploads keys of multipart uploads left incomplete (a killed upload) that were aborted
- * @param held     shards whose unnamed keys were all kept, one each (missing, unreadable, stale manifest);
+ * @param held     shards whose unnamed keys were kept, one each (missing, unreadable, unrecorded history);
  *                 their keys are in none of the lists above
  */
 public record OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,

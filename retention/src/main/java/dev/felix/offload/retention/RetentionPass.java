@@ -98,9 +98,14 @@ public final class RetentionPass {
                 LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
                         + "may name any key", live.unreadable());
             }
+            ExpiryJournal journal = ExpiryJournal.load(root.path());
+            // through the fenced store, as every other delete of the pass
+            List<String> journalProblems = finishExpired(store, journal,
+                    new dev.felix.offload.copy.ObjectRelease(ownership, live), stop);
             StreamMarkerFile.Loaded loaded = markers();
             List<StreamMarker> markers = loaded.markers();
             Map<String, String> uncertain = new java.util.LinkedHashMap<>();
+            OverrideReach.warn(rules, root, markers); // an override reaching no shard is said at every pass
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
                 if (stop.stopRequested()) {
@@ -115,7 +120,8 @@ public final class RetentionPass {
                 RetentionSettings shardSettings = resolution.settings();
                 try {
                     results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
-                            settings.deleteBatchSize(), ownership, live).run(stop));
+                            settings.deleteBatchSize(), ownership, live).settling(settings.unlinkSettle()).journaling(journal)
+                            .run(stop));
                 } catch (dev.felix.offload.root.NodeClaimCheck.RefusedException e) {
                     throw e; // another copy of this root took the node's lease: the whole pass stops
                 } catch (RuntimeException e) {
@@ -140,7 +146,7 @@ public final class RetentionPass {
                 }
             }
             RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),
-                    Duration.ofNanos(System.nanoTime() - started), loaded.unreadable(), uncertain);
+                    Duration.ofNanos(System.nanoTime() - started), journalProblems, loaded.unreadable(), uncertain);
             LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
                             + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
@@ -148,6 +154,45 @@ public final class RetentionPass {
                     report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "");
             return report;
         }
+    }
+
+    /**
+     * Deletes what an earlier pass expired but did not delete (a crash or a store failure between its
+     * manifest save and its deletes), as its journal lists: each key once no live manifest names it.
+     * A key a live manifest still names was not expired after all (the save never happened) and
+     * leaves the journal; one that cannot be judged (an unreadable manifest) stays in it.
+     *
+     * @param store the pass's store, writing through the node's lease where the claim was checked
+     * @return what went wrong, for the report
+     */
+    private List<String> finishExpired(ObjectStore store, ExpiryJournal journal,
+                                       dev.felix.offload.copy.ObjectRelease release, StopSignal stop) throws IOException {
+        Map<String, String> pending = journal.keys();
+        if (pending.isEmpty()) {
+            return List.of();
+        }
+        List<dev.felix.offload.copy.ObjectRelease.Permit> permits = new ArrayList<>();
+        List<String> notExpired = new ArrayList<>();
+        pending.forEach((key, shard) -> {
+            dev.felix.offload.copy.ObjectRelease.Verdict v = release.expiredEarlier(shard, key);
+            if (v instanceof dev.felix.offload.copy.ObjectRelease.Verdict.Deletable d) {
+                permits.add(d.permit());
+            } else if (v instanceof dev.felix.offload.copy.ObjectRelease.Verdict.Kept k
+                    && k.refusal() != KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE) {
+                notExpired.add(key);
+            }
+        });
+        journal.remove(notExpired);
+        BatchDeletes.Outcome outcome = BatchDeletes.delete(store, permits, settings.deleteBatchSize(), stop, hook,
+                RetentionStep.OBJECT_BATCH_DELETED, ExpiryJournal.FILE_NAME);
+        journal.remove(outcome.deleted());
+        if (!outcome.deleted().isEmpty()) {
+            LOG.info("deleted {} objects an earlier retention pass expired but did not delete", outcome.deleted().size());
+        }
+        if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
+            return List.of(outcome.left().size() + " objects expired earlier not deleted: " + outcome.problem());
+        }
+        return List.of();
     }
 
     /**

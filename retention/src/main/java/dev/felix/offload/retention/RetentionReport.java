@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param orphanSweep    the orphan sweep, when it ran
  * @param stopped        true when a stop request ended the pass early
  * @param elapsed        how long the pass took
+ * @param expiredEarlier what went wrong finishing the deletes an earlier pass expired ({@link ExpiryJournal})
  * @param unreadableMarkers the root's {@code .streams/} markers that could not be read, by file name,
  *                       with why: each is a failure of the pass, and its stream's shards were held to
  *                       the most conservative limits their names allow
@@ -24,18 +25,23 @@ import java.util.Optional;
  */
 public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
                               Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed,
-                              Map<String, String> unreadableMarkers, Map<String, String> uncertainStreams) {
+                              List<String> expiredEarlier, Map<String, String> unreadableMarkers,
+                              Map<String, String> uncertainStreams) {
 
     public RetentionReport {
         shards = List.copyOf(shards);
+        expiredEarlier = List.copyOf(expiredEarlier);
         unreadableMarkers = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(unreadableMarkers));
         uncertainStreams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(uncertainStreams));
     }
 
-    /** A report of a root whose markers were all read and whose shards' streams were all known. */
+    /**
+     * A report without problems finishing earlier expiries, of a root whose markers were all read and
+     * whose shards' streams were all known.
+     */
     public RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
                            Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
-        this(nodeId, shards, deletedStreams, orphanSweep, stopped, elapsed, Map.of(), Map.of());
+        this(nodeId, shards, deletedStreams, orphanSweep, stopped, elapsed, List.of(), Map.of(), Map.of());
     }
 
     /** Where an unreadable marker's failure is filed: the marker's path under the root. */
@@ -89,7 +95,8 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
      * Every failure by where it happened: {@code .streams/<file>} for a marker that could not be
      * read, a shard's directory name, {@code .deleted/<name>} for a
      * deleted shard, {@code orphan-sweep} for the sweep's problems, {@code orphan-sweep/<shard>} for
-     * each shard the sweep held as missing or with a stale manifest (an operator must act).
+     * each shard the sweep held as missing or with unrecorded history (an operator must act), and
+     * {@code offload.expiring} for deletes an earlier pass expired that failed again.
      */
     public Map<String, String> failures() {
         Map<String, String> out = new LinkedHashMap<>();
@@ -106,6 +113,9 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
             }
         }
         deletedStreams.failures().forEach((name, why) -> out.put(".deleted/" + name, why));
+        if (!expiredEarlier.isEmpty()) {
+            out.put(ExpiryJournal.FILE_NAME, String.join("; ", expiredEarlier));
+        }
         orphanSweep.ifPresent(o -> {
             if (!o.problems().isEmpty()) {
                 out.put("orphan-sweep", String.join("; ", o.problems()));

@@ -221,6 +221,26 @@ public final class RetentionRules {
         return Math.max(a, b);
     }
 
+    /**
+     * The overrides that apply to none of {@code shards}, as the configuration names them
+     * ({@code retention.streams.<pattern>}, {@code retention.shards.<directory>}), in the rules' order:
+     * settings that take effect nowhere (a misspelt name, a stream not created yet).
+     */
+    public List<String> unmatched(java.util.Collection<ShardName> shards) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<StreamPattern, RetentionOverride> e : streams) {
+            if (shards.stream().noneMatch(e.getKey()::matches)) {
+                out.add("retention.streams." + e.getKey());
+            }
+        }
+        for (String directory : new java.util.TreeSet<>(this.shards.keySet())) {
+            if (shards.stream().noneMatch(s -> s.directory().equals(directory))) {
+                out.add("retention.shards." + directory);
+            }
+        }
+        return out;
+    }
+
     @Override
     public String toString() {
         return "RetentionRules[defaults " + defaults + ", streams " + streams + ", shards " + shards + "]";

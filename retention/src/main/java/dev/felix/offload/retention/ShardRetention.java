@@ -14,8 +14,8 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.pass.CopyDifference;
-import dev.felix.offload.pass.CopyProver;
+import dev.felix.offload.copy.LocalRelease;
+import dev.felix.offload.copy.ObjectRelease;
 import dev.felix.offload.pass.LargestTimestamps;
 import dev.felix.offload.pass.LocalRetention;
 import dev.felix.offload.root.KeyOwnership;
@@ -90,6 +90,10 @@ public final class ShardRetention {
     private final LiveKeys live;
     /** Where copies are re-proven and largest timestamps rebuilt; null when the store only deletes. */
     private final ObjectStore fetcher;
+    /** Where expired keys are recorded before their entries leave the manifest; null: not recorded. */
+    private ExpiryJournal journal;
+    /** How long an entry stands before its local segment may go. */
+    private java.time.Duration unlinkSettle = LocalRelease.DEFAULT_SETTLE;
     /** What the current attempt met that an operator must see; reset when the shard is taken up again. */
     private final List<RetentionProblem> problems = new ArrayList<>();
 
@@ -126,6 +130,18 @@ public final class ShardRetention {
             throw new IllegalArgumentException("delete batch size must be in [1, 1000], got " + deleteBatchSize);
         }
         this.deleteBatchSize = deleteBatchSize;
+    }
+
+    /** This retention recording the keys it expires in {@code journal} before their entries leave the manifest. */
+    ShardRetention journaling(ExpiryJournal journal) {
+        this.journal = journal;
+        return this;
+    }
+
+    /** This retention with {@code settle} as the time an entry stands before its segment may go. */
+    public ShardRetention settling(java.time.Duration settle) {
+        this.unlinkSettle = Objects.requireNonNull(settle, "settle");
+        return this;
     }
 
     /**
@@ -220,10 +236,11 @@ public final class ShardRetention {
         // reaches an index only when every one before it went.
         int pastBytes = (limitBytes == RetentionSettings.UNLIMITED ? new LocalRetention.KeepAll()
                 : new LocalRetention.KeepBytes(limitBytes)).removable(files.stream().mapToLong(f -> sizes.get(f.id())).toArray());
-        CopyProofs proofs = CopyProofs.read(shardDir);
+        LocalRelease rule = new LocalRelease(shard, fetcher, CopyProofs.read(shardDir, clock), true, unlinkSettle, clock);
         List<Long> removed = new ArrayList<>();
         long removedBytes = 0;
         String blockedBy = null;
+        boolean settling = false;
         try {
             for (int i = 0; i < files.size() - 1; i++) {
                 if (stop.stopRequested()) {
@@ -232,15 +249,12 @@ public final class ShardRetention {
                 SegmentFile f = files.get(i);
                 boolean overBytes = i < pastBytes;
                 ManifestEntry entry = entries.get(f.id());
-                if (entry == null && isEmptySealed(f, files.get(i + 1))) {
+                if (entry == null && !settling && rule.isEmptySealed(f, files.get(i + 1))) {
                     // No records: nothing was copied and nothing is lost. It goes once those below it went,
                     // whatever the limits, so it never stops the segments above it from going.
-                    try {
-                        Files.delete(f.log());
-                    } catch (NoSuchFileException gone) {
+                    if (!LocalRelease.releaseEmpty(f)) {
                         break;
                     }
-                    Files.deleteIfExists(f.index());
                     long size = sizes.get(f.id());
                     localBytes -= size;
                     removedBytes += size;
@@ -268,29 +282,29 @@ public final class ShardRetention {
                 if (!overBytes && !overTime) {
                     break;
                 }
-                try {
-                    LocalDecision decision = decideRemoval(f, entry);
-                    if (decision.problem() != null) {
-                        problems.add(decision.problem());
-                        LOG.error("{}: {}", shard, decision.problem().describe());
+                LocalRelease.Decision decision = rule.decide(f, entry, manifests.manifest(), java.util.OptionalLong.empty());
+                if (decision.finding() != null) {
+                    RetentionProblem problem = problemOf(decision.finding());
+                    problems.add(problem);
+                    LOG.error("{}: {}", shard, problem.describe());
+                }
+                if (decision instanceof LocalRelease.Decision.Keep keep) {
+                    if (keep.reason() == LocalRelease.KeptReason.SETTLING) {
+                        // Those above are still proven now, so the next pass only waits; none goes before this one.
+                        blockedBy = blockedBy == null ? keep.detail() : blockedBy;
+                        settling = true;
+                        continue;
                     }
-                    if (!decision.remove()) {
-                        LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), decision.reason());
-                        blockedBy = decision.reason();
-                        break;
-                    }
-                    String unproven = proveCopy(proofs, entry, manifests.manifest(), f.log());
-                    if (unproven != null) {
-                        blockedBy = unproven;
-                        break;
-                    }
-                    // The entry is the only proof the local file may go: is it still the broker's manifest?
-                    manifests.checkUnchanged();
-                    Files.delete(f.log());
-                } catch (NoSuchFileException gone) {
+                    LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), keep.detail());
+                    blockedBy = blockedBy == null ? keep.detail() : blockedBy;
+                    break;
+                }
+                if (settling) {
+                    continue; // an older one is settling: this one goes after it
+                }
+                if (!LocalRelease.release(f, manifests)) {
                     break; // the broker removed it meanwhile; the next pass sees the directory as it is then
                 }
-                Files.deleteIfExists(f.index());
                 long size = sizes.get(f.id());
                 localBytes -= size;
                 removedBytes += size;
@@ -308,42 +322,14 @@ public final class ShardRetention {
         return new LocalRetentionResult(removed, removedBytes, localBytes, blockedBy);
     }
 
-    /**
-     * Proof that {@code entry}'s copy holds the segment, before its local file goes: the proofs file
-     * when the pass proved it at upload (no second transfer), else proven now by {@link CopyProver}
-     * (a copy recorded under {@code --verify none}, or whose proof was lost), which may compare the
-     * object's ETag with the MD5 of the {@code local} file. Answers null when proven, else why the
-     * segment stays.
-     */
-    private String proveCopy(CopyProofs proofs, ManifestEntry entry, Manifest manifest, java.nio.file.Path local) {
-        if (proofs.proven(entry)) {
-            return null;
-        }
-        String segment = "segment " + Long.toUnsignedString(entry.segmentId());
-        if (!(store instanceof ObjectStore readable)) {
-            return segment + " has no proven copy and this retention cannot read the store to prove it";
-        }
-        try {
-            CopyProver.Outcome outcome = new CopyProver(readable).prove(entry, local);
-            if (!outcome.proven()) {
-                LOG.error("{}: {}", shard, outcome.mismatch());
-                // The store holds other bytes than the entry records: the local file is the only good copy.
-                problems.add(new RetentionProblem(RetentionProblem.Kind.COPY_UNPROVEN, shard, entry.segmentId(), -1,
-                        outcome.mismatch()));
-                return outcome.mismatch();
-            }
-            LOG.info("{}: proved the copy of segment {} by {} before removing it locally", shard,
-                    entry.segmentId(), outcome.how());
-            try {
-                proofs.prove(entry, outcome.how(), manifest);
-            } catch (IOException e) {
-                LOG.warn("{}: could not write {} ({})", shard, CopyProofs.FILE_NAME, e.getMessage());
-            }
-            return null;
-        } catch (StoreException e) {
-            LOG.warn("{}: could not prove the copy of {} ({}); it stays local", shard, segment, e.getMessage());
-            return segment + " stays local: its copy could not be proven (" + e.getMessage() + ")";
-        }
+    /** What the local-release rule found, as this pass reports it. */
+    private RetentionProblem problemOf(LocalRelease.Finding finding) {
+        RetentionProblem.Kind kind = switch (finding.kind()) {
+            case LOCAL_DAMAGED -> RetentionProblem.Kind.LOCAL_DAMAGED;
+            case LOCAL_MISMATCH -> RetentionProblem.Kind.LOCAL_MISMATCH;
+            case COPY_UNPROVEN -> RetentionProblem.Kind.COPY_UNPROVEN;
+        };
+        return new RetentionProblem(kind, shard, finding.segment(), finding.byteAt(), finding.detail());
     }
 
     /** Remote retention alone; see the class comment. */
@@ -418,85 +404,40 @@ public final class ShardRetention {
             throw new IllegalStateException(shard + ": dropping " + expiring.size() + " entries through offset "
                     + Long.toUnsignedString(last.lastOffset()) + " left " + next.size() + " of " + manifest.size());
         }
-        manifests.save(next);
-        saveLargestTimestamps(side, next);
         List<Long> ids = new ArrayList<>(expiring.size());
-        List<String> keys = new ArrayList<>(expiring.size() * 2);
+        List<ObjectRelease.Verdict> verdicts = new ArrayList<>(expiring.size() * 2);
+        ObjectRelease release = new ObjectRelease(ownership, live);
         for (ManifestEntry e : expiring) {
             ids.add(e.segmentId());
-            keys.addAll(BatchDeletes.objectsOf(e));
+            for (String key : BatchDeletes.objectsOf(e)) {
+                verdicts.add(release.expired(shard, key, e, manifest, next));
+            }
         }
+        BatchDeletes.Split split = BatchDeletes.split(verdicts);
+        if (journal != null) {
+            // Before the save: once the entries are gone from the manifest, this is what says why their objects may go.
+            journal.add(shard, split.deletable().stream().map(ObjectRelease.Permit::key).toList());
+        }
+        manifests.save(next);
+        saveLargestTimestamps(side, next);
         LOG.info("{}: expired {} remote segments ({} bytes, offsets {}..{}) from the manifest", shard, expiring.size(),
                 expiringBytes, Long.toUnsignedString(expiring.get(0).baseOffset()), Long.toUnsignedString(last.lastOffset()));
         hook.reached(RetentionStep.MANIFEST_SAVED, shard, expiring.size() + " entries");
-        BatchDeletes.Split split = BatchDeletes.split(keys, shard, true, ownership, live);
         if (!split.kept().isEmpty()) {
             LOG.warn("{}: {} objects of expired entries stay, not this shard's to delete ({})", shard,
                     split.kept().size(), BatchDeletes.describe(split.kept()));
         }
         BatchDeletes.Outcome outcome = BatchDeletes.delete(store, split.deletable(), deleteBatchSize, stop, hook,
                 RetentionStep.OBJECT_BATCH_DELETED, shard);
+        if (journal != null) {
+            journal.remove(outcome.deleted());
+        }
         if (!outcome.left().isEmpty()) {
-            LOG.warn("{}: {} expired objects not deleted ({}); the orphan sweep will remove them", shard,
+            LOG.warn("{}: {} expired objects not deleted ({}); the next retention pass deletes them", shard,
                     outcome.left().size(), outcome.problem());
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
-                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy, split.kept());
-    }
-
-    /** What local retention does with a sealed segment past a limit; see {@link #decideRemoval}. */
-    private record LocalDecision(boolean remove, String reason, RetentionProblem problem) {
-    }
-
-    /**
-     * Whether sealed segment {@code f}, past a local limit, may go in favour of {@code entry}'s copy.
-     * It goes when its valid bytes are exactly the entry's. A segment that fails its record checksums
-     * goes too once the copy re-verifies against the entry now ({@link CopyProver}): the copy proven at
-     * upload is the good one, and keeping the rot would pin the shard above its limits for ever. A
-     * segment that scans clean but holds other bytes than the entry is ambiguous and stays. Both
-     * are reported.
-     */
-    private LocalDecision decideRemoval(SegmentFile f, ManifestEntry entry) throws IOException {
-        LocalCopyCheck check = LocalCopyCheck.of(shard, f, entry);
-        if (check.matches()) {
-            return new LocalDecision(true, null, null);
-        }
-        String segment = Long.toUnsignedString(f.id());
-        if (check.damaged()) {
-            long at = check.localBytes(); // where the first failing record begins
-            if (fetcher == null) {
-                return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
-                        shard, f.id(), at, check.mismatch() + "; kept: this store cannot re-prove the copy"));
-            }
-            CopyProver.Outcome proof;
-            try {
-                proof = new CopyProver(fetcher).prove(entry);
-            } catch (StoreException e) {
-                return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
-                        shard, f.id(), at, check.mismatch() + "; kept: its copy " + entry.objectKey()
-                        + " could not be re-verified: " + e.getMessage()));
-            }
-            if (!proof.proven()) {
-                return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED,
-                        shard, f.id(), at, check.mismatch() + "; kept: its copy no longer matches its entry either ("
-                        + proof.mismatch() + ")"));
-            }
-            return new LocalDecision(true, null, new RetentionProblem(RetentionProblem.Kind.LOCAL_DAMAGED, shard, f.id(),
-                    at, check.mismatch() + "; removed locally: its copy " + entry.objectKey() + " re-verified against "
-                    + "its entry by " + proof.how() + ", reads of the segment's offsets are served from it"));
-        }
-        long at = -1;
-        String where = "";
-        if (fetcher != null) {
-            try {
-                at = CopyDifference.firstDifference(fetcher, entry, f.log());
-            } catch (StoreException e) {
-                where = " (the copy could not be read to find the first differing byte: " + e.getMessage() + ")";
-            }
-        }
-        return new LocalDecision(false, check.mismatch(), new RetentionProblem(RetentionProblem.Kind.LOCAL_MISMATCH,
-                shard, f.id(), at, check.mismatch() + where + "; segment " + segment + " scans clean locally but is "
-                + "not its copy's bytes, so which is right is not known: kept"));
+                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy, split.refusals());
     }
 
     /**
@@ -570,26 +511,6 @@ public final class ShardRetention {
     private long nowMicros() {
         Instant now = clock.instant();
         return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
-    }
-
-    /**
-     * True when {@code f}, followed by {@code next}, is a sealed segment without a record: it scans
-     * clean to no record and {@code next} begins at its base offset.
-     */
-    private boolean isEmptySealed(SegmentFile f, SegmentFile next) throws IOException {
-        try {
-            if (Files.size(f.log()) > SegmentHeader.LENGTH) {
-                return false;
-            }
-            SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), true);
-            if (!scan.isClean() || scan.recordCount() != 0) {
-                return false;
-            }
-            SegmentScan after = SegmentScan.of(next.log(), shard, next.id(), false);
-            return after.header() != null && after.header().baseOffset() == scan.nextOffset();
-        } catch (NoSuchFileException gone) {
-            return false; // removed meanwhile; the next pass sees the directory as it is then
-        }
     }
 
     private static long sizeOf(SegmentFile f) throws IOException {

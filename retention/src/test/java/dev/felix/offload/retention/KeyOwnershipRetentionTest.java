@@ -58,7 +58,7 @@ class KeyOwnershipRetentionTest {
     }
 
     private PassReport offloadKeepingTwo() throws IOException {
-        OffloadSettings keepTwo = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(2));
+        OffloadSettings keepTwo = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(2)).withUnlinkSettle(java.time.Duration.ofMillis(300));
         return new OffloadPass(new DataRoot(root), store, keepTwo, StepHook.none(), TestData.ENV,
                 d -> OptionalLong.empty()).run(ProgressListener.none());
     }

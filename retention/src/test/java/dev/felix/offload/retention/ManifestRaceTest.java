@@ -269,8 +269,10 @@ class ManifestRaceTest {
         Broker broker = new Broker(shard, Files.createDirectories(tmp.resolve("scratch")));
         broker.placeHistory(0, 6);
         SegmentKeys keys = new SegmentKeys("", "node-a");
+        // Entries settle for 200 ms before their segments go (5 s by default): this broker compares before it
+        // renames and rewrites in milliseconds, and the test needs many unlinks within its 6 seconds.
         OffloadSettings settings = OffloadSettings.defaults().withLocalRetention(new LocalRetention.KeepSegments(1))
-                .withRetries(2, Duration.ofMillis(1));
+                .withRetries(2, Duration.ofMillis(1)).withUnlinkSettle(Duration.ofMillis(200));
 
         Thread thread = new Thread(broker, "broker");
         thread.start();
@@ -296,7 +298,8 @@ class ManifestRaceTest {
                 // that save would write back every entry the broker dropped meanwhile.
                 ShardRetentionResult kept = new ShardRetention(shard, store, retention,
                         java.time.Clock.systemUTC(), RetentionHook.none(), 1000,
-                        new dev.felix.offload.root.KeyOwnership(keys), TestData.live(shard)).run(StopSignal.never());
+                        new dev.felix.offload.root.KeyOwnership(keys), TestData.live(shard))
+                        .settling(Duration.ofMillis(200)).run(StopSignal.never());
                 expired += kept.remote().expiredSegments().size();
                 expiredIds.addAll(kept.remote().expiredSegments());
                 passes++;

@@ -70,9 +70,14 @@ class UnprovenCopyRetentionTest {
     }
 
     private ShardRetentionResult retainTo(long localBytes) {
+        return retainTo(localBytes, Duration.ZERO);
+    }
+
+    /** Retention {@code later} after the first record, judged at a fixed instant. */
+    private ShardRetentionResult retainTo(long localBytes, Duration later) {
         return new ShardRetention(shard, store, new RetentionSettings(localBytes, UNLIMITED, UNLIMITED, UNLIMITED),
-                Clock.fixed(TestData.FIRST_RECORD, ZoneOffset.UTC), RetentionHook.none(), 1000, TestData.ownership(),
-                live()).run(StopSignal.never());
+                Clock.fixed(TestData.FIRST_RECORD.plus(later), ZoneOffset.UTC), RetentionHook.none(), 1000,
+                TestData.ownership(), live()).run(StopSignal.never());
     }
 
     private dev.felix.offload.root.LiveKeys live() {
@@ -137,11 +142,17 @@ class UnprovenCopyRetentionTest {
         assertThat(CopyProofs.read(shard).proven(ManifestStore.read(shard).entries().get(0))).isFalse();
         List<Long> before = localIds();
 
-        ShardRetentionResult r = retainTo(1);
+        ShardRetentionResult proving = retainTo(1);
 
+        // Proven now: the proof is where the entry's settle time starts, so its segment goes a pass later.
+        assertThat(proving.failure()).isNull();
+        assertThat(proving.local().removedSegments()).isEmpty();
+        assertThat(proving.local().blockedBy()).contains("stays until");
+        assertThat(CopyProofs.read(shard).how(ManifestStore.read(shard).entries().get(0))).isEqualTo("read-back");
+
+        ShardRetentionResult r = retainTo(1, dev.felix.offload.copy.LocalRelease.DEFAULT_SETTLE);
         assertThat(r.failure()).isNull();
         assertThat(r.local().removedSegments()).isEqualTo(before.subList(0, before.size() - 1));
-        assertThat(CopyProofs.read(shard).how(ManifestStore.read(shard).entries().get(0))).isEqualTo("read-back");
         TestData.assertReadsExactlyFrom(shard, written, 0, store);
     }
 

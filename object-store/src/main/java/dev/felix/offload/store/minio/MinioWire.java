@@ -93,10 +93,15 @@ public final class MinioWire implements S3Wire {
         String endpoint = settings.endpoint().map(Object::toString).orElseThrow(() ->
                 new IllegalArgumentException("setting 'endpoint' is required for a MinIO store"));
         long attemptMillis = settings.attemptTimeout().toMillis();
-        OkHttpClient http = new OkHttpClient.Builder()
+        long silenceMillis = settings.readTimeout().toMillis();
+        OkHttpClient.Builder httpBuilder = new OkHttpClient.Builder();
+        settings.caBundle().ifPresent(bundle -> httpBuilder.sslSocketFactory(bundle.sslContext().getSocketFactory(),
+                bundle.x509TrustManager()));
+        OkHttpClient http = httpBuilder
                 .connectTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .readTimeout(attemptMillis, TimeUnit.MILLISECONDS)
-                .writeTimeout(attemptMillis, TimeUnit.MILLISECONDS)
+                // silence either way (no answer yet, or a stalled body) ends the attempt after this
+                .readTimeout(silenceMillis, TimeUnit.MILLISECONDS)
+                .writeTimeout(silenceMillis, TimeUnit.MILLISECONDS)
                 .callTimeout(attemptMillis, TimeUnit.MILLISECONDS)
                 .retryOnConnectionFailure(false)
                 .build();
@@ -134,6 +139,7 @@ public final class MinioWire implements S3Wire {
         } catch (Exception ignored) {
             // closing only releases pooled connections
         }
+        http.dispatcher().cancelAll(); // calls under way end now rather than at their timeouts
         http.dispatcher().executorService().shutdown();
         http.connectionPool().evictAll();
     }

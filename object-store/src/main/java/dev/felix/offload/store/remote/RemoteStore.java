@@ -20,11 +20,13 @@ import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.PutResult;
+import dev.felix.offload.store.RequestGate;
 import dev.felix.offload.store.RetryPolicy;
 import dev.felix.offload.store.StoreAnswer;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
+import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
 import java.nio.file.Path;
@@ -58,7 +60,7 @@ import java.util.zip.CRC32;
  * length, a whole body's length and CRC32, a listing's prefix. Multipart uploads a killed process
  * left behind are found and aborted ({@link IncompleteUploads}).
  */
-public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier {
+public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier, RequestGate {
     private static final int DELETE_BATCH = 1000;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -67,6 +69,10 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     private final ExecutorService partUploads;
     private final ServerProbe server;
     private final Map<String, String> uploadHeaders;
+    /** Set by {@link #stopRequests()}: no request starts any more but the abort of an open upload. */
+    private volatile boolean stopped;
+    /** Multipart uploads begun and neither completed nor aborted: upload id to full key. */
+    private final Map<String, String> openUploads = new java.util.concurrent.ConcurrentHashMap<>();
 
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire) {
         this.settings = settings;
@@ -136,6 +142,15 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     }
 
     private <T> T once(String operation, String key, WireCall<T> call) throws StoreException {
+        if (stopped) {
+            throw new StoreStoppedException(operation + (key == null ? "" : " of key '" + key + "'")
+                    + " not sent: the process is stopping", key);
+        }
+        return sent(operation, key, call);
+    }
+
+    /** One attempt, sent whether or not requests were stopped (only aborts of open uploads are). */
+    private <T> T sent(String operation, String key, WireCall<T> call) throws StoreException {
         try {
             return call.run();
         } catch (StoreException e) {
@@ -148,7 +163,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                     throw vm;
                 }
             }
-            throw wire.translate(operation, key, e);
+            throw CaBundle.explain(wire.translate(operation, key, e), e, operation, key, settings);
         }
     }
 
@@ -229,7 +244,10 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             public String create(Map<String, String> userMetadata) throws StoreException {
                 S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(),
                         Optional.empty(), false);
-                return once("create multipart upload", key, () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
+                String uploadId = once("create multipart upload", key,
+                        () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
+                openUploads.put(uploadId, fullKey);
+                return uploadId;
             }
 
             @Override
@@ -244,6 +262,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
                 String etag = unquote(once("complete multipart upload", key,
                         () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
+                openUploads.remove(uploadId);
                 if (etag.isEmpty()) {
                     // The MinIO client reads no ETag from RGW's completion answer: ask the server for it
                     etag = unquote(once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
@@ -253,10 +272,12 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
             @Override
             public void abort(String uploadId) throws StoreException {
-                once("abort multipart upload", key, () -> {
+                // sent even when requests were stopped: the stop must not leave the upload open
+                sent("abort multipart upload", key, () -> {
                     wire.abortMultipartUpload(fullKey, uploadId);
                     return null;
                 });
+                openUploads.remove(uploadId);
             }
         });
     }
@@ -285,6 +306,38 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         String fullTarget = settings.fullKey(targetKey);
         String etag = call("copy", targetKey, () -> unquote(wire.copyObject(fullSource, fullTarget, uploadHeaders)));
         return new PutResult(targetKey, source.size(), etag, 1);
+    }
+
+    // ---- stopping
+
+    @Override
+    public void stopRequests() {
+        stopped = true;
+    }
+
+    /** Sequentially, each abort bounded by the connect and read timeouts; a failure leaves the upload to the orphan sweep. */
+    @Override
+    public List<String> abortOpenUploads() {
+        List<String> aborted = new ArrayList<>();
+        for (Map.Entry<String, String> open : List.copyOf(openUploads.entrySet())) {
+            String uploadId = open.getKey();
+            String fullKey = open.getValue();
+            try {
+                sent("abort multipart upload", fullKey, () -> {
+                    wire.abortMultipartUpload(fullKey, uploadId);
+                    return null;
+                });
+                String base = settings.listPrefix();
+                aborted.add(fullKey.startsWith(base) ? fullKey.substring(base.length()) : fullKey);
+            } catch (ObjectNotFoundException gone) {
+                // NoSuchUpload: its own pass aborted it meanwhile
+            } catch (StoreException | RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(RemoteStore.class).warn("could not abort the multipart upload of {}"
+                        + " ({}); the orphan sweep aborts it later: {}", fullKey, uploadId, e.getMessage());
+            }
+            openUploads.remove(uploadId);
+        }
+        return aborted;
     }
 
     // ---- incomplete uploads

@@ -19,10 +19,19 @@ public final class RemoteStoreSettings {
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     private static final Pattern REGION = Pattern.compile("[a-z0-9-]{1,64}");
     private static final Pattern STORAGE_CLASS = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
+    /** A connection not made in 5 s will not be made: loopback and LAN connect in milliseconds, distant regions in hundreds. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * 30 s of silence: S3 answers in milliseconds to seconds, even a large listing or batch delete;
+     * a server that says nothing for this long is hung or unreachable.
+     */
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
 
     private final String bucket;
     private final String prefix;
     private final Optional<URI> endpoint;
+    /** Where the endpoint came from when not from the store URI (AWS_ENDPOINT_URL, say); empty otherwise. */
+    private final Optional<String> endpointSource;
     private final String region;
     private final boolean pathStyle;
     private final Credentials credentials;
@@ -34,12 +43,15 @@ public final class RemoteStoreSettings {
     private final Optional<String> storageClass;
     private final RetryPolicy retryPolicy;
     private final Duration connectTimeout;
+    private final Duration readTimeout;
     private final Duration attemptTimeout;
+    private final Optional<CaBundle> caBundle;
 
     private RemoteStoreSettings(Builder b) {
         this.bucket = b.bucket;
         this.prefix = b.prefix;
         this.endpoint = b.endpoint;
+        this.endpointSource = b.endpointSource;
         this.region = b.region;
         this.pathStyle = b.pathStyle;
         this.credentials = b.credentials;
@@ -51,7 +63,9 @@ public final class RemoteStoreSettings {
         this.storageClass = b.storageClass;
         this.retryPolicy = b.retryPolicy;
         this.connectTimeout = b.connectTimeout;
+        this.readTimeout = b.readTimeout;
         this.attemptTimeout = b.attemptTimeout;
+        this.caBundle = b.caBundle;
     }
 
     public static Builder builder(String bucket) {
@@ -62,6 +76,7 @@ public final class RemoteStoreSettings {
         Builder b = new Builder(bucket);
         b.prefix = prefix;
         b.endpoint = endpoint;
+        b.endpointSource = endpointSource;
         b.region = region;
         b.pathStyle = pathStyle;
         b.credentials = credentials;
@@ -73,7 +88,9 @@ public final class RemoteStoreSettings {
         b.storageClass = storageClass;
         b.retryPolicy = retryPolicy;
         b.connectTimeout = connectTimeout;
+        b.readTimeout = readTimeout;
         b.attemptTimeout = attemptTimeout;
+        b.caBundle = caBundle;
         return b;
     }
 
@@ -147,13 +164,29 @@ public final class RemoteStoreSettings {
         return retryPolicy;
     }
 
+    /** The most a new connection may take to be established. */
     public Duration connectTimeout() {
         return connectTimeout;
+    }
+
+    /**
+     * The longest the server may stay silent on a connection: before its answer to a request
+     * begins, or between two reads of an answer's body (and, where the client has one, two writes of
+     * a request's body). A server that accepts connections and never answers is given up on after
+     * this, not after the whole attempt timeout. Never longer than the attempt timeout.
+     */
+    public Duration readTimeout() {
+        return readTimeout.compareTo(attemptTimeout) < 0 ? readTimeout : attemptTimeout;
     }
 
     /** The most one HTTP attempt may take, including reading its answer. */
     public Duration attemptTimeout() {
         return attemptTimeout;
+    }
+
+    /** The CA certificates TLS connections trust instead of the JVM's trust store, when the URI names a bundle. */
+    public Optional<CaBundle> caBundle() {
+        return caBundle;
     }
 
     /** The full key of {@code key} in the bucket. */
@@ -166,12 +199,24 @@ public final class RemoteStoreSettings {
         return prefix.isEmpty() ? "" : prefix + "/";
     }
 
-    /** Location without credentials, for logs. */
+    /**
+     * Location without credentials, for logs. It names the endpoint requests really go to: the URI's,
+     * one the client took from elsewhere (AWS_ENDPOINT_URL) saying so, or AWS's own for the region.
+     */
     public String describe() {
+        String at = endpoint.map(e -> " at " + e + endpointSource.map(from -> " (from " + from + ", not the store URI)")
+                .orElse("")).orElse(" at https://s3." + region + ".amazonaws.com (AWS; the store URI names no endpoint)");
         return "bucket " + bucket + (prefix.isEmpty() ? "" : " prefix " + prefix)
-                + endpoint.map(e -> " at " + e).orElse("") + " region " + region + ", " + credentials
+                + at + " region " + region + ", " + credentials
+                + caBundle.map(b -> ", trusting the CA bundle " + b.file()).orElse("")
                 + ", checksum " + checksumMode.settingValue() + ", " + retryPolicy.maxAttempts() + " attempts of at most "
-                + attemptTimeout.toSeconds() + " s, none begun after " + retryPolicy.maxTotal().toSeconds() + " s";
+                + attemptTimeout.toSeconds() + " s, none begun after " + retryPolicy.maxTotal().toSeconds() + " s"
+                + ", connect timeout " + seconds(connectTimeout) + ", read timeout " + seconds(readTimeout());
+    }
+
+    /** Whole seconds as "5 s", shorter ones as "500 ms". */
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     @Override
@@ -183,6 +228,7 @@ public final class RemoteStoreSettings {
         private final String bucket;
         private String prefix = "";
         private Optional<URI> endpoint = Optional.empty();
+        private Optional<String> endpointSource = Optional.empty();
         private String region = "us-east-1";
         private boolean pathStyle;
         private Credentials credentials = Credentials.defaultChain();
@@ -193,8 +239,10 @@ public final class RemoteStoreSettings {
         private Encryption encryption = Encryption.NONE;
         private Optional<String> storageClass = Optional.empty();
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
-        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration readTimeout = DEFAULT_READ_TIMEOUT;
         private Duration attemptTimeout = Duration.ofMinutes(2);
+        private Optional<CaBundle> caBundle = Optional.empty();
 
         private Builder(String bucket) {
             if (bucket == null || !BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
@@ -231,6 +279,18 @@ public final class RemoteStoreSettings {
                 }
             }
             this.endpoint = Optional.ofNullable(value);
+            this.endpointSource = Optional.empty();
+            return this;
+        }
+
+        /**
+         * The endpoint a client found configured outside the store URI (the environment's
+         * AWS_ENDPOINT_URL, a profile's endpoint_url): requests go there, so descriptions name it and where
+         * it came from.
+         */
+        public Builder endpointFrom(URI value, String source) {
+            endpoint(value);
+            this.endpointSource = Optional.of(Objects.requireNonNull(source, "source"));
             return this;
         }
 
@@ -239,6 +299,12 @@ public final class RemoteStoreSettings {
                 throw new IllegalArgumentException("setting 'region' must be lower-case letters, digits and '-': '" + value + "'");
             }
             this.region = value;
+            return this;
+        }
+
+        /** Trust only the certificates of this PEM file for TLS (see {@link CaBundle}). */
+        public Builder caBundle(CaBundle value) {
+            this.caBundle = Optional.ofNullable(value);
             return this;
         }
 
@@ -302,6 +368,24 @@ public final class RemoteStoreSettings {
             }
             this.connectTimeout = connect;
             this.attemptTimeout = attempt;
+            return this;
+        }
+
+        /** See {@link RemoteStoreSettings#connectTimeout()}. */
+        public Builder connectTimeout(Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("setting 'connect-timeout' must be positive: " + value);
+            }
+            this.connectTimeout = value;
+            return this;
+        }
+
+        /** See {@link RemoteStoreSettings#readTimeout()}. */
+        public Builder readTimeout(Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("setting 'read-timeout' must be positive: " + value);
+            }
+            this.readTimeout = value;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.felix.offload.store.remote;
 
 import dev.felix.offload.store.AccessDeniedException;
+import dev.felix.offload.store.BucketMissingException;
 import dev.felix.offload.store.IntegrityRejectedException;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectNotFoundException;
@@ -49,7 +50,11 @@ public final class S3ErrorTranslation {
         if (INTEGRITY.contains(c) || (status == 400 && mentionsChecksum(c, detail))) {
             return new IntegrityRejectedException(what, key, answer, cause);
         }
-        if (status == 404 || c.equals("NoSuchKey") || c.equals("NoSuchBucket")) {
+        if (c.equals("NoSuchBucket")) {
+            // told apart from a missing key: "absent" would let a caller go on as if the object were gone
+            return new BucketMissingException(what, key, answer, cause);
+        }
+        if (status == 404 || c.equals("NoSuchKey")) {
             return new ObjectNotFoundException(what, key, answer, cause);
         }
         if (status == 416 || c.equals("InvalidRange")) {

@@ -411,6 +411,7 @@ public final class ServerProbe {
 
     private static boolean isFailure(StoreException e) {
         return e.isRetryable() || e instanceof dev.felix.offload.store.AccessDeniedException
-                || e instanceof dev.felix.offload.store.ObjectNotFoundException;
+                || e instanceof dev.felix.offload.store.ObjectNotFoundException
+                || e instanceof dev.felix.offload.store.BucketMissingException;
     }
 }

@@ -82,15 +82,48 @@ public final class AwsSdkWire implements S3Wire {
 
     /** A store over this client. */
     public static RemoteStore store(RemoteStoreSettings settings) {
-        SdkHttpClient http = ApacheHttpClient.builder()
+        ApacheHttpClient.Builder httpBuilder = ApacheHttpClient.builder();
+        settings.caBundle().ifPresent(bundle -> httpBuilder.tlsTrustManagersProvider(bundle::trustManagers));
+        SdkHttpClient http = httpBuilder
                 .connectionTimeout(settings.connectTimeout())
-                .socketTimeout(settings.attemptTimeout())
+                // silence on a connection (no answer yet, or a stalled body) ends the attempt after this
+                .socketTimeout(settings.readTimeout())
                 .maxConnections(settings.partConcurrency() * 2 + 16)
                 .build();
         AwsCredentialsProvider credentials = credentialsProvider(settings);
         S3Client signed = client(settings, http, credentials).build();
         S3Client unsigned = client(settings, http, credentials).putAuthScheme(new UnsignedBodySigning()).build();
-        return new RemoteStore(settings, new AwsSdkWire(settings.bucket(), http, signed, unsigned));
+        return new RemoteStore(effective(settings, signed), new AwsSdkWire(settings.bucket(), http, signed, unsigned));
+    }
+
+    /**
+     * The settings with the endpoint the SDK really uses: without one in the store URI it takes
+     * AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the matching system properties or a profile's endpoint_url,
+     * and traffic goes there while a description would say AWS. Asked of the built client, so the SDK's
+     * own precedence decides.
+     */
+    static RemoteStoreSettings effective(RemoteStoreSettings settings, S3Client client) {
+        if (settings.endpoint().isPresent()) {
+            return settings;
+        }
+        Optional<java.net.URI> configured = client.serviceClientConfiguration().endpointOverride();
+        if (configured.isEmpty()) {
+            return settings;
+        }
+        String source = "the AWS configuration's endpoint_url";
+        for (String[] where : new String[][] {{"env", "AWS_ENDPOINT_URL_S3"}, {"env", "AWS_ENDPOINT_URL"},
+                {"property", "aws.endpointUrlS3"}, {"property", "aws.endpointUrl"}}) {
+            String value = where[0].equals("env") ? System.getenv(where[1]) : System.getProperty(where[1]);
+            if (value != null && !value.isBlank()) {
+                source = where[0].equals("env") ? where[1] : "-D" + where[1];
+                break;
+            }
+        }
+        try {
+            return settings.toBuilder().endpointFrom(configured.get(), source).build();
+        } catch (IllegalArgumentException e) {
+            return settings; // an endpoint the settings would refuse: the SDK's to report when used
+        }
     }
 
     /** A client over the shared connections; the SDK's own retries are off, as RemoteStore retries. */

@@ -328,6 +328,100 @@ abstract class StoreFaultsTest {
         assertThat(multipartStore.readAll("concurrent", body.length, OptionalLong.of(ContractData.crc32(body)))).isEqualTo(body);
     }
 
+    /**
+     * A server that accepts the connection and never answers is given up on after the read timeout
+     * (1 s here), each attempt, though the attempt timeout would allow a minute.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void aServerThatNeverAnswersIsGivenUpOnAfterTheReadTimeout() throws Exception {
+        RetryPolicy retries = new RetryPolicy(ATTEMPTS, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60));
+        try (ObjectStore silent = open(s3proxy.settings(bucket).endpoint(proxy.endpoint())
+                .checksumMode(ChecksumPolicy.WHEN_REQUIRED).retryPolicy(retries)
+                .timeouts(Duration.ofSeconds(2), Duration.ofSeconds(60)).readTimeout(Duration.ofSeconds(1)).build())) {
+            proxy.inject("GET", key(FIXTURE), new FaultProxy.NoAnswer(), ATTEMPTS);
+            assertThatThrownBy(() -> silent.readAll(FIXTURE, fixture.length, OptionalLong.of(fixtureCrc)))
+                    .isInstanceOf(TransientStoreException.class);
+            assertThat(requests("GET", FIXTURE)).isEqualTo(ATTEMPTS);
+        }
+    }
+
+    /** A store of its own over the multipart server, 5 MiB parts one at a time, for the tests that stop it. */
+    private ObjectStore stoppable() {
+        RetryPolicy retries = new RetryPolicy(ATTEMPTS, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60));
+        return open(s3mock.settings(mockBucket).endpoint(mockProxy.endpoint()).checksumMode(ChecksumPolicy.WHEN_REQUIRED)
+                .retryPolicy(retries).multipart(5 * MIB, 5 * MIB, 1).readTimeout(Duration.ofSeconds(2)).build());
+    }
+
+    /** Runs a put of {@code file} on a thread of its own; the future holds what it threw, if anything. */
+    private static java.util.concurrent.CompletableFuture<Throwable> putInBackground(ObjectStore s, String key, Path file) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                s.put(key, UploadBody.ofFile(file));
+                return null;
+            } catch (Exception e) {
+                return e;
+            }
+        });
+    }
+
+    /**
+     * Once requests are stopped (a process stopping), a multipart upload sends no further part: the
+     * one under way ends, the next is refused without a request, and the upload is aborted, the one
+     * request still sent. Any later call is refused without a request too.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void afterRequestsAreStoppedOnlyTheAbortOfAnOpenUploadIsSent() throws Exception {
+        Path file = scratch.resolve("twelve-stopped.bin");
+        Files.write(file, ContractData.bytes((int) (12 * MIB), 13));
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        mockProxy.inject("PUT", t -> t.contains("partNumber=1"), new FaultProxy.HoldUntilReleased(release), 1);
+        try (ObjectStore s = stoppable()) {
+            java.util.concurrent.CompletableFuture<Throwable> put = putInBackground(s, "stopped", file);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (mockProxy.heldNow() < 1) {
+                assertThat(System.nanoTime() < deadline).as("the first part reaches the proxy").isTrue();
+                Thread.sleep(20);
+            }
+            int before = mockProxy.exchanges().size();
+            ((dev.felix.offload.store.RequestGate) s).stopRequests();
+            release.countDown();
+            assertThat(put.get(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .isInstanceOf(dev.felix.offload.store.StoreStoppedException.class);
+            assertThat(mockProxy.exchanges().subList(before, mockProxy.exchanges().size()))
+                    .as("requests sent after the stop").singleElement()
+                    .satisfies(e -> assertThat(e.method() + " " + e.target()).matches("DELETE .*uploadId=.*"));
+            assertThat(openUploads()).isEmpty();
+            assertThatThrownBy(() -> s.head("stopped")).isInstanceOf(dev.felix.offload.store.StoreStoppedException.class);
+            assertThat(mockProxy.exchanges()).hasSize(before + 1);
+        }
+    }
+
+    /**
+     * An upload whose part the server never answers is still aborted at a stop: the store keeps the
+     * uploads it has open, and aborts them on request while the part still waits.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void openUploadsAreAbortedOnRequestWhileAPartHangs() throws Exception {
+        Path file = scratch.resolve("twelve-hanging.bin");
+        Files.write(file, ContractData.bytes((int) (12 * MIB), 14));
+        mockProxy.inject("PUT", t -> t.contains("partNumber="), new FaultProxy.NoAnswer(), 100);
+        try (ObjectStore s = stoppable()) {
+            java.util.concurrent.CompletableFuture<Throwable> put = putInBackground(s, "hanging", file);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (mockProxy.exchanges("PUT", t -> t.contains("partNumber=")).isEmpty() || openUploads().isEmpty()) {
+                assertThat(System.nanoTime() < deadline).as("a part is under way").isTrue();
+                Thread.sleep(20);
+            }
+            ((dev.felix.offload.store.RequestGate) s).stopRequests();
+            assertThat(((dev.felix.offload.store.RequestGate) s).abortOpenUploads()).containsExactly("hanging");
+            assertThat(openUploads()).isEmpty();
+            assertThat(put.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("the put fails").isNotNull();
+        }
+    }
+
     private List<MultipartUpload> openUploads() {
         return new ArrayList<>(s3mock.admin().listMultipartUploads(b -> b.bucket(mockBucket)).uploads());
     }

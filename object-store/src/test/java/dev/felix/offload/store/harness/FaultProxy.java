@@ -56,7 +56,7 @@ public final class FaultProxy implements AutoCloseable {
     /** What to do to a matching exchange. */
     public sealed interface Fault
             permits ErrorAnswer, ResetMidBody, Delay, TruncateBody, FlipByte, FlipRequestByte, ResetMidUpload,
-                    HoldUntilConcurrent {}
+                    HoldUntilConcurrent, HideFromListing, NoAnswer, HoldUntilReleased {}
 
     /** Answers with this status and S3 error code instead of forwarding. */
     public record ErrorAnswer(int status, String code) implements Fault {}
@@ -93,6 +93,25 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Holds each matching request until {@code count} are in flight together (or the wait ends), then forwards. */
     public record HoldUntilConcurrent(int count, Duration maxWait) implements Fault {}
+
+    /**
+     * Forwards a listing (a bucket GET answering a {@code ListBucketResult}) and removes from its answer
+     * every object whose key {@code hidden} accepts: a store whose listings lag behind its writes. The
+     * objects themselves still answer HEAD and GET unless another rule says otherwise.
+     */
+    public record HideFromListing(Predicate<String> hidden) implements Fault {}
+
+    /**
+     * Reads the request and never answers it nor passes it on: a server that accepts connections and
+     * then hangs. The connection is held until the client gives up on it (or the proxy closes).
+     */
+    public record NoAnswer() implements Fault {}
+
+    /**
+     * Holds the request, unforwarded, until {@code release} is counted down, then forwards it; a
+     * request whose client gave up meanwhile is dropped, never forwarded late.
+     */
+    public record HoldUntilReleased(java.util.concurrent.CountDownLatch release) implements Fault {}
 
     /**
      * Chooses the fault for one exchange from its method and request target (path and query), or
@@ -369,6 +388,32 @@ public final class FaultProxy implements AutoCloseable {
                 writeError(out, method, error);
                 return;
             }
+            if (fault instanceof NoAnswer) {
+                count(fault);
+                holdUntilClientLeaves(client, in);
+                return;
+            }
+            if (fault instanceof HoldUntilReleased hold) {
+                count(fault);
+                synchronized (holdLock) {
+                    held++;
+                    maxHeld = Math.max(maxHeld, held);
+                }
+                try {
+                    while (!hold.release().await(100, TimeUnit.MILLISECONDS)) {
+                        if (closed) {
+                            return;
+                        }
+                    }
+                } finally {
+                    synchronized (holdLock) {
+                        held--;
+                    }
+                }
+                if (clientLeft(client, in)) {
+                    return; // never forwarded late
+                }
+            }
             if (fault instanceof Delay delay) {
                 count(fault);
                 Thread.sleep(delay.delay().toMillis());
@@ -386,6 +431,13 @@ public final class FaultProxy implements AutoCloseable {
             if (fault instanceof FlipByte) {
                 body = body.clone();
                 body[body.length / 2] ^= (byte) 0xff;
+            }
+            if (fault instanceof HideFromListing hide && method.equals("GET")) {
+                byte[] filtered = withoutListed(body, hide.hidden());
+                if (filtered.length != body.length) {
+                    count(fault);
+                }
+                body = filtered;
             }
             response.remove("Transfer-Encoding");
             response.remove("Connection");
@@ -415,6 +467,68 @@ public final class FaultProxy implements AutoCloseable {
             // the client went away (e.g. after its attempt timeout), or the server did: nothing to relay
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final java.util.regex.Pattern LISTED = java.util.regex.Pattern.compile(
+            "<Contents>.*?<Key>(.*?)</Key>.*?</Contents>", java.util.regex.Pattern.DOTALL);
+
+    /** A listing's answer without the {@code <Contents>} whose key {@code hidden} accepts; any other body as it is. */
+    private static byte[] withoutListed(byte[] body, Predicate<String> hidden) {
+        String xml = new String(body, StandardCharsets.UTF_8);
+        if (!xml.contains("<ListBucketResult")) {
+            return body;
+        }
+        java.util.regex.Matcher m = LISTED.matcher(xml);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String key = m.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+            m.appendReplacement(out, hidden.test(key) ? "" : java.util.regex.Matcher.quoteReplacement(m.group()));
+        }
+        m.appendTail(out);
+        return out.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Requests held by {@link HoldUntilReleased} right now. */
+    public int heldNow() {
+        synchronized (holdLock) {
+            return held;
+        }
+    }
+
+    /** Blocks until the client closes the connection or the proxy closes; sends nothing. */
+    private void holdUntilClientLeaves(Socket client, InputStream in) {
+        try {
+            client.setSoTimeout(200);
+            while (!closed) {
+                try {
+                    if (in.read() < 0) {
+                        return;
+                    }
+                } catch (java.net.SocketTimeoutException quiet) {
+                    // the client is still waiting for an answer that never comes
+                }
+            }
+        } catch (IOException e) {
+            // the client reset the connection: it gave up
+        }
+    }
+
+    /** Whether the client has closed its side (a request it has given up on). */
+    private static boolean clientLeft(Socket client, InputStream in) {
+        try {
+            client.setSoTimeout(1);
+            return in.read() < 0;
+        } catch (java.net.SocketTimeoutException stillThere) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        } finally {
+            try {
+                client.setSoTimeout(60_000);
+            } catch (IOException ignored) {
+                // the next read fails instead
+            }
         }
     }
 

@@ -18,7 +18,7 @@ class S3ErrorTranslationTest {
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @CsvSource(nullValues = "-", value = {
         "404, NoSuchKey, ObjectNotFoundException",
-        "404, NoSuchBucket, ObjectNotFoundException",
+        "404, NoSuchBucket, BucketMissingException",
         "404, -, ObjectNotFoundException",
         "416, InvalidRange, InvalidRangeException",
         "412, PreconditionFailed, PreconditionFailedException",

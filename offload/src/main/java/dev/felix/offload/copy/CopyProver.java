@@ -1,8 +1,7 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.BodyDigests;
-import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreCapability;
@@ -13,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.zip.CRC32;
 
 /**
  * Proves, some time after the upload, that the object a manifest entry names holds the entry's
@@ -59,7 +57,7 @@ public final class CopyProver {
         Set<StoreCapability> caps = store.capabilities();
         if (caps.contains(StoreCapability.CRC32_STORED) && caps.contains(StoreCapability.CRC32_VERIFIED_ON_PUT)
                 && caps.contains(StoreCapability.CRC32_KEPT_BY_SERVER) && head.crc32().isPresent()) {
-            return compare(entry, "server-checksum", head.size(), head.crc32().getAsLong(), size, crc);
+            return compare(entry, CopyProofKind.SERVER_CHECKSUM.label(), head.size(), head.crc32().getAsLong(), size, crc);
         }
         if (head.size() != size) {
             return compare(entry, "head", head.size(), -1, size, crc);
@@ -68,14 +66,8 @@ public final class CopyProver {
                 && caps.contains(StoreCapability.MD5_ETAG) && !head.etag().contains("-") && etagMatches(local, head, crc)) {
             return new Outcome(CopyProofKind.CONTENT_MD5.label(), null);
         }
-        CRC32 read = new CRC32();
-        long at = 0;
-        while (at < head.size()) {
-            int n = (int) Math.min(ShardOffload.READ_BACK_CHUNK, head.size() - at);
-            read.update(store.readRange(entry.objectKey(), ByteRange.of(at, n)));
-            at += n;
-        }
-        return compare(entry, "read-back", head.size(), read.getValue(), size, crc);
+        return compare(entry, CopyProofKind.READ_BACK.label(), head.size(),
+                ReadBack.crc32(store, entry.objectKey(), head.size()), size, crc);
     }
 
     /**

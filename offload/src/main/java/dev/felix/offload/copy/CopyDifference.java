@@ -1,4 +1,4 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.ByteRange;

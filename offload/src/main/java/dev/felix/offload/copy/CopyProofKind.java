@@ -1,4 +1,4 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 /**
  * How a copy in the store was proven to hold its segment's bytes. Its {@link #label()} is what the

@@ -1,4 +1,4 @@
-package dev.felix.offload.retention;
+package dev.felix.offload.copy;
 
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.SegmentScan;

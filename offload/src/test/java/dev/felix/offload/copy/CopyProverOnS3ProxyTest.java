@@ -1,8 +1,15 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.offload.log.DataRoot;
+import dev.felix.offload.pass.OffloadPass;
+import dev.felix.offload.pass.OffloadSettings;
+import dev.felix.offload.pass.PassReport;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.pass.StepHook;
+import dev.felix.offload.pass.TestRoots;
+import dev.felix.offload.pass.VerifyMode;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.ManifestEntry;

@@ -1,0 +1,160 @@
+package dev.felix.offload.it;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The distribution as an operator installs it: dist/target/felix-offload-VERSION.tar.gz unpacked
+ * with tar, its bin/felix-offload run directly and through a link, with the environment it takes.
+ */
+class LauncherIT {
+
+    @TempDir
+    Path work;
+
+    private Path home;
+
+    record Run(int exit, String out, String err) {
+    }
+
+    @BeforeEach
+    void install() throws Exception {
+        Path target = Path.of("..", "dist", "target").toAbsolutePath().normalize();
+        Path tarball;
+        try (Stream<Path> files = Files.list(target)) {
+            tarball = files.filter(f -> f.getFileName().toString().matches("felix-offload-.+\\.tar\\.gz")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no felix-offload-*.tar.gz in " + target + "; mvn package builds it"));
+        }
+        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", work.toString()).inheritIO().start();
+        assertThat(tar.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(tar.exitValue()).isZero();
+        try (Stream<Path> dirs = Files.list(work)) {
+            home = dirs.filter(d -> d.getFileName().toString().startsWith("felix-offload-")).findFirst().orElseThrow();
+        }
+    }
+
+    private Run run(Path launcher, Map<String, String> env, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(launcher.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder b = new ProcessBuilder(command).directory(work.toFile())
+                .redirectOutput(work.resolve("out").toFile()).redirectError(work.resolve("err").toFile());
+        Map<String, String> e = b.environment();
+        e.keySet().removeIf(k -> k.startsWith("FELIX_") || k.equals("JAVA_OPTS") || k.equals("CACHE_DIRECTORY"));
+        e.put("JAVA_HOME", System.getProperty("java.home"));
+        e.putAll(env);
+        e.values().removeIf(v -> v == null || v.isEmpty());
+        Process p = b.start();
+        assertThat(p.waitFor(3, TimeUnit.MINUTES)).isTrue();
+        return new Run(p.exitValue(), Files.readString(work.resolve("out"), StandardCharsets.UTF_8),
+                Files.readString(work.resolve("err"), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theLauncherFindsJavaTakesTheHeapAndOptionsAndStartsFromItsClassDataArchive() throws Exception {
+        Path launcher = home.resolve("bin/felix-offload");
+        assertThat(Files.isExecutable(launcher)).isTrue();
+        assertThat(home.resolve("lib/felix-offload.classlist")).isRegularFile();
+
+        // First start: the archive is made (here beside the jar, the installation being writable).
+        Run first = run(launcher, Map.of(), "--version");
+        assertThat(first.exit()).as(first.err()).isZero();
+        assertThat(first.out()).startsWith("felix-offload ");
+        assertThat(first.err()).isEmpty();
+        List<Path> archives = archives(home.resolve("lib/cds"));
+        assertThat(archives).hasSize(1);
+
+        // Later starts map the tool's classes from it; the heap and JAVA_OPTS reach the JVM.
+        Run shared = run(launcher, Map.of("FELIX_OFFLOAD_HEAP", "96m",
+                "JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:stdout -XX:+PrintCommandLineFlags"), "--version");
+        assertThat(shared.exit()).as(shared.err()).isZero();
+        assertThat(shared.out()).contains("dev.felix.offload.cli.FelixOffload source: shared objects file")
+                .contains("-XX:MaxHeapSize=" + (96L << 20)).contains("felix-offload ");
+        assertThat(archives(home.resolve("lib/cds"))).isEqualTo(archives);
+
+        // Through a link (as /usr/local/bin/felix-offload would be), with the archive elsewhere.
+        Path link = Files.createSymbolicLink(work.resolve("felix-offload-link"), launcher);
+        Path cache = work.resolve("cache");
+        Run linked = run(link, Map.of("FELIX_OFFLOAD_CDS_DIR", cache.toString()), "--version");
+        assertThat(linked.exit()).as(linked.err()).isZero();
+        assertThat(archives(cache)).hasSize(1);
+        // A jar replaced (here: its time changed) makes a new archive, and the old one goes.
+        List<Path> before = archives(cache);
+        assertThat(home.resolve("lib/felix-offload.jar").toFile().setLastModified(System.currentTimeMillis() - 60_000)).isTrue();
+        assertThat(run(link, Map.of("FELIX_OFFLOAD_CDS_DIR", cache.toString()), "--version").exit()).isZero();
+        assertThat(archives(cache)).hasSize(1).doesNotContainAnyElementsOf(before);
+        Run off = run(link, Map.of("FELIX_OFFLOAD_CDS", "off", "FELIX_OFFLOAD_CDS_DIR", work.resolve("none").toString(),
+                "JAVA_OPTS", "-Xlog:class+load=info:stdout"), "--version");
+        assertThat(off.exit()).isZero();
+        assertThat(off.out()).contains("dev.felix.offload.cli.FelixOffload source: ").doesNotContain(
+                "dev.felix.offload.cli.FelixOffload source: shared objects file");
+        assertThat(work.resolve("none")).doesNotExist();
+
+        // The tool's own exit codes come through.
+        Run usage = run(launcher, Map.of(), "offload", "--data-dir", work.resolve("absent").toString(), "--store", "file:///tmp/x");
+        assertThat(usage.exit()).isEqualTo(2);
+    }
+
+    @Test
+    void whatTheLauncherCannotUseIsOneLineAndExit2() throws Exception {
+        Path launcher = home.resolve("bin/felix-offload");
+        Run heap = run(launcher, Map.of("FELIX_OFFLOAD_HEAP", "lots"), "--version");
+        assertThat(heap.exit()).isEqualTo(2);
+        assertThat(heap.err().strip()).isEqualTo("felix-offload: FELIX_OFFLOAD_HEAP is 'lots'; expected a size such as 512m or 2g");
+        Run javaHome = run(launcher, Map.of("JAVA_HOME", work.resolve("no-jdk").toString()), "--version");
+        assertThat(javaHome.exit()).isEqualTo(2);
+        assertThat(javaHome.err()).contains("JAVA_HOME is " + work.resolve("no-jdk") + ", which has no bin/java");
+        Map<String, String> noJava = new HashMap<>();
+        noJava.put("JAVA_HOME", "");
+        noJava.put("PATH", "/nonexistent");
+        Run none = runWithShell(launcher, noJava);
+        assertThat(none.exit()).isEqualTo(2);
+        assertThat(none.err()).contains("no Java found");
+        // An old Java, as its release file says.
+        Path old = work.resolve("jdk11");
+        Files.createDirectories(old.resolve("bin"));
+        Files.writeString(old.resolve("release"), "JAVA_VERSION=\"11.0.2\"\n");
+        Path fake = Files.writeString(old.resolve("bin/java"), "#!/bin/sh\nexit 0\n");
+        assertThat(fake.toFile().setExecutable(true)).isTrue();
+        Run tooOld = run(launcher, Map.of("JAVA_HOME", old.toString()), "--version");
+        assertThat(tooOld.exit()).isEqualTo(2);
+        assertThat(tooOld.err()).contains("is Java 11.0.2; felix-offload needs Java 17 or newer");
+    }
+
+    /** The launcher under /bin/sh with exactly {@code env}, so no java is on the PATH. */
+    private Run runWithShell(Path launcher, Map<String, String> env) throws Exception {
+        List<String> command = new ArrayList<>(List.of("/usr/bin/env", "-i"));
+        env.forEach((k, v) -> {
+            if (!v.isEmpty()) {
+                command.add(k + "=" + v);
+            }
+        });
+        command.addAll(List.of("/bin/sh", launcher.toString(), "--version"));
+        Process p = new ProcessBuilder(command).redirectOutput(work.resolve("out").toFile())
+                .redirectError(work.resolve("err").toFile()).start();
+        assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
+        return new Run(p.exitValue(), Files.readString(work.resolve("out")), Files.readString(work.resolve("err")));
+    }
+
+    private static List<Path> archives(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".jsa")).sorted().toList();
+        }
+    }
+}
