@@ -124,6 +124,12 @@ class BadInputIT {
         /** Run after the "before" snapshot and after the process ended, before the "after" one (a chmod and its undoing). */
         IoAction beforeRun = () -> { };
         IoAction afterRun = () -> { };
+        /**
+         * Changes a case's process may make, by the start of their line in {@link World#differences}: none but
+         * where a case says so (a pass that wrote to the store before it failed holds the node's lease, and its
+         * root remembers that in offload.lease).
+         */
+        List<String> mayChange = List.of();
 
         Cases(String category) {
             this.category = category;
@@ -145,7 +151,8 @@ class BadInputIT {
                 soft.assertThat(all).as(what + ": the error names " + s).contains(s);
             }
             soft.assertThat(r.err()).as(what + ": a stack trace").doesNotContain("\tat ", "Exception in thread");
-            soft.assertThat(World.differences(before, world.snapshot())).as(what + ": what changed").isEmpty();
+            soft.assertThat(World.differences(before, world.snapshot()).stream()
+                    .filter(d -> mayChange.stream().noneMatch(d::startsWith)).toList()).as(what + ": what changed").isEmpty();
             tally.merge(category, 1, Integer::sum);
             return r;
         }
@@ -758,8 +765,12 @@ class BadInputIT {
         }
         c.world = new World().dir("data", permRoot);
         String says = shard.resolve(ManifestStore.FILE_NAME) + "";
+        // The pass uploads before the manifest save fails, so it took the node's lease for those puts (issue 32),
+        // and the root remembers it: that, and nothing else, may change in the root.
+        c.mayChange = List.of("new: data/" + dev.felix.offload.root.NodeLease.FILE_NAME + " ");
         Felix.Result r = c.expect(FelixOffload.CORRUPT, List.of(says, ": permission denied"), "offload", "--data-dir",
                 permRoot.toString(), "--store", permStore.toUri().toString(), "--keep-local-segments", "1", "--json");
+        c.mayChange = List.of();
         // The report still counts what is pending, not 0.
         Matcher pending = Pattern.compile("\"pending\":(\\d+)").matcher(r.out());
         c.soft.assertThat(pending.find() && Long.parseLong(pending.group(1)) > 0).as("pending in " + r.out()).isTrue();
