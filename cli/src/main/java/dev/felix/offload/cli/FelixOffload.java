@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
         subcommands = {DumpCommand.class, FsckCommand.class, GenerateCommand.class, SampleDataCommand.class,
                 ManifestCommand.class, OffloadCommand.class, ReadCommand.class, ShardDirCommand.class,
                 RunCommand.class, RetentionCommand.class, ScrubCommand.class, ForgetShardCommand.class, RestoreCommand.class, DemoCommand.class,
+                ReidentifyCommand.class, LegacyKeysCommand.class,
                 CommandLine.HelpCommand.class})
 public final class FelixOffload {
 

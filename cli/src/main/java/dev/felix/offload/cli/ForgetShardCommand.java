@@ -79,11 +79,13 @@ final class ForgetShardCommand implements Callable<Integer> {
                 yes ? Stores.Use.WRITER : Stores.Use.READER);
              RootLock lock = RootLock.acquire(where.root())) {
             // Listing deletes nothing, so it only warns; deleting is refused on another root's claim.
-            new dev.felix.offload.root.NodeClaimCheck(new DataRoot(where.root()), objectStore, keys, where.storeSetting(),
-                    Clock.systemUTC()).run(yes ? dev.felix.offload.root.NodeClaimCheck.Access.WRITE
-                            : dev.felix.offload.root.NodeClaimCheck.Access.READ, false).warning()
-                    .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
-            f = new OrphanSweep(new DataRoot(where.root()), objectStore, keys, Clock.systemUTC(),
+            dev.felix.offload.root.NodeClaimCheck.Result claim = new dev.felix.offload.root.NodeClaimCheck(
+                    new DataRoot(where.root()), objectStore, keys, where.storeSetting(), Clock.systemUTC())
+                    .run(yes ? dev.felix.offload.root.NodeClaimCheck.Access.WRITE
+                            : dev.felix.offload.root.NodeClaimCheck.Access.READ, false);
+            claim.warning().ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
+            // deletes go through the node's lease: a copy of this root fenced off meanwhile stops at once
+            f = new OrphanSweep(new DataRoot(where.root()), claim.fenced(objectStore), keys, Clock.systemUTC(),
                     OrphanSweepSettings.defaults().withDeleteBatchSize(where.batchSize()), RetentionHook.none())
                     .forget(shard, yes, StopSignal.never());
         } catch (RootLock.HeldException e) {

@@ -101,7 +101,8 @@ final class RetentionCommand implements Callable<Integer> {
         out.printf("  local: %d segments (%s) removed%n", r.localSegmentsDeleted(), Bytes.human(r.localBytesDeleted()));
         out.printf("  remote: %d segments (%s) expired, %d objects deleted%s%n", r.remoteSegmentsDeleted(),
                 Bytes.human(r.remoteBytesDeleted()), r.remoteObjectsDeleted(), r.remoteObjectsKept() == 0 ? ""
-                        : ", " + r.remoteObjectsKept() + " kept (another shard's, or outside the shard's own prefix)");
+                        : ", " + r.remoteObjectsKept() + " kept (another shard's, outside the shard's own prefix, or "
+                        + "keys without a node id, which other replicas may name: see `felix-offload legacy-keys`)");
         out.printf("  deleted streams: %d directories finished%n", r.deletedStreamDirectoriesFinished());
         r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted, "
                         + "%d incomplete uploads aborted%s%n", o.prefix(), o.foundCount(), o.eligible().size(),
@@ -111,6 +112,7 @@ final class RetentionCommand implements Callable<Integer> {
         // why local segments past a limit stay (not offloaded yet, a copy that could not be proven, ...)
         r.shards().stream().filter(s -> s.local().blockedBy() != null).forEach(s -> out.printf(
                 "  %s: local segments kept: %s%n", s.shard(), s.local().blockedBy()));
+        r.uncertainStreams().forEach((shard, why) -> out.printf("  %s: %s%n", shard, why));
         r.failures().forEach((where, why) -> {
             if (!where.startsWith("orphan-sweep/")) { // a held shard: its line is above
                 out.printf("  %s: %s%n", where, why);
@@ -140,6 +142,19 @@ final class RetentionCommand implements Callable<Integer> {
                 g.writeNumberField("local_bytes_after", s.local().localBytesAfter());
                 g.writeNumberField("remote_segments_expired", s.remote().expiredSegments().size());
                 g.writeNumberField("total_bytes_after", s.remote().totalBytesAfter());
+                if (!s.remote().objectsKept().isEmpty()) {
+                    // why each object of an expired entry stayed (the first hundred; the total is above)
+                    g.writeObjectFieldStart("objects_kept");
+                    int written = 0;
+                    for (Map.Entry<String, dev.felix.offload.root.KeyOwnership.Refusal> e
+                            : s.remote().objectsKept().entrySet()) {
+                        if (written++ == 100) {
+                            break;
+                        }
+                        g.writeStringField(e.getKey(), e.getValue().label());
+                    }
+                    g.writeEndObject();
+                }
                 if (s.local().blockedBy() != null) {
                     g.writeStringField("local_blocked_by", s.local().blockedBy());
                 }
@@ -197,6 +212,11 @@ final class RetentionCommand implements Callable<Integer> {
                 g.writeEndArray();
                 g.writeEndObject();
             }
+            g.writeObjectFieldStart("uncertain_streams");
+            for (Map.Entry<String, String> e : r.uncertainStreams().entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
             g.writeObjectFieldStart("failures");
             for (Map.Entry<String, String> e : r.failures().entrySet()) {
                 g.writeStringField(e.getKey(), e.getValue());

@@ -57,7 +57,11 @@ final class RunCommand implements Callable<Integer> {
         // beside the endpoint's own start-up on the same cores.
         ObjectStore store = Stores.open(c.store, c.file + ": store", c.dataDir,
                 probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER);
-        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver);
+        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver)
+                // A pass found another copy of this root (or another root) writing as this node: no pass can
+                // do anything from now on, so the daemon ends, exit 2 (from a thread of its own: the pass's
+                // thread is one the stop waits for).
+                .onRefused(message -> new Thread(() -> System.exit(FelixOffload.EXIT_USAGE), "refused").start());
 
         // Registered before anything starts, so that a signal at any moment, while the store is
         // being waited for too, stops the daemon within shutdown.grace and exits 0.
@@ -67,10 +71,12 @@ final class RunCommand implements Callable<Integer> {
                 return; // start-up failed: main stopped the daemon and exits with its own code
             }
             daemon.stop(c.shutdownGrace);
+            daemon.refused().ifPresent(message -> System.err.println("felix-offload: " + message));
             System.out.flush();
             System.err.flush();
-            // A signal's exit status would be 128 + its number; a stop is a success.
-            Runtime.getRuntime().halt(FelixOffload.EXIT_OK);
+            // A signal's exit status would be 128 + its number; a stop is a success, unless a pass found
+            // that this root may no longer write (another copy of it holds the node's lease): a usage error.
+            Runtime.getRuntime().halt(daemon.refused().isPresent() ? FelixOffload.EXIT_USAGE : FelixOffload.EXIT_OK);
         }, "shutdown"));
         try {
             daemon.open();

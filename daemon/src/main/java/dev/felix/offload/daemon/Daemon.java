@@ -94,6 +94,11 @@ public final class Daemon {
     private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
     private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
+    /**
+     * Reads refused because the store holds another object than an entry names, by shard: the latest
+     * one's message. Kept until the next scrub run, whose findings then say what the store holds.
+     */
+    private final Map<String, String> objectMismatches = new ConcurrentHashMap<>();
     private final PassScheduler scheduler;
     private final StoreHealth health;
     /** Whether the store's capabilities are known (the start-up probe, or a later one, went through). */
@@ -214,6 +219,33 @@ public final class Daemon {
         }
     }
 
+    /** Why a pass found this root may no longer write to the store, once one did; the daemon then ends. */
+    private volatile String refused;
+    private volatile java.util.function.Consumer<String> onRefused = message -> { };
+
+    /**
+     * What to do when a pass finds that this root may no longer write to the store: another copy of
+     * it took the node's lease ({@link dev.felix.offload.root.NodeLease}), or another root the claim.
+     * No pass can do anything then, so {@code run} ends (exit 2, the message on one line).
+     */
+    public Daemon onRefused(java.util.function.Consumer<String> listener) {
+        this.onRefused = listener;
+        return this;
+    }
+
+    /** The refusal that ended the daemon's writing, if one did. */
+    public Optional<String> refused() {
+        return Optional.ofNullable(refused);
+    }
+
+    private void refusedBy(NodeClaimCheck.RefusedException e) {
+        if (refused == null) {
+            refused = e.getMessage();
+            LOG.error("{}", e.getMessage());
+            onRefused.accept(e.getMessage());
+        }
+    }
+
     /** Replace another root's node claim at start ({@code run --take-over-node-id}); passes after it never do. */
     public Daemon takeOverNodeId(boolean value) {
         this.takeOverNodeId = value;
@@ -305,6 +337,7 @@ public final class Daemon {
         MeteredStore unit = store.unit();
         try (RootLock lock = RootLock.acquire(root.path());
              StartupWait wait = StartupWait.begin("the store to answer the node claim check", shortName(store.describe()))) {
+            // the claim and the node's lease checked as any writer checks them; a pass takes the lease
             NodeClaimCheck.enforce(root, unit, keys, claimPolicy(takeOverNodeId));
             wait.ended("checked");
         } catch (RootLock.HeldException e) {
@@ -486,9 +519,14 @@ public final class Daemon {
             if (held == null) {
                 return null;
             }
-            report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                    .checkingClaim(claimPolicy(false)).remembering(quietShards)
-                    .run(ProgressListener.none(), stop::stopRequested);
+            try {
+                report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
+                        .checkingClaim(claimPolicy(false)).remembering(quietShards)
+                        .run(ProgressListener.none(), stop::stopRequested);
+            } catch (NodeClaimCheck.RefusedException e) {
+                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
+                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
+            }
         } finally {
             unit.endUnit();
         }
@@ -525,8 +563,13 @@ public final class Daemon {
             if (held == null) {
                 return null;
             }
-            report = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(), Clock.systemUTC(), env,
-                    RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
+            try {
+                report = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(), Clock.systemUTC(),
+                        env, RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
+            } catch (NodeClaimCheck.RefusedException e) {
+                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
+                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
+            }
         } finally {
             unit.endUnit();
         }
@@ -556,6 +599,9 @@ public final class Daemon {
             report = new Scrub(root, unit, env, config.scrubReadBandwidth, Clock.systemUTC(), share).run(stop, guard);
         } finally {
             unit.endUnit();
+        }
+        if (!stop.stopRequested()) {
+            objectMismatches.clear(); // scrub's own findings say now what the store holds for each entry
         }
         metrics.scrubbed(report);
         List<String> problems = new ArrayList<>();
@@ -696,6 +742,17 @@ public final class Daemon {
         return out;
     }
 
+    /**
+     * A read of {@code shard} refused to serve an object that is not the one its entry names
+     * ({@link dev.felix.offload.log.format.CorruptionKind#OBJECT_MISMATCH}): {@code /health} says so
+     * until the next scrub run.
+     */
+    void objectMismatch(String shard, dev.felix.offload.log.format.CorruptionException e) {
+        if (objectMismatches.put(shard, e.getMessage()) == null) {
+            LOG.error("{}: read refused: {}", shard, e.getMessage());
+        }
+    }
+
     /** Why the daemon is not ready: empty when the store answered and the last run of every pass went well. */
     List<String> notReadyReasons() {
         List<String> reasons = new ArrayList<>();
@@ -706,6 +763,7 @@ public final class Daemon {
         if (storeProblem != null) {
             reasons.add("store: " + storeProblem);
         }
+        new java.util.TreeMap<>(objectMismatches).forEach((shard, why) -> reasons.add("read: " + shard + ": " + why));
         for (PassState p : passStates()) {
             if (p.outcome().isPresent() && !p.outcome().get().succeeded()) {
                 reasons.add(p.pass() + ": " + p.outcome().get().status().name().toLowerCase(java.util.Locale.ROOT)

@@ -186,6 +186,9 @@ final class ReadEndpoint {
             bounds = reader.bounds(); // after the read, so the end is at or past every record taken
         } catch (CorruptionException e) {
             CorruptionSite site = e.site();
+            if (e.kind() == dev.felix.offload.log.format.CorruptionKind.OBJECT_MISMATCH) {
+                daemon.objectMismatch(shard, e);
+            }
             StatusServer.error(ex, 500, "corrupt", shard + ": " + e.getMessage(), g -> {
                 g.writeStringField("kind", e.kind().specName());
                 g.writeStringField("file", site.file());

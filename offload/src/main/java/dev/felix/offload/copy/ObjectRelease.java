@@ -24,7 +24,9 @@ import java.util.Optional;
  *   <li>{@link Grounds#STREAM_DELETED}: the broker moved the shard under {@code .deleted/} (the stream
  *       was deleted by its owner);</li>
  *   <li>{@link Grounds#NAMED_BY_OPERATOR}: an operator named the shard in an explicit command
- *       ({@code forget-shard --yes});</li>
+ *       ({@code forget-shard --yes}), or named keys without a node id, or their shard, saying no other
+ *       replica needs them ({@code legacy-keys delete}, {@link #legacyKeyNamedByOperator}: the only
+ *       grounds on which such a key goes);</li>
  *   <li>{@link Grounds#HOLDS_NO_RECORDS}: a segment's index (derived, rebuilt by readers from the
  *       segment), and only when its segment object is not being kept.</li>
  * </ul>
@@ -197,6 +199,21 @@ public final class ObjectRelease {
      */
     public Verdict namedByOperator(String shard, String key) {
         Optional<KeyOwnership.Refusal> refusal = ownership.refusalForDeletedShard(shard, key, live);
+        return refusal.isPresent() ? notOwned(key, refusal.get())
+                : new Verdict.Deletable(new Permit(key, Grounds.NAMED_BY_OPERATOR));
+    }
+
+    /**
+     * For a key of {@code shard} without a node id (0.6.0-preview.3) that an operator named for
+     * deletion, by key or by its shard, saying that no other replica of the shard needs it
+     * ({@code felix-offload legacy-keys delete --no-other-replica-needs-them}): the only way such a
+     * key ever goes, since {@link KeyOwnership} refuses it to every other deleter
+     * ({@link KeyOwnership.Refusal#LEGACY_KEY}). No live manifest of this root may name it, and every
+     * one must be readable ({@link KeyOwnership#refusalOfNamedLegacyKey}). The caller makes no
+     * permit's delete before the operator's confirmation.
+     */
+    public Verdict legacyKeyNamedByOperator(String shard, String key) {
+        Optional<KeyOwnership.Refusal> refusal = ownership.refusalOfNamedLegacyKey(shard, key, live);
         return refusal.isPresent() ? notOwned(key, refusal.get())
                 : new Verdict.Deletable(new Permit(key, Grounds.NAMED_BY_OPERATOR));
     }

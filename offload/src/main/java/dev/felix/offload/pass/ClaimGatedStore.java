@@ -46,13 +46,16 @@ final class ClaimGatedStore implements ObjectStore {
     private final ObjectStore store;
     private final CountDownLatch checked = new CountDownLatch(1);
     private volatile Throwable refused;
+    /** Where requests go once the check passed: the store through the node's lease, as the check gave it. */
+    private volatile ObjectStore target;
 
     ClaimGatedStore(ObjectStore store) {
         this.store = store;
     }
 
-    /** The check passed: requests go. */
-    void passed() {
+    /** The check passed: requests go, through {@code through} (the store behind the node's lease). */
+    void passed(ObjectStore through) {
+        target = through;
         checked.countDown();
     }
 
@@ -74,7 +77,7 @@ final class ClaimGatedStore implements ObjectStore {
             // the pass reports the check's failure itself, once
             throw new NotSentException("not sent: the node claim check did not pass", why);
         }
-        return store;
+        return target;
     }
 
     @Override

@@ -102,6 +102,8 @@ public final class OffloadPass {
             Thread claimCheck = null;
             ClaimGatedStore gated = null;
             java.util.concurrent.atomic.AtomicReference<Throwable> claimFailure = new java.util.concurrent.atomic.AtomicReference<>();
+            // With the claim checked, every put and delete goes through the node's lease (see NodeLease).
+            java.util.concurrent.atomic.AtomicReference<ObjectStore> fenced = new java.util.concurrent.atomic.AtomicReference<>(store);
             if (claimPolicy != null && settings.localRetention() instanceof LocalRetention.KeepAll) {
                 // A pass that unlinks nothing may read its segments while the claim is checked (with the
                 // store's start-up, the first requests of a command): its shards' requests wait for the
@@ -109,8 +111,9 @@ public final class OffloadPass {
                 ClaimGatedStore gate = new ClaimGatedStore(store);
                 claimCheck = new Thread(() -> {
                     try {
-                        NodeClaimCheck.enforce(root, store, keys, claimPolicy);
-                        gate.passed();
+                        ObjectStore through = NodeClaimCheck.enforce(root, store, keys, claimPolicy).fenced(store);
+                        fenced.set(through);
+                        gate.passed(through);
                     } catch (Throwable t) {
                         claimFailure.set(t);
                         gate.failed(t);
@@ -121,7 +124,8 @@ public final class OffloadPass {
                 gated = gate;
                 shardStore = gate;
             } else if (claimPolicy != null) {
-                NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+                shardStore = NodeClaimCheck.enforce(root, store, keys, claimPolicy).fenced(store);
+                fenced.set(shardStore);
             }
             DataRoot.Listing listing = root.list();
             List<DataRoot.Shard> shards = listing.streamShards();
@@ -193,7 +197,7 @@ public final class OffloadPass {
                     awaitClaimCheck(claimCheck, gated);
                 }
                 if (settings.awaitSettle() && claimFailure.get() == null) {
-                    awaitSettled(shards, results, keys, stopRequested);
+                    awaitSettled(fenced.get(), shards, results, keys, stopRequested);
                 }
             } finally {
                 if (claimCheck != null) {
@@ -238,8 +242,9 @@ public final class OffloadPass {
      * For a one-shot pass: waits until the entries it recorded have settled (at most the settle time,
      * as they were recorded during this pass) and unlinks then what local retention lets go, shard by
      * shard, so the command leaves the local disk as its options ask. A stop request ends the wait.
+     * {@code store} is the pass's, through the node's lease where the claim was checked.
      */
-    private void awaitSettled(List<DataRoot.Shard> shards, List<ShardResult> results, SegmentKeys keys,
+    private void awaitSettled(ObjectStore store, List<DataRoot.Shard> shards, List<ShardResult> results, SegmentKeys keys,
                               java.util.function.BooleanSupplier stopRequested) throws IOException {
         java.time.Instant until = null;
         for (ShardResult r : results) {
@@ -296,6 +301,9 @@ public final class OffloadPass {
             Throwable cause = e.getCause();
             if (cause instanceof Error error) {
                 throw error;
+            }
+            if (cause instanceof NodeClaimCheck.RefusedException refused) {
+                throw refused; // another copy of this root took the node's lease: the whole pass stops
             }
             // An I/O failure is the operator's to fix (permissions, space): name the file and the cause,
             // without a trace. Anything else is a bug, and its trace is kept at debug.

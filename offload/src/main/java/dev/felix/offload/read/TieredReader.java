@@ -23,6 +23,7 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectFetcher;
+import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
 import org.slf4j.Logger;
@@ -57,7 +58,9 @@ import java.util.OptionalLong;
  *
  * <p>Bytes that fail verification are dropped from the cache and fetched once more; if they fail
  * again, a {@link CorruptionException} names the object's key and the byte position. Corrupt bytes
- * are never returned as records.
+ * are never returned as records. Before its first records are served, an object is checked against
+ * its entry once (size, and the CRC-32 of its bytes or the one the store keeps): records of another
+ * object at the entry's key never are ({@link CorruptionKind#OBJECT_MISMATCH}).
  */
 public final class TieredReader {
 
@@ -100,6 +103,8 @@ public final class TieredReader {
     private final Cache<ObjectIdentity, Long> indexSizes = Caffeine.newBuilder().maximumSize(4096).build();
     private final int indexWindowEntries;
     private final Cache<ObjectIdentity, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
+    /** Objects found to be the ones their entries name ({@link #checkObject}); dropped with the headers. */
+    private final Cache<ObjectIdentity, Boolean> checked = Caffeine.newBuilder().maximumSize(16384).build();
     /**
      * Where the last read of each object stopped: the offset it would have taken next and that
      * record's byte position. A sequential reader's next read starts there without the index (one
@@ -173,6 +178,7 @@ public final class TieredReader {
             indexWindows.invalidateAll();
             indexSizes.invalidateAll();
             headers.invalidateAll();
+            checked.invalidateAll();
             resumePoints.invalidateAll();
             manifest = ManifestStore.read(shardDir);
             manifestTime = time;
@@ -354,6 +360,7 @@ public final class TieredReader {
             // header, which may come from that chunk).
             chunks.expect(object, startAt, budget.bytesLeft());
         }
+        checkObject(object, site);
         SegmentHeader header = headerOf(object, site, startAt);
         if (header.baseOffset() != entry.baseOffset()) {
             throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(SegmentHeader.BASE_OFFSET_OFFSET),
@@ -431,6 +438,80 @@ public final class TieredReader {
         ManifestLookup next = m.find(entry.lastOffset() + 1);
         return next.kind() == ManifestLookup.Kind.ENTRY ? java.util.Optional.of(ObjectIdentity.of(next.entry()))
                 : java.util.Optional.empty();
+    }
+
+    /**
+     * Makes sure the object at the entry's key is the one the entry names, once per object: an
+     * object that fits in one chunk (which the scan fetches anyway) by the CRC-32 of its bytes,
+     * fetched once more before a mismatch counts; a larger one by one HEAD, whose size must be the
+     * entry's and whose CRC-32, where the store keeps one, the entry's. An object shorter than its
+     * entry is {@link CorruptionKind#TRUNCATED} as it always was; any other mismatch is
+     * {@link CorruptionKind#OBJECT_MISMATCH} naming the key and both values: the store holds another
+     * history at that key (a copy of this data root offloading under its node id, a stream deleted and
+     * created again), whose records would each pass their own checksums, so none is served. Where the
+     * store keeps no CRC-32 (S3Proxy, Ceph RGW), a large object's size is all a HEAD can check, and
+     * {@code scrub} reads it whole.
+     */
+    private void checkObject(ObjectIdentity object, CorruptionSite site) throws StoreException, CorruptionException {
+        if (checked.getIfPresent(object) != null || object.size() == 0) {
+            return;
+        }
+        String key = object.key();
+        if (object.size() <= chunks.chunkBytes()) {
+            int size = (int) object.size();
+            long crc = crcOf(wholeChunk(object, size));
+            if (crc != object.crc32()) {
+                LOG.warn("{}: {} holds bytes of CRC-32 {} where its entry records {}; fetching it again", shard, key,
+                        String.format("%08x", crc), String.format("%08x", object.crc32()));
+                chunks.invalidate(object, 0, size);
+                crc = crcOf(wholeChunk(object, size));
+            }
+            if (crc != object.crc32()) {
+                throw CorruptionException.of(CorruptionKind.OBJECT_MISMATCH, site.at(0), "the store holds other bytes "
+                        + "at " + key + " than its manifest entry names: CRC-32 " + String.format("%08x", crc)
+                        + " over its " + size + " bytes, the entry records " + String.format("%08x", object.crc32())
+                        + "; none of its records is served");
+            }
+        } else {
+            ObjectHead head = store.head(key);
+            if (head.size() < object.size()) {
+                throw shorter(object, head.size());
+            }
+            if (head.size() != object.size()) {
+                throw CorruptionException.of(CorruptionKind.OBJECT_MISMATCH, site.at(0), "the store holds "
+                        + head.size() + " bytes at " + key + ", its manifest entry names an object of " + object.size()
+                        + "; none of its records is served");
+            }
+            if (head.crc32().isPresent() && head.crc32().getAsLong() != object.crc32()) {
+                throw CorruptionException.of(CorruptionKind.OBJECT_MISMATCH, site.at(0), "the store keeps CRC-32 "
+                        + String.format("%08x", head.crc32().getAsLong()) + " for " + key + ", its manifest entry "
+                        + "records " + String.format("%08x", object.crc32()) + "; none of its records is served");
+            }
+        }
+        checked.put(object, Boolean.TRUE);
+    }
+
+    private ByteBuffer wholeChunk(ObjectIdentity object, int size) throws StoreException, CorruptionException {
+        try {
+            return chunks.view(object, 0, size);
+        } catch (InvalidRangeException shorter) {
+            throw shorter(object, store.head(object.key()).size());
+        }
+    }
+
+    /**
+     * An object shorter than its entry records: a truncation of the copy (or another, shorter object),
+     * reported as reads of a short copy always were, naming both sizes, before any record is served.
+     */
+    private CorruptionException shorter(ObjectIdentity object, long actual) {
+        return CorruptionException.truncated(CorruptionSite.inFile(shard, object.key(), 0), "object (" + actual
+                + " bytes stored, " + object.size() + " recorded by its manifest entry)", object.size(), actual);
+    }
+
+    private static long crcOf(ByteBuffer bytes) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(bytes.duplicate());
+        return crc.getValue();
     }
 
     /**

@@ -64,9 +64,12 @@ public record NodeClaim(String rootId, String nodeId, String host, String root, 
         return keys.nodePrefix() + NAME;
     }
 
-    /** Whether {@code key} is the claim of the node whose prefix is {@code nodePrefix}. */
+    /**
+     * Whether {@code key} is the claim of the node whose prefix is {@code nodePrefix}, or one of its
+     * leases ({@link NodeLease}): the node's own bookkeeping, never an orphan, never a segment.
+     */
     public static boolean isClaimKey(String nodePrefix, String key) {
-        return key.equals(nodePrefix + NAME);
+        return key.equals(nodePrefix + NAME) || NodeLease.isLeaseKey(nodePrefix, key);
     }
 
     /** A claim body that cannot be read, saying why. */

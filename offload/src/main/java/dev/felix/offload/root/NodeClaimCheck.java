@@ -45,7 +45,9 @@ import java.util.zip.CRC32;
  *       claims them.</li>
  * </ul>
  * A claim is written create-only, so of two roots claiming at once one wins, and the loser reads
- * the winner's claim back and is refused. A reader ({@link Access#READ}) is never refused and
+ * the winner's claim back and is refused. The claim tells roots apart by their root id, which a copy
+ * of a whole root carries too; a writer then takes the node's {@link NodeLease}, which tells such
+ * copies apart ({@link Refusal#COPIED_ROOT}), and writes through {@link Result#fenced}. A reader ({@link Access#READ}) is never refused and
  * never writes: it gets a warning to print. The caller holds the root's {@link RootLock} for a
  * writer, since a claim may create the root's id file.
  */
@@ -71,7 +73,9 @@ public final class NodeClaimCheck {
         HELD_BY_ANOTHER_ROOT,
         UNREADABLE_CLAIM,
         NOT_THIS_ROOTS_STORE,
-        UNCLAIMED_OBJECTS
+        UNCLAIMED_OBJECTS,
+        /** Another copy of this data root (same root id and node id) wrote under the prefix: {@link NodeLease}. */
+        COPIED_ROOT
     }
 
     /** How the check ended when it let the command go on. */
@@ -93,7 +97,24 @@ public final class NodeClaimCheck {
      * @param claim   the claim the store holds now, when it holds one that decodes
      * @param warning for {@link Outcome#WARNED} and {@link Outcome#TAKEN_OVER}, what to tell the operator
      */
-    public record Result(Outcome outcome, Optional<NodeClaim> claim, Optional<String> warning) {
+    public record Result(Outcome outcome, Optional<NodeClaim> claim, Optional<String> warning,
+                         Optional<NodeLease.Fence> lease) {
+
+        public Result(Outcome outcome, Optional<NodeClaim> claim, Optional<String> warning) {
+            this(outcome, claim, warning, Optional.empty());
+        }
+
+        Result withLease(NodeLease.Fence fence) {
+            return new Result(outcome, claim, warning, Optional.of(fence));
+        }
+
+        /**
+         * {@code store} as a pass should write through it: every put and delete going through the
+         * node's lease ({@link NodeLease.Fence#fence}) where the check gave one, else {@code store} itself.
+         */
+        public ObjectStore fenced(ObjectStore store) {
+            return lease.map(l -> l.fence(store)).orElse(store);
+        }
     }
 
     /** The store did not answer the claim's read or write: nothing was written or deleted. */
@@ -146,6 +167,44 @@ public final class NodeClaimCheck {
      * @throws StoreException   when the store does not answer (nothing was written then)
      */
     public Result run(Access access, boolean takeOver) throws IOException, StoreException {
+        Result claimed = runClaim(access, takeOver);
+        String where = where();
+        switch (claimed.outcome()) {
+            case HELD, CLAIMED, TAKEN_OVER -> {
+                boolean taking = takeOver || claimed.outcome() == Outcome.TAKEN_OVER;
+                if (access == Access.WRITE || (access == Access.LOCAL_WRITE && taking)) {
+                    // Taken now on a take-over; otherwise checked now (a copy behind the store stops before
+                    // anything) and taken at the pass's first write, so a pass with nothing to write writes none.
+                    NodeLease.Stamp taken = null;
+                    if (taking) {
+                        taken = NodeLease.advance(root, store, keys, where, true, clock, leaseStep);
+                    } else {
+                        NodeLease.verify(root, store, keys, where);
+                    }
+                    return claimed.withLease(new NodeLease.Fence(root, store, keys, where, clock, leaseStep, taken));
+                }
+                if (access == Access.LOCAL_WRITE) {
+                    NodeLease.verify(root, store, keys, where);
+                    return claimed;
+                }
+                Optional<String> fenced = NodeLease.readerWarning(root, store, keys, where);
+                return fenced.isPresent() ? new Result(Outcome.WARNED, claimed.claim(), fenced) : claimed;
+            }
+            default -> {
+                return claimed;
+            }
+        }
+    }
+
+    /** The seam the lease tests step in at; {@link NodeLease.Step#NONE} otherwise. */
+    private NodeLease.Step leaseStep = NodeLease.Step.NONE;
+
+    NodeClaimCheck withLeaseStep(NodeLease.Step step) {
+        this.leaseStep = step;
+        return this;
+    }
+
+    private Result runClaim(Access access, boolean takeOver) throws IOException, StoreException {
         String key = NodeClaim.keyFor(keys);
         Optional<String> rootId = OffloadRootId.read(root);
         Optional<byte[]> body = readClaim(key);
@@ -199,7 +258,7 @@ public final class NodeClaimCheck {
         try {
             store.put(key, UploadBody.ofBytes(mine.encode()), PutOptions.defaults().withNoReplace().withCrc32(crc(mine)));
         } catch (PreconditionFailedException raced) {
-            return run(access, takeOver); // another root claimed first: judge its claim
+            return runClaim(access, takeOver); // another root claimed first: judge its claim
         }
         // Where the store cannot refuse a put itself (a head before the put), read the winner back.
         Optional<byte[]> back = readClaim(key);
@@ -235,8 +294,8 @@ public final class NodeClaimCheck {
      */
     public static Result enforce(DataRoot root, ObjectStore store, SegmentKeys keys, Policy policy) throws IOException {
         try {
-            Result r = new NodeClaimCheck(root, store, keys, policy.storeSetting(), Clock.systemUTC())
-                    .run(Access.WRITE, policy.takeOver());
+            NodeClaimCheck check = new NodeClaimCheck(root, store, keys, policy.storeSetting(), Clock.systemUTC());
+            Result r = check.run(Access.WRITE, policy.takeOver());
             r.warning().ifPresent(w -> LOG.warn("{}", w));
             if (r.outcome() == Outcome.CLAIMED) {
                 LOG.info("claimed node id '{}' in {} for {}", keys.nodeId(), store.describe(), root.path());
@@ -290,7 +349,8 @@ public final class NodeClaimCheck {
         return crc.getValue();
     }
 
-    private static String hostName() {
+    /** This machine's name, as claims and leases record it. */
+    static String hostName() {
         String env = System.getenv("HOSTNAME");
         if (env != null && !env.isBlank()) {
             return env;

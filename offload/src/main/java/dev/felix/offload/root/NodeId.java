@@ -60,6 +60,19 @@ public final class NodeId {
         }
     }
 
+    /** A fresh random id, as the first offload of a root creates one. */
+    public static String random() {
+        byte[] random = new byte[8];
+        new SecureRandom().nextBytes(random);
+        return "node-" + HexFormat.of().formatHex(random);
+    }
+
+    /** Makes {@code id} the root's node id file (durably, through {@link DurableFiles}). */
+    public static void write(DataRoot root, String id) throws IOException {
+        DurableFiles.replace(root.identityFile(DataRoot.NODE_ID),
+                (validate(id, "the node id") + "\n").getBytes(StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
+    }
+
     /**
      * Checks an id: not empty, at most {@value #MAX_BYTES} bytes, no {@code /}, no whitespace, no
      * control characters, and not {@code .} or {@code ..} (it is a path segment of every key).

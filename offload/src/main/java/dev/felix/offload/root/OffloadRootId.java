@@ -64,6 +64,20 @@ public final class OffloadRootId {
         return id;
     }
 
+    /**
+     * Gives the root a new id (through {@link DurableFiles}, fsynced), whatever it had: a copy of a
+     * root becoming a root of its own ({@code felix-offload reidentify}). Call it under the root's
+     * {@link RootLock}.
+     */
+    public static String renew(DataRoot root) throws IOException {
+        byte[] random = new byte[16];
+        new SecureRandom().nextBytes(random);
+        String id = HexFormat.of().formatHex(random);
+        DurableFiles.replace(root.identityFile(FILE_NAME), (id + "\n").getBytes(StandardCharsets.US_ASCII),
+                DurableFiles.Sync.FULL);
+        return id;
+    }
+
     /** 32 lower-case hex digits. */
     public static boolean valid(String id) {
         if (id.length() != 32) {

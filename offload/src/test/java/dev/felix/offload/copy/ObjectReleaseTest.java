@@ -97,4 +97,42 @@ class ObjectReleaseTest {
         assertThatThrownBy(() -> release.expired(SHARD, a.objectKey(), a, before, before))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aKeyWithoutANodeIdGoesOnlyWhenAnOperatorNamesItAndNoManifestOfTheRootDoes() {
+        String legacy = SHARD + "/" + String.format("%020d-%020d.segment", 150, 9);
+        HeldOffsets all = HeldOffsets.of(List.of(local(0, 1000)), List.of());
+        ObjectRelease release = new ObjectRelease(ownership, LiveKeys.of(Map.of(), List.of()));
+        // every side-effect delete keeps it: another replica of the shard may still name it
+        assertThat(release.heldElsewhere(SHARD, legacy, 150, 200, all)).isInstanceOfSatisfying(
+                ObjectRelease.Verdict.Kept.class, k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.LEGACY_KEY));
+        assertThat(release.expiredEarlier(SHARD, legacy)).isInstanceOfSatisfying(ObjectRelease.Verdict.Kept.class,
+                k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.LEGACY_KEY));
+        assertThat(release.streamDeleted(SHARD, legacy)).isInstanceOfSatisfying(ObjectRelease.Verdict.Kept.class,
+                k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.LEGACY_KEY));
+        assertThat(release.namedByOperator(SHARD, legacy)).isInstanceOfSatisfying(ObjectRelease.Verdict.Kept.class,
+                k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.LEGACY_KEY));
+        // the operator's naming lifts that refusal, and only that one
+        assertThat(release.legacyKeyNamedByOperator(SHARD, legacy)).isInstanceOfSatisfying(
+                ObjectRelease.Verdict.Deletable.class,
+                d -> assertThat(d.permit().grounds()).isEqualTo(ObjectRelease.Grounds.NAMED_BY_OPERATOR));
+        ObjectRelease named = new ObjectRelease(ownership, LiveKeys.of(Map.of(legacy, Set.of(SHARD)), List.of()));
+        assertThat(named.legacyKeyNamedByOperator(SHARD, legacy)).isInstanceOfSatisfying(ObjectRelease.Verdict.Kept.class,
+                k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.NAMED_BY_ANOTHER_SHARD));
+        ObjectRelease unreadable = new ObjectRelease(ownership, LiveKeys.of(Map.of(), List.of("broken")));
+        assertThat(unreadable.legacyKeyNamedByOperator(SHARD, legacy)).isInstanceOfSatisfying(
+                ObjectRelease.Verdict.Kept.class,
+                k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE));
+        // never a key of this node, another node's, or a former node's
+        for (String key : List.of(keys.segmentKey(SHARD, 150, 9), "n2/" + SHARD + "/x.segment", "n1/node.claim")) {
+            assertThat(release.legacyKeyNamedByOperator(SHARD, key)).as(key).isInstanceOfSatisfying(
+                    ObjectRelease.Verdict.Kept.class,
+                    k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.OUTSIDE_SHARD_PREFIX));
+        }
+        ObjectRelease reidentified = new ObjectRelease(new KeyOwnership(new SegmentKeys("", "n3"), List.of("n1")),
+                LiveKeys.of(Map.of(), List.of()));
+        assertThat(reidentified.legacyKeyNamedByOperator(SHARD, keys.segmentKey(SHARD, 150, 9)))
+                .isInstanceOfSatisfying(ObjectRelease.Verdict.Kept.class,
+                        k -> assertThat(k.refusal()).isEqualTo(KeyOwnership.Refusal.OUTSIDE_SHARD_PREFIX));
+    }
 }

@@ -19,7 +19,7 @@ class KeyOwnershipTest {
     void aShardOwnsOnlyKeysDirectlyUnderItsOwnPrefix() {
         assertThat(ownership.inShardPrefix(SHARD, KEY)).isTrue();
         assertThat(ownership.inShardPrefix(SHARD, SHARD + "/00000000000000000000-00000000000000000000.segment"))
-                .as("an entry written before keys carried a node id").isTrue();
+                .as("an entry written before keys carried a node id: the shard's, though never deleted by it").isTrue();
         assertThat(ownership.inShardPrefix(SHARD + ".bak", KEY)).as("a copy of the directory").isFalse();
         assertThat(ownership.inShardPrefix("acme.default.orders", KEY)).as("a name that is a prefix of it").isFalse();
         assertThat(ownership.inShardPrefix(SHARD, "n2/" + SHARD + "/x.segment")).as("another node's").isFalse();
@@ -52,6 +52,27 @@ class KeyOwnershipTest {
                 .contains(KeyOwnership.Refusal.OUTSIDE_SHARD_PREFIX);
         assertThat(ownership.refusalForDeletedShard(SHARD, KEY, unreadable))
                 .contains(KeyOwnership.Refusal.A_LIVE_MANIFEST_UNREADABLE);
+    }
+
+    @Test
+    void aKeyWithoutANodeIdIsTheShardsButNeverDeletedByIt() {
+        String legacy = SHARD + "/00000000000000000000-00000000000000000000.segment";
+        LiveKeys ownOnly = LiveKeys.of(Map.of(legacy, Set.of(SHARD)), List.of());
+        assertThat(ownership.isLegacyKey(SHARD, legacy)).isTrue();
+        assertThat(ownership.isLegacyKey(SHARD, KEY)).isFalse();
+        assertThat(ownership.isLegacyKey(SHARD + ".bak", legacy)).isFalse();
+        assertThat(prefixed.isLegacyKey(SHARD, "tier/prod/" + legacy)).isTrue();
+        assertThat(prefixed.isLegacyKey(SHARD, legacy)).as("outside the key prefix").isFalse();
+        // named by its own manifest only, and still kept: another root's replica may name it too
+        assertThat(ownership.refusal(SHARD, legacy, ownOnly)).contains(KeyOwnership.Refusal.LEGACY_KEY);
+        assertThat(ownership.refusal(SHARD, legacy, LiveKeys.of(Map.of(), List.of())))
+                .contains(KeyOwnership.Refusal.LEGACY_KEY);
+        assertThat(ownership.refusalForDeletedShard(SHARD, legacy, LiveKeys.of(Map.of(), List.of())))
+                .contains(KeyOwnership.Refusal.LEGACY_KEY);
+        assertThat(ownership.mayDelete(SHARD, KEY, ownOnly)).isTrue();
+        assertThat(KeyOwnership.Refusal.LEGACY_KEY.label()).isEqualTo("legacy-key");
+        assertThat(ownership.underNodePrefix(KEY)).isTrue();
+        assertThat(ownership.underNodePrefix(legacy)).isFalse();
     }
 
     @Test

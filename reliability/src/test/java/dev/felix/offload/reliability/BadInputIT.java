@@ -72,6 +72,14 @@ class BadInputIT {
     private World world;
     private final Map<String, Integer> tally = new TreeMap<>();
 
+    /** The root's memory of the node's lease, so a copy of it counts as the same root (it never writes). */
+    private void copyLease(Path copy) throws Exception {
+        Path lease = root.resolve(dev.felix.offload.root.NodeLease.FILE_NAME);
+        if (Files.exists(lease)) {
+            Files.copy(lease, copy.resolve(lease.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
     @BeforeAll
     void offloadedRoot() throws Exception {
         dir = Props.work().resolve("bad-input");
@@ -116,6 +124,12 @@ class BadInputIT {
         /** Run after the "before" snapshot and after the process ended, before the "after" one (a chmod and its undoing). */
         IoAction beforeRun = () -> { };
         IoAction afterRun = () -> { };
+        /**
+         * Changes a case's process may make, by the start of their line in {@link World#differences}: none but
+         * where a case says so (a pass that wrote to the store before it failed holds the node's lease, and its
+         * root remembers that in offload.lease).
+         */
+        List<String> mayChange = List.of();
 
         Cases(String category) {
             this.category = category;
@@ -137,7 +151,8 @@ class BadInputIT {
                 soft.assertThat(all).as(what + ": the error names " + s).contains(s);
             }
             soft.assertThat(r.err()).as(what + ": a stack trace").doesNotContain("\tat ", "Exception in thread");
-            soft.assertThat(World.differences(before, world.snapshot())).as(what + ": what changed").isEmpty();
+            soft.assertThat(World.differences(before, world.snapshot()).stream()
+                    .filter(d -> mayChange.stream().noneMatch(d::startsWith)).toList()).as(what + ": what changed").isEmpty();
             tally.merge(category, 1, Integer::sum);
             return r;
         }
@@ -449,6 +464,7 @@ class BadInputIT {
         copyTree(shards.get(0), shardDir);
         Files.copy(root.resolve("node-id"), badRoot.resolve("node-id"));
         Files.copy(root.resolve("offload-root-id"), badRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
+        copyLease(badRoot); // and as the node's lease knows it
         String node = Files.readString(root.resolve("node-id")).trim();
         copyTree(storeDir.resolve(node).resolve(shardName), badStore.resolve(node).resolve(shardName));
         String store = badStore.toUri().toString();
@@ -521,6 +537,7 @@ class BadInputIT {
         copyTree(shards.get(0), manyShard);
         Files.copy(root.resolve("node-id"), manyRoot.resolve("node-id"));
         Files.copy(root.resolve("offload-root-id"), manyRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
+        copyLease(manyRoot); // and as the node's lease knows it
         Path manifest = ManifestStore.fileIn(manyShard);
         byte[] bytes = Files.readAllBytes(manifest);
         ByteBuffer.wrap(bytes).putInt(ManifestCodec.COUNT_OFFSET, -1);
@@ -548,6 +565,7 @@ class BadInputIT {
         copyTree(shards.get(1), bigShard);
         Files.copy(root.resolve("node-id"), bigRoot.resolve("node-id"));
         Files.copy(root.resolve("offload-root-id"), bigRoot.resolve("offload-root-id")); // the same root, as its node claim knows it
+        copyLease(bigRoot); // and as the node's lease knows it
         Files.deleteIfExists(ManifestStore.fileIn(bigShard));
         List<Path> segments = segmentFiles(bigShard);
         Path sealed = segments.get(0);
@@ -747,8 +765,12 @@ class BadInputIT {
         }
         c.world = new World().dir("data", permRoot);
         String says = shard.resolve(ManifestStore.FILE_NAME) + "";
+        // The pass uploads before the manifest save fails, so it took the node's lease for those puts (issue 32),
+        // and the root remembers it: that, and nothing else, may change in the root.
+        c.mayChange = List.of("new: data/" + dev.felix.offload.root.NodeLease.FILE_NAME + " ");
         Felix.Result r = c.expect(FelixOffload.CORRUPT, List.of(says, ": permission denied"), "offload", "--data-dir",
                 permRoot.toString(), "--store", permStore.toUri().toString(), "--keep-local-segments", "1", "--json");
+        c.mayChange = List.of();
         // The report still counts what is pending, not 0.
         Matcher pending = Pattern.compile("\"pending\":(\\d+)").matcher(r.out());
         c.soft.assertThat(pending.find() && Long.parseLong(pending.group(1)) > 0).as("pending in " + r.out()).isTrue();

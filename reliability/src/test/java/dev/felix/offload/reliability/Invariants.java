@@ -312,7 +312,8 @@ final class Invariants {
         named.add(dev.felix.offload.root.NodeClaim.keyFor(keys)); // the root's claim on its node id, never an orphan
         List<String> out = new ArrayList<>();
         for (ObjectSummary o : store.list(keys.nodePrefix()).toList()) {
-            if (!named.contains(o.key())) {
+            // the node's lease (NodeClaim.isClaimKey covers it) is the root's bookkeeping, never an orphan either
+            if (!named.contains(o.key()) && !dev.felix.offload.root.NodeClaim.isClaimKey(keys.nodePrefix(), o.key())) {
                 out.add(o.key());
             }
         }

@@ -1,7 +1,6 @@
 package dev.felix.offload.retention;
 
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.side.StreamMarker;
 import dev.felix.offload.log.side.StreamMarkerFile;
 import org.slf4j.Logger;
@@ -29,8 +28,9 @@ public final class OverrideReach {
     public static List<String> unmatched(RetentionRules rules, DataRoot root) throws IOException {
         List<StreamMarker> markers;
         try {
-            markers = StreamMarkerFile.loadAll(root.path());
-        } catch (IOException | CorruptionException e) {
+            // each marker on its own, as the pass reads them: a damaged one costs only its own stream its name
+            markers = StreamMarkerFile.loadEach(root.path()).markers();
+        } catch (IOException e) {
             markers = List.of(); // patterns then match by rendered names, as the pass does without markers
         }
         return unmatched(rules, root.list(), markers);

@@ -2,7 +2,6 @@ package dev.felix.offload.retention;
 
 import dev.felix.offload.pass.StopSignal;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.side.StreamMarker;
 import dev.felix.offload.log.side.StreamMarkerFile;
 import dev.felix.offload.store.ObjectStore;
@@ -89,10 +88,10 @@ public final class RetentionPass {
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
             SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
-            if (claimPolicy != null) {
-                dev.felix.offload.root.NodeClaimCheck.enforce(root, store, keys, claimPolicy);
-            }
-            KeyOwnership ownership = new KeyOwnership(keys);
+            // With the claim checked, every delete goes through the node's lease (see NodeLease).
+            ObjectStore store = claimPolicy == null ? this.store
+                    : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, claimPolicy).fenced(this.store);
+            KeyOwnership ownership = KeyOwnership.of(root, keys);
             // read before anything deletes; a shard's own deletes only shrink what it names
             LiveKeys live = LiveKeys.read(root);
             if (!live.unreadable().isEmpty()) {
@@ -100,9 +99,12 @@ public final class RetentionPass {
                         + "may name any key", live.unreadable());
             }
             ExpiryJournal journal = ExpiryJournal.load(root.path());
-            List<String> journalProblems = finishExpired(journal, new dev.felix.offload.copy.ObjectRelease(ownership, live),
-                    stop);
-            List<StreamMarker> markers = markers();
+            // through the fenced store, as every other delete of the pass
+            List<String> journalProblems = finishExpired(store, journal,
+                    new dev.felix.offload.copy.ObjectRelease(ownership, live), stop);
+            StreamMarkerFile.Loaded loaded = markers();
+            List<StreamMarker> markers = loaded.markers();
+            Map<String, String> uncertain = new java.util.LinkedHashMap<>();
             OverrideReach.warn(rules, root, markers); // an override reaching no shard is said at every pass
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
@@ -110,11 +112,18 @@ public final class RetentionPass {
                     break;
                 }
                 String name = shard.name();
-                RetentionSettings shardSettings = rules.settingsFor(ShardName.of(name).withStreamFrom(markers));
+                RetentionRules.Resolution resolution = rules.resolve(ShardName.of(name).withStreamFrom(markers));
+                resolution.uncertain().ifPresent(why -> {
+                    LOG.warn("{}: {}", name, why);
+                    uncertain.put(name, why);
+                });
+                RetentionSettings shardSettings = resolution.settings();
                 try {
                     results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
                             settings.deleteBatchSize(), ownership, live).settling(settings.unlinkSettle()).journaling(journal)
                             .run(stop));
+                } catch (dev.felix.offload.root.NodeClaimCheck.RefusedException e) {
+                    throw e; // another copy of this root took the node's lease: the whole pass stops
                 } catch (RuntimeException e) {
                     LOG.error("{}: retention failed", name, e);
                     results.add(new ShardRetentionResult(name, shardSettings, LocalRetentionResult.nothing(0),
@@ -137,7 +146,7 @@ public final class RetentionPass {
                 }
             }
             RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),
-                    Duration.ofNanos(System.nanoTime() - started), journalProblems);
+                    Duration.ofNanos(System.nanoTime() - started), journalProblems, loaded.unreadable(), uncertain);
             LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
                             + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
@@ -153,10 +162,11 @@ public final class RetentionPass {
      * A key a live manifest still names was not expired after all (the save never happened) and
      * leaves the journal; one that cannot be judged (an unreadable manifest) stays in it.
      *
+     * @param store the pass's store, writing through the node's lease where the claim was checked
      * @return what went wrong, for the report
      */
-    private List<String> finishExpired(ExpiryJournal journal, dev.felix.offload.copy.ObjectRelease release,
-                                       StopSignal stop) throws IOException {
+    private List<String> finishExpired(ObjectStore store, ExpiryJournal journal,
+                                       dev.felix.offload.copy.ObjectRelease release, StopSignal stop) throws IOException {
         Map<String, String> pending = journal.keys();
         if (pending.isEmpty()) {
             return List.of();
@@ -185,12 +195,23 @@ public final class RetentionPass {
         return List.of();
     }
 
-    private List<StreamMarker> markers() {
+    /**
+     * The root's stream markers, each on its own: one that cannot be read is named and set aside, and
+     * only its own stream's shards lose their exact names (they are then held to the longest limits
+     * their rendered names allow, see {@link RetentionRules#resolve}); every other marker still
+     * counts.
+     */
+    private StreamMarkerFile.Loaded markers() {
+        StreamMarkerFile.Loaded loaded;
         try {
-            return StreamMarkerFile.loadAll(root.path());
-        } catch (IOException | CorruptionException e) {
-            LOG.warn("stream markers unreadable ({}); stream patterns match by rendered names only", e.getMessage());
-            return List.of();
+            loaded = StreamMarkerFile.loadEach(root.path());
+        } catch (IOException e) {
+            // No marker can be read: every stream is unknown, and held to the longest limits its names allow.
+            loaded = new StreamMarkerFile.Loaded(List.of(), new java.util.TreeMap<>(Map.of("",
+                    "the directory cannot be listed: " + dev.felix.offload.log.IoProblem.describe(e))));
         }
+        loaded.unreadable().forEach((file, why) -> LOG.error("{}{}: stream marker unreadable ({}); the shards of its "
+                + "stream are held to the longest limits their names allow", RetentionReport.MARKERS, file, why));
+        return loaded;
     }
 }

@@ -17,21 +17,35 @@ import java.util.Optional;
  * @param stopped        true when a stop request ended the pass early
  * @param elapsed        how long the pass took
  * @param expiredEarlier what went wrong finishing the deletes an earlier pass expired ({@link ExpiryJournal})
+ * @param unreadableMarkers the root's {@code .streams/} markers that could not be read, by file name,
+ *                       with why: each is a failure of the pass, and its stream's shards were held to
+ *                       the most conservative limits their names allow
+ * @param uncertainStreams shards whose stream was not known for certain and whose limits that made
+ *                       longer, by shard, with what was taken ({@link RetentionRules#resolve})
  */
 public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
                               Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed,
-                              List<String> expiredEarlier) {
+                              List<String> expiredEarlier, Map<String, String> unreadableMarkers,
+                              Map<String, String> uncertainStreams) {
 
     public RetentionReport {
         shards = List.copyOf(shards);
         expiredEarlier = List.copyOf(expiredEarlier);
+        unreadableMarkers = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(unreadableMarkers));
+        uncertainStreams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(uncertainStreams));
     }
 
-    /** A report without problems finishing earlier expiries. */
+    /**
+     * A report without problems finishing earlier expiries, of a root whose markers were all read and
+     * whose shards' streams were all known.
+     */
     public RetentionReport(String nodeId, List<ShardRetentionResult> shards, DeletedStreamsReport deletedStreams,
                            Optional<OrphanSweepReport> orphanSweep, boolean stopped, Duration elapsed) {
-        this(nodeId, shards, deletedStreams, orphanSweep, stopped, elapsed, List.of());
+        this(nodeId, shards, deletedStreams, orphanSweep, stopped, elapsed, List.of(), Map.of(), Map.of());
     }
+
+    /** Where an unreadable marker's failure is filed: the marker's path under the root. */
+    public static final String MARKERS = ".streams/";
 
     /** What the shards' passes met that an operator must look at, shard by shard. */
     public List<RetentionProblem> problems() {
@@ -78,13 +92,16 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
     }
 
     /**
-     * Every failure by where it happened: a shard's directory name, {@code .deleted/<name>} for a
+     * Every failure by where it happened: {@code .streams/<file>} for a marker that could not be
+     * read, a shard's directory name, {@code .deleted/<name>} for a
      * deleted shard, {@code orphan-sweep} for the sweep's problems, {@code orphan-sweep/<shard>} for
      * each shard the sweep held as missing or with unrecorded history (an operator must act), and
      * {@code offload.expiring} for deletes an earlier pass expired that failed again.
      */
     public Map<String, String> failures() {
         Map<String, String> out = new LinkedHashMap<>();
+        unreadableMarkers.forEach((file, why) -> out.put(MARKERS + file, why + "; the shards of its stream were held "
+                + "to the longest limits their names allow"));
         for (ShardRetentionResult s : shards) {
             List<String> why = new ArrayList<>();
             if (s.failed()) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -25,6 +26,9 @@ import java.util.OptionalLong;
  *   <li>the defaults.</li>
  * </ol>
  * So an override may set only {@code retention.ms} and leave the rest to the levels below it.
+ *
+ * <p>Where a shard's stream is not known for certain (see {@link StreamPattern#match}), the shard
+ * gets the longest limits any reading of its name gives, never the shortest: {@link #resolve}.
  */
 public final class RetentionRules {
 
@@ -129,29 +133,92 @@ public final class RetentionRules {
         return settingsFor(ShardName.of(name == null ? shardDir.toString() : name.toString()));
     }
 
-    /** The settings of a shard, by the rules above. */
+    /** The settings of a shard, by the rules above: {@link #resolve}'s. */
     public RetentionSettings settingsFor(ShardName shard) {
-        RetentionSettings out = defaults;
-        RetentionOverride own = shards.get(shard.directory());
-        List<RetentionOverride> matching = new ArrayList<>();
-        if (own != null) {
-            matching.add(own);
+        return resolve(shard).settings();
+    }
+
+    /**
+     * The settings a shard gets, and, where its stream could not be known for certain, what was made
+     * of that.
+     *
+     * @param settings  the limits the shard is held to
+     * @param uncertain empty when every override that applies was known to apply; else one line
+     *                  naming the patterns that may or may not apply and the limits taken
+     */
+    public record Resolution(RetentionSettings settings, Optional<String> uncertain) {
+    }
+
+    /**
+     * Resolves each key by the rules above. A stream-pattern override that only possibly applies
+     * ({@link StreamPattern.Match#POSSIBLE}: no sound marker gave the shard's exact names, and its
+     * rendered names can be read more than one way) may be the one in force or may not: each value
+     * it gives is a candidate, and so is whatever the next levels give, down to the first override
+     * known to apply (or the defaults). The shard gets the most conservative candidate, the longest
+     * limit ({@value RetentionSettings#UNLIMITED}, no limit, beating any), so a wrong reading never
+     * deletes what the right one would keep; the resolution says so when that changed anything.
+     */
+    public Resolution resolve(ShardName shard) {
+        record Candidate(String source, RetentionOverride override, boolean certain) {
         }
+        List<Candidate> matching = new ArrayList<>();
+        RetentionOverride own = shards.get(shard.directory());
+        if (own != null) {
+            matching.add(new Candidate("shard " + shard.directory(), own, true));
+        }
+        List<String> possible = new ArrayList<>();
         for (Map.Entry<StreamPattern, RetentionOverride> e : streams) {
-            if (e.getKey().matches(shard)) {
-                matching.add(e.getValue());
+            StreamPattern.Match m = e.getKey().match(shard);
+            if (m != StreamPattern.Match.NO) {
+                matching.add(new Candidate(e.getKey().toString(), e.getValue(), m == StreamPattern.Match.CERTAIN));
+            }
+            if (m == StreamPattern.Match.POSSIBLE) {
+                possible.add(e.getKey().toString());
             }
         }
+        RetentionSettings out = defaults;
+        RetentionSettings firstReading = defaults;
         for (String key : RetentionSettings.KEYS) {
-            for (RetentionOverride o : matching) {
-                OptionalLong v = o.get(key);
-                if (v.isPresent()) {
-                    out = out.with(key, v.getAsLong());
+            long chosen = defaults.get(key);
+            boolean first = true;
+            boolean settled = false;
+            for (Candidate c : matching) {
+                OptionalLong v = c.override().get(key);
+                if (v.isEmpty()) {
+                    continue;
+                }
+                if (first) {
+                    firstReading = firstReading.with(key, v.getAsLong());
+                    first = false;
+                    chosen = v.getAsLong();
+                } else {
+                    chosen = longer(chosen, v.getAsLong());
+                }
+                if (c.certain()) {
+                    settled = true;
                     break;
                 }
             }
+            if (!settled && !first) {
+                chosen = longer(chosen, defaults.get(key)); // none known to apply: the defaults may be in force
+            }
+            out = out.with(key, chosen);
         }
-        return out;
+        if (possible.isEmpty() || out.equals(firstReading)) {
+            return new Resolution(out, Optional.empty());
+        }
+        return new Resolution(out, Optional.of("the stream of " + shard.directory() + " is not known for certain (no "
+                + "readable .streams marker names it, and its rendered names can be read more than one way), so "
+                + String.join(", ", possible) + " may or may not apply; it is held to the longest limits any reading gives (" + out + ") instead of ("
+                + firstReading + ")"));
+    }
+
+    /** The more conservative of two limits: the larger, {@value RetentionSettings#UNLIMITED} beating any. */
+    static long longer(long a, long b) {
+        if (a == RetentionSettings.UNLIMITED || b == RetentionSettings.UNLIMITED) {
+            return RetentionSettings.UNLIMITED;
+        }
+        return Math.max(a, b);
     }
 
     /**

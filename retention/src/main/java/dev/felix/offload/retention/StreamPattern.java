@@ -21,8 +21,9 @@ import java.util.regex.Pattern;
  *       directory name: each exact part rendered as directory names render it, each {@code *} any
  *       run of rendered characters. Rendering is lossy, so such a match can take in a stream whose
  *       rendered names run together the same way ({@code acme/*}{@code /*} also matches tenant
- *       {@code acme_eu}, whose directories begin {@code acme_eu_}). Where that matters, use exact
- *       patterns or keep the streams' markers.</li>
+ *       {@code acme_eu}, whose directories begin {@code acme_eu_}). {@link #match} tells such a
+ *       {@link Match#POSSIBLE} match from a {@link Match#CERTAIN} one, and {@link RetentionRules}
+ *       gives a shard with possible matches the longest limits any of them could mean.</li>
  * </ul>
  */
 public final class StreamPattern {
@@ -82,22 +83,89 @@ public final class StreamPattern {
         return n;
     }
 
-    /** True when the shard directory named {@code name} belongs to a stream this pattern names. */
+    /**
+     * True when the shard directory named {@code name} belongs, or may belong, to a stream this
+     * pattern names: {@link #match} is not {@link Match#NO}.
+     */
     public boolean matches(ShardName name) {
+        return match(name) != Match.NO;
+    }
+
+    /** How sure a match of a shard directory is. */
+    public enum Match {
+        /** The directory is a shard of a stream this pattern names. */
+        CERTAIN,
+        /**
+         * Only the directory's rendered names were there to compare, and they can be read as names
+         * this pattern takes and as names it does not ({@code acme/*}{@code /*} against
+         * {@code acme_eu_default_orders}, which may be tenant {@code acme} or tenant {@code acme_eu}).
+         */
+        POSSIBLE,
+        /** The directory is not a shard of a stream this pattern names. */
+        NO
+    }
+
+    /**
+     * Whether the shard directory named {@code name} belongs to a stream this pattern names. An
+     * exact pattern, and a wildcard one where a marker gave the shard's exact names, answer
+     * {@link Match#CERTAIN} or {@link Match#NO}. Against rendered names alone, every way of cutting
+     * them into a tenant, a namespace and a stream is tried (each {@code _} may join two names or lie
+     * inside one, and each part may be a longer name cut short or one whose other characters became
+     * {@code _}): the match is certain only when every reading matches and names each exact part of
+     * the pattern itself, and possible when some reading does.
+     */
+    public Match match(ShardName name) {
         if (exactParts() == 3) {
-            return name.isNameOf(new StreamId(parts[0], parts[1], parts[2]));
+            return name.isNameOf(new StreamId(parts[0], parts[1], parts[2])) ? Match.CERTAIN : Match.NO;
         }
         if (name.stream().isPresent()) {
             StreamId id = name.stream().get();
             String[] names = {id.tenant(), id.namespace(), id.stream()};
             for (int i = 0; i < 3; i++) {
                 if (!parts[i].equals(ANY) && !parts[i].equals(names[i])) {
-                    return false;
+                    return Match.NO;
                 }
             }
-            return true;
+            return Match.CERTAIN;
         }
-        return name.rendered().map(r -> rendered.matcher(r).matches()).orElse(false);
+        if (name.rendered().isEmpty() || !rendered.matcher(name.rendered().get()).matches()) {
+            return Match.NO;
+        }
+        String r = name.rendered().get();
+        boolean any = false;
+        boolean all = true;
+        for (int first = r.indexOf('_'); first >= 0; first = r.indexOf('_', first + 1)) {
+            for (int second = r.indexOf('_', first + 1); second >= 0; second = r.indexOf('_', second + 1)) {
+                String[] reading = {r.substring(0, first), r.substring(first + 1, second), r.substring(second + 1)};
+                if (!fits(reading)) {
+                    continue;
+                }
+                boolean matches = true;
+                boolean sure = true;
+                for (int i = 0; i < 3 && matches; i++) {
+                    if (parts[i].equals(ANY)) {
+                        continue;
+                    }
+                    matches = render(parts[i], MAX_CHARS[i]).equals(reading[i]);
+                    // Only a rendered part without '_' and shorter than the cut comes from one name alone.
+                    sure &= reading[i].equals(parts[i]) && reading[i].indexOf('_') < 0
+                            && reading[i].length() < MAX_CHARS[i];
+                }
+                any |= matches;
+                all &= matches && sure;
+            }
+        }
+        return !any ? Match.NO : all ? Match.CERTAIN : Match.POSSIBLE;
+    }
+
+    /** Whether each part of a reading is as long as a rendered name part may be. */
+    private static boolean fits(String[] reading) {
+        for (int i = 0; i < 3; i++) {
+            if (reading[i].length() > MAX_CHARS[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A name as shard directory names render it: cut to {@code maxChars}, characters outside [A-Za-z0-9-] as _. */

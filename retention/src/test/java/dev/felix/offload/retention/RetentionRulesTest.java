@@ -3,6 +3,7 @@ package dev.felix.offload.retention;
 import dev.felix.offload.log.ShardKey;
 import dev.felix.offload.log.side.StreamMarker;
 import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -116,6 +117,96 @@ class RetentionRulesTest {
         // A marker of another stream tells nothing about this directory.
         StreamMarker other = new StreamMarker("acme", "default", "orders", OptionalLong.of(0), false, OptionalLong.empty());
         assertThat(ShardName.of(eu).withStreamFrom(List.of(other)).stream()).isEmpty();
+    }
+
+    @Test
+    void aShardWhoseStreamIsNotKnownGetsTheLongestLimitsAnyReadingGivesAndSaysSo() {
+        RetentionSettings defaults = new RetentionSettings(-1, -1, 5_000, -1);
+        RetentionRules rules = RetentionRules.builder(defaults)
+                .forStreams("acme/*/*", RetentionOverride.none().with("retention.bytes", 1_000).with("retention.ms", 60_000))
+                .forStreams("acme_eu/*/*", RetentionOverride.none().with("retention.bytes", -1))
+                .build();
+        String eu = dir("acme_eu", "default", "orders", 0);
+        // Without a marker both patterns may apply: acme/*/* would expire what acme_eu/*/* keeps for ever.
+        assertThat(StreamPattern.parse("acme/*/*").match(ShardName.of(eu))).isEqualTo(StreamPattern.Match.POSSIBLE);
+        assertThat(StreamPattern.parse("acme_eu/*/*").match(ShardName.of(eu))).isEqualTo(StreamPattern.Match.POSSIBLE);
+        RetentionRules.Resolution r = rules.resolve(ShardName.of(eu));
+        assertThat(r.settings().retentionBytes()).isEqualTo(-1);
+        // retention.ms: only acme/*/* sets it, and may not apply, so the defaults' (no limit) may be in force.
+        assertThat(r.settings().retentionMs()).isEqualTo(-1);
+        assertThat(r.uncertain()).hasValueSatisfying(why -> assertThat(why).contains(eu).contains("acme/*/*")
+                .contains("acme_eu/*/*").contains("retention.bytes=-1"));
+        // With the marker the stream is known: acme_eu/*/* alone applies.
+        StreamMarker marker = new StreamMarker("acme_eu", "default", "orders", OptionalLong.of(0), false,
+                OptionalLong.empty());
+        RetentionRules.Resolution known = rules.resolve(ShardName.of(eu).withStreamFrom(List.of(marker)));
+        assertThat(known.settings()).isEqualTo(new RetentionSettings(-1, -1, -1, -1));
+        assertThat(known.uncertain()).isEmpty();
+        // Tenant acme's directories can be read one way only: acme/*/* applies for certain.
+        String acme = dir("acme", "default", "orders", 0);
+        assertThat(StreamPattern.parse("acme/*/*").match(ShardName.of(acme))).isEqualTo(StreamPattern.Match.CERTAIN);
+        assertThat(rules.resolve(ShardName.of(acme))).isEqualTo(new RetentionRules.Resolution(
+                new RetentionSettings(-1, -1, 1_000, 60_000), java.util.Optional.empty()));
+    }
+
+    @Test
+    void aCertainOverrideBelowAPossibleOneEndsTheCandidates() {
+        RetentionRules rules = RetentionRules.builder(new RetentionSettings(-1, -1, -1, -1))
+                .forStreams("acme/*/orders", RetentionOverride.none().with("retention.bytes", 100))
+                .forStreams("*/*/*", RetentionOverride.none().with("retention.bytes", 10))
+                .build();
+        // acme_eu_default_orders: acme/*/orders may apply (100), */*/* surely does (10): never the shorter 10
+        // alone, and not the defaults' no limit either, which cannot be in force.
+        assertThat(rules.settingsFor(ShardName.of(dir("acme_eu", "default", "orders", 0))).retentionBytes())
+                .isEqualTo(100);
+        // A pattern part with characters a directory cannot hold is never a certain match.
+        assertThat(StreamPattern.parse("acme/*/orders.v2").match(ShardName.of(dir("acme", "x", "orders.v2", 0))))
+                .isEqualTo(StreamPattern.Match.POSSIBLE);
+        assertThat(StreamPattern.parse("*/*/*").match(ShardName.of(dir("a_b", "c", "d", 0))))
+                .isEqualTo(StreamPattern.Match.CERTAIN);
+    }
+
+    /**
+     * Whatever the names and overrides, a shard without its marker is never held to a shorter limit
+     * than its marker would have given it: the marker's reading is one of those tried.
+     */
+    @Property(tries = 400)
+    void withoutItsMarkerAShardIsNeverHeldToAShorterLimit(@ForAll("rendered") String tenant,
+                                                            @ForAll("rendered") String namespace,
+                                                            @ForAll("rendered") String stream,
+                                                            @ForAll("patterns") List<String> patterns,
+                                                            @ForAll("limits") List<Long> limits) {
+        RetentionRules.Builder b = RetentionRules.builder(new RetentionSettings(-1, -1, limits.get(0), -1));
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < patterns.size(); i++) {
+            if (seen.add(patterns.get(i))) {
+                b.forStreams(patterns.get(i), RetentionOverride.none().with("retention.bytes", limits.get(1 + i % 3)));
+            }
+        }
+        RetentionRules rules = b.build();
+        String d = dir(tenant, namespace, stream, 0);
+        StreamMarker marker = new StreamMarker(tenant, namespace, stream, OptionalLong.of(0), false, OptionalLong.empty());
+        long known = rules.settingsFor(ShardName.of(d).withStreamFrom(List.of(marker))).retentionBytes();
+        long unknown = rules.settingsFor(ShardName.of(d)).retentionBytes();
+        assertThat(RetentionRules.longer(unknown, known)).as("%s without a marker: %d, with: %d", d, unknown, known)
+                .isEqualTo(unknown);
+    }
+
+    @Provide
+    Arbitrary<String> rendered() {
+        return Arbitraries.of("acme", "acme_eu", "eu", "default", "default_x", "orders", "x", "a.b", "a_b", "b");
+    }
+
+    @Provide
+    Arbitrary<List<String>> patterns() {
+        Arbitrary<String> part = Arbitraries.of("*", "acme", "acme_eu", "eu", "default", "orders", "x", "a.b", "a_b", "b");
+        return Combinators.combine(part, part, part).as((t, n, s) -> t + "/" + n + "/" + s).list().ofMinSize(1)
+                .ofMaxSize(5);
+    }
+
+    @Provide
+    Arbitrary<List<Long>> limits() {
+        return Arbitraries.of(-1L, 0L, 10L, 1000L).list().ofSize(4);
     }
 
     @Test

@@ -4,7 +4,8 @@ package dev.felix.offload.log.format;
  * What a reader found wrong with bytes on disk. The first twelve are exactly the kinds the Felix
  * Durable Segment Format v4 names for segments and indexes ("Compatibility and corruption
  * behaviour"). The spec names no kinds for a shard's other files (the manifest and the side files),
- * so the last group, prefixed {@code SideFile}, covers those; {@link #TRUNCATED} is shared by all.
+ * so the next group, prefixed {@code SideFile}, covers those; {@link #TRUNCATED} is shared by all.
+ * {@link #OBJECT_MISMATCH} is a reader of offloaded copies' finding.
  * {@link #specName()} is the spelling every machine-readable output uses (for example
  * {@code RecordChecksum}).
  */
@@ -43,7 +44,16 @@ public enum CorruptionKind {
     /** A side file's CRC does not match its bytes. */
     SIDE_FILE_CHECKSUM("SideFileChecksum"),
     /** A side file decodes but breaks a rule of its layout: a bound, an order, trailing bytes, bad UTF-8. */
-    SIDE_FILE_CONTENT("SideFileContent");
+    SIDE_FILE_CONTENT("SideFileContent"),
+
+    // Not about a file's layout: a copy elsewhere that is not the one its record names.
+
+    /**
+     * A copy of a segment (an object in a store) is not the one its manifest entry names: another
+     * size, or another CRC-32 of its bytes, than the entry records. Its records may each pass their
+     * own checksums (another root's history at the same key, say); none of them is served.
+     */
+    OBJECT_MISMATCH("ObjectMismatch");
 
     private final String specName;
 

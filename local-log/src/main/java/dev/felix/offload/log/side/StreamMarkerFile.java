@@ -316,6 +316,67 @@ public final class StreamMarkerFile {
         return markers;
     }
 
+    /**
+     * The markers under {@code root} that could be read, and each one that could not, by file name.
+     *
+     * @param markers    the markers read, sorted by file name
+     * @param unreadable for each marker file that does not decode (damaged, a version this build does
+     *                   not read, names another stream than its file name) or cannot be read, why
+     */
+    public record Loaded(List<StreamMarker> markers, java.util.Map<String, String> unreadable) {
+        public Loaded {
+            markers = List.copyOf(markers);
+            unreadable = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(unreadable));
+        }
+    }
+
+    /**
+     * Every marker under {@code root}, as {@link #loadAll} reads them, except that a marker that does
+     * not decode or cannot be read is set aside and named, not taken for the whole directory: what
+     * one damaged marker says is unknown, what the others say still stands. A reader that needs one
+     * stream's marker and finds it among {@link Loaded#unreadable()} must treat that stream as
+     * unknown, never as marker-less.
+     *
+     * @throws IOException when the root is missing or {@code .streams/} cannot be listed
+     */
+    public static Loaded loadEach(Path root) throws IOException {
+        SideFiles.requireDirectory(root);
+        Path dir = directoryIn(root);
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path entry : entries) {
+                if (StreamMarker.isMarkerName(entry.getFileName().toString()) && Files.isRegularFile(entry)) {
+                    files.add(entry);
+                }
+            }
+        } catch (NoSuchFileException absent) {
+            return new Loaded(List.of(), java.util.Map.of());
+        }
+        files.sort(null);
+        List<StreamMarker> markers = new ArrayList<>(files.size());
+        java.util.Map<String, String> unreadable = new java.util.TreeMap<>();
+        for (Path file : files) {
+            String name = file.getFileName().toString();
+            try {
+                StreamMarker marker = loadFile(file, root);
+                if (marker == null) {
+                    continue; // removed while listed
+                }
+                if (!marker.fileName().equals(name)) {
+                    unreadable.put(name, "the marker names stream " + marker.tenant() + "/" + marker.namespace() + "/"
+                            + marker.stream() + ", whose marker is " + marker.fileName() + ", not " + name);
+                    continue;
+                }
+                markers.add(marker);
+            } catch (CorruptionException e) {
+                unreadable.put(name, e.getMessage());
+            } catch (IOException e) {
+                unreadable.put(name, "cannot be read: " + dev.felix.offload.log.IoProblem.describe(e));
+            }
+        }
+        return new Loaded(markers, unreadable);
+    }
+
     private static StreamMarker loadFile(Path file, Path root) throws IOException, CorruptionException {
         return SideFiles.loadAuthoritative(file, MAX_LENGTH, site(root, file.getFileName().toString()),
                 StreamMarkerFile::decode);

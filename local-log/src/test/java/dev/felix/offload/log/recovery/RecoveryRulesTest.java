@@ -59,7 +59,7 @@ class RecoveryRulesTest {
     private static final Set<String> TABLE = Set.of("Truncated", "RecordHeaderChecksum", "RecordChecksum",
             "OffsetOutOfOrder", "RecordTooLarge", "RecordFlags", "SegmentMagic", "SegmentVersion", "SegmentFlags",
             "SegmentHeaderChecksum", "IndexMagic", "IndexVersion", "SideFileMagic", "SideFileVersion",
-            "SideFileChecksum", "SideFileContent");
+            "SideFileChecksum", "SideFileContent", "ObjectMismatch");
 
     @Test
     void tableCoversEveryCorruptionKind() {

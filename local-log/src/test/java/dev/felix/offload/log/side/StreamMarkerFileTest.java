@@ -316,6 +316,36 @@ class StreamMarkerFileTest {
     }
 
     @Test
+    void loadEachSetsADamagedOrUnknownVersionMarkerAsideByNameAndKeepsTheOthers() throws Exception {
+        StreamMarker billing = new StreamMarker("acme", "default", "billing", OptionalLong.empty(), false,
+                OptionalLong.of(3));
+        StreamMarker audit = new StreamMarker("acme", "default", "audit", OptionalLong.of(1), false, OptionalLong.empty());
+        StreamMarkerFile.save(root, GOLDEN_MARKER);
+        StreamMarkerFile.save(root, billing);
+        StreamMarkerFile.save(root, audit);
+        Path orders = StreamMarkerFile.fileIn(root, "acme", "default", "orders");
+        Files.write(orders, SideFileBytes.flipBit(GOLDEN, 8 * 30));
+        Path auditFile = StreamMarkerFile.fileIn(root, "acme", "default", "audit");
+        Files.writeString(auditFile, Files.readString(auditFile).replace("felix-stream-marker 1", "felix-stream-marker 2"));
+
+        StreamMarkerFile.Loaded loaded = StreamMarkerFile.loadEach(root);
+        assertThat(loaded.markers()).containsExactly(billing);
+        assertThat(loaded.unreadable()).containsOnlyKeys(GOLDEN_MARKER.fileName(), audit.fileName());
+        assertThat(loaded.unreadable().get(GOLDEN_MARKER.fileName())).startsWith("SideFileChecksum");
+        assertThat(loaded.unreadable().get(audit.fileName())).startsWith("SideFileVersion");
+    }
+
+    @Test
+    void loadEachNamesAMarkerUnderAnotherStreamsName() throws Exception {
+        Files.createDirectories(root.resolve(".streams"));
+        Path wrong = StreamMarkerFile.fileIn(root, "acme", "default", "billing");
+        Files.write(wrong, GOLDEN);
+        StreamMarkerFile.Loaded loaded = StreamMarkerFile.loadEach(root);
+        assertThat(loaded.markers()).isEmpty();
+        assertThat(loaded.unreadable().get(wrong.getFileName().toString())).contains("acme/default/orders");
+    }
+
+    @Test
     void aMarkerUnderAnotherStreamsNameFailsTheLoad() throws Exception {
         Files.createDirectories(root.resolve(".streams"));
         Path wrong = StreamMarkerFile.fileIn(root, "acme", "default", "billing");

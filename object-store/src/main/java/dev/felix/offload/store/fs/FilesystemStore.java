@@ -76,7 +76,7 @@ import java.util.zip.CRC32;
  * key's directory (say {@code a} when {@code a/b} exists) is refused with
  * {@link StoreRejectedException}; deletes remove directories left empty.
  */
-public final class FilesystemStore implements ObjectStore {
+public final class FilesystemStore implements ObjectStore, dev.felix.offload.store.ObjectCopier {
     static final String STAGING = KeyRules.RESERVED_PREFIX + "staging";
     private static final String ATTR_CRC32 = "felix.crc32";
     private static final String ATTR_META = "felix.meta.";
@@ -279,6 +279,26 @@ public final class FilesystemStore implements ObjectStore {
     private static void fsyncDirectory(Path dir) throws IOException {
         try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
             channel.force(true);
+        }
+    }
+
+    // ---- copy
+
+    /**
+     * A copy of the source file under the target key, put as any upload is (create-only, its CRC-32
+     * attribute taken from the source's where it has one): see {@link dev.felix.offload.store.ObjectCopier}.
+     */
+    @Override
+    public PutResult copy(String sourceKey, String targetKey) throws StoreException {
+        ObjectHead source = head(sourceKey);
+        PutOptions options = PutOptions.defaults().withNoReplace();
+        if (source.crc32().isPresent()) {
+            options = options.withCrc32(source.crc32().getAsLong());
+        }
+        try {
+            return put(targetKey, UploadBody.ofFile(resolve(sourceKey)), options);
+        } catch (IOException e) {
+            throw mapRead(sourceKey, e);
         }
     }
 

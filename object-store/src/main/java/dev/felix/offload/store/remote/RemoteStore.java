@@ -4,21 +4,25 @@ import static dev.felix.offload.store.remote.ResponseChecks.unquote;
 
 import dev.felix.offload.store.BodyDigests;
 import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.DigestPlan;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.KeyRules;
 import dev.felix.offload.store.ListPage;
+import dev.felix.offload.store.ObjectCopier;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
+import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.PutResult;
 import dev.felix.offload.store.RequestGate;
 import dev.felix.offload.store.RetryPolicy;
+import dev.felix.offload.store.StoreAnswer;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
@@ -56,7 +60,7 @@ import java.util.zip.CRC32;
  * length, a whole body's length and CRC32, a listing's prefix. Multipart uploads a killed process
  * left behind are found and aborted ({@link IncompleteUploads}).
  */
-public final class RemoteStore implements ObjectStore, IncompleteUploads, RequestGate {
+public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier, RequestGate {
     private static final int DELETE_BATCH = 1000;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -366,6 +370,32 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Reques
                 openUploads.remove(uploadId);
             }
         });
+    }
+
+    // ---- server-side copy
+
+    /**
+     * CopyObject within the bucket (see {@link ObjectCopier}): the target headed first, so an
+     * existing one is never replaced whatever the server does with conditions on a copy; the
+     * upload's server-side encryption applies to the target.
+     */
+    @Override
+    public PutResult copy(String sourceKey, String targetKey) throws StoreException {
+        KeyRules.check(sourceKey);
+        KeyRules.check(targetKey);
+        ObjectHead source = head(sourceKey);
+        if (source.size() > MAX_COPY_BYTES) {
+            throw new CapabilityMissingException("object '" + sourceKey + "' of " + source.size() + " bytes is larger than "
+                    + "one copy request takes (" + MAX_COPY_BYTES + ")", sourceKey, StoreAnswer.NONE, null);
+        }
+        if (exists(targetKey)) {
+            throw new PreconditionFailedException("copy to '" + targetKey + "' refused: an object exists there",
+                    targetKey, StoreAnswer.NONE, null);
+        }
+        String fullSource = settings.fullKey(sourceKey);
+        String fullTarget = settings.fullKey(targetKey);
+        String etag = call("copy", targetKey, () -> unquote(wire.copyObject(fullSource, fullTarget, uploadHeaders)));
+        return new PutResult(targetKey, source.size(), etag, 1);
     }
 
     // ---- stopping

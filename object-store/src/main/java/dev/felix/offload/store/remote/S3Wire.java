@@ -70,6 +70,13 @@ public interface S3Wire extends AutoCloseable {
     /** Returns the ETag as the server sent it. */
     String putObject(String fullKey, UploadBody body, Upload upload) throws Exception;
 
+    /**
+     * Copies {@code fullSource} to {@code fullTarget} inside the bucket (CopyObject: the source's
+     * metadata kept, {@code headers} such as server-side encryption applied to the target); answers
+     * the target's ETag as the server sent it.
+     */
+    String copyObject(String fullSource, String fullTarget, Map<String, String> headers) throws Exception;
+
     /** {@code withChecksum} asks the server for the CRC32 it keeps ({@code x-amz-checksum-mode}). */
     Head headObject(String fullKey, boolean withChecksum) throws Exception;
 

@@ -48,6 +48,8 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.MetadataDirective;
 import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
@@ -333,6 +335,14 @@ public final class AwsSdkWire implements S3Wire {
                 throw new UncheckedIOException(e);
             }
         }, count, CONTENT_TYPE);
+    }
+
+    @Override
+    public String copyObject(String fullSource, String fullTarget, java.util.Map<String, String> headers) {
+        CopyObjectRequest request = CopyObjectRequest.builder().sourceBucket(bucket).sourceKey(fullSource)
+                .destinationBucket(bucket).destinationKey(fullTarget).metadataDirective(MetadataDirective.COPY)
+                .overrideConfiguration(headers(headers)).build();
+        return s3().copyObject(request).copyObjectResult().eTag();
     }
 
     @Override

@@ -18,6 +18,7 @@ import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.ObjectCopier;
 import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.PutOptions;
@@ -327,6 +328,27 @@ public abstract class ObjectStoreContract {
         // the same bytes again are refused too: telling a retry from a collision is the caller's part
         assertThatThrownBy(() -> store.put("no-replace/k", UploadBody.ofBytes(first), noReplace))
                 .isInstanceOf(PreconditionFailedException.class);
+    }
+
+    @Test
+    void aServerSideCopyHoldsTheSourcesBytesAndNeverReplacesAnObject() throws Exception {
+        assertThat(store).as("every store here copies inside itself").isInstanceOf(ObjectCopier.class);
+        ObjectCopier copier = (ObjectCopier) store;
+        byte[] body = ContractData.bytes(300_000, 21);
+        store.put("copy/source", UploadBody.ofBytes(body), PutOptions.defaults().withCrc32(ContractData.crc32(body)));
+        PutResult r = copier.copy("copy/source", "copy/target");
+        assertThat(r.size()).isEqualTo(body.length);
+        assertThat(store.readAll("copy/target", body.length, OptionalLong.of(ContractData.crc32(body)))).isEqualTo(body);
+        ObjectHead head = store.head("copy/target");
+        assertThat(head.size()).isEqualTo(body.length);
+        head.crc32().ifPresent(c -> assertThat(c).as("a CRC32 the store reports is the bytes'")
+                .isEqualTo(ContractData.crc32(body)));
+        byte[] other = "other".getBytes(StandardCharsets.UTF_8);
+        store.put("copy/taken", UploadBody.ofBytes(other));
+        assertThatThrownBy(() -> copier.copy("copy/source", "copy/taken")).isInstanceOf(PreconditionFailedException.class);
+        assertThat(store.readAll("copy/taken", 100, OptionalLong.empty())).isEqualTo(other);
+        assertThatThrownBy(() -> copier.copy("copy/none", "copy/target2")).isInstanceOf(ObjectNotFoundException.class);
+        assertThatThrownBy(() -> store.head("copy/target2")).isInstanceOf(ObjectNotFoundException.class);
     }
 
     @Test
