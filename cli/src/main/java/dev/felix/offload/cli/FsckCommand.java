@@ -162,7 +162,7 @@ final class FsckCommand implements Callable<Integer> {
             for (Problem p : problems) {
                 String key = keys.get(p.segmentId());
                 // a segment not contiguous with a damaged one below it is that one's consequence
-                boolean consequence = p.kind().equals("OffsetOutOfOrder") && p.position() < 32;
+                boolean consequence = p.is(dev.felix.offload.log.format.CorruptionKind.OFFSET_OUT_OF_ORDER) && p.position() < 32;
                 if (key != null && !consequence && p.file().endsWith(dev.felix.offload.log.SegmentFile.LOG_SUFFIX)) {
                     proven.put(p.segmentId(), key);
                 }

@@ -113,11 +113,8 @@ final class RetentionCommand implements Callable<Integer> {
         r.shards().stream().filter(s -> s.local().blockedBy() != null).forEach(s -> out.printf(
                 "  %s: local segments kept: %s%n", s.shard(), s.local().blockedBy()));
         r.uncertainStreams().forEach((shard, why) -> out.printf("  %s: %s%n", shard, why));
-        r.failures().forEach((where, why) -> {
-            if (!where.startsWith("orphan-sweep/")) { // a held shard: its line is above
-                out.printf("  %s: %s%n", where, why);
-            }
-        });
+        r.failureList().stream().filter(f -> f.site() != RetentionReport.Failure.Site.HELD_BY_SWEEP) // its line is above
+                .forEach(f -> out.printf("  %s: %s%n", f.where(), f.why()));
         out.println(r.succeeded() ? "retention done" : "retention failed in places");
     }
 

@@ -91,17 +91,31 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
         return deletedStreams.directoriesFinished().size();
     }
 
-    /**
-     * Every failure by where it happened: {@code .streams/<file>} for a marker that could not be
-     * read, a shard's directory name, {@code .deleted/<name>} for a
-     * deleted shard, {@code orphan-sweep} for the sweep's problems, {@code orphan-sweep/<shard>} for
-     * each shard the sweep held as missing or with unrecorded history (an operator must act), and
-     * {@code offload.expiring} for deletes an earlier pass expired that failed again.
-     */
-    public Map<String, String> failures() {
-        Map<String, String> out = new LinkedHashMap<>();
-        unreadableMarkers.forEach((file, why) -> out.put(MARKERS + file, why + "; the shards of its stream were held "
-                + "to the longest limits their names allow"));
+    /** One failure of a pass: what kind of place it happened in, that place's name, and what happened. */
+    public record Failure(Site site, String where, String why) {
+
+        /** The kinds of place a retention pass fails in. */
+        public enum Site {
+            /** A {@code .streams} marker that could not be read ({@code .streams/<file>}). */
+            STREAM_MARKER,
+            /** A shard's own retention; {@code where} is its directory name. */
+            SHARD,
+            /** A deleted stream's shard ({@code .deleted/<name>}). */
+            DELETED_SHARD,
+            /** Deletes an earlier pass expired that failed again ({@code offload.expiring}). */
+            EXPIRY_JOURNAL,
+            /** The orphan sweep itself ({@code orphan-sweep}). */
+            ORPHAN_SWEEP,
+            /** A shard the sweep held as missing or with unrecorded history ({@code orphan-sweep/<shard>}). */
+            HELD_BY_SWEEP
+        }
+    }
+
+    /** Every failure, in the order the pass met them. */
+    public List<Failure> failureList() {
+        List<Failure> out = new ArrayList<>();
+        unreadableMarkers.forEach((file, why) -> out.add(new Failure(Failure.Site.STREAM_MARKER, MARKERS + file, why
+                + "; the shards of its stream were held to the longest limits their names allow")));
         for (ShardRetentionResult s : shards) {
             List<String> why = new ArrayList<>();
             if (s.failed()) {
@@ -109,24 +123,35 @@ public record RetentionReport(String nodeId, List<ShardRetentionResult> shards, 
             }
             s.problems().forEach(p -> why.add(p.describe()));
             if (!why.isEmpty()) {
-                out.put(s.shard(), String.join("; ", why));
+                out.add(new Failure(Failure.Site.SHARD, s.shard(), String.join("; ", why)));
             }
         }
-        deletedStreams.failures().forEach((name, why) -> out.put(".deleted/" + name, why));
+        deletedStreams.failures().forEach((name, why) -> out.add(new Failure(Failure.Site.DELETED_SHARD, ".deleted/" + name, why)));
         if (!expiredEarlier.isEmpty()) {
-            out.put(ExpiryJournal.FILE_NAME, String.join("; ", expiredEarlier));
+            out.add(new Failure(Failure.Site.EXPIRY_JOURNAL, ExpiryJournal.FILE_NAME, String.join("; ", expiredEarlier)));
         }
         orphanSweep.ifPresent(o -> {
             if (!o.problems().isEmpty()) {
-                out.put("orphan-sweep", String.join("; ", o.problems()));
+                out.add(new Failure(Failure.Site.ORPHAN_SWEEP, "orphan-sweep", String.join("; ", o.problems())));
             }
             for (HeldShard h : o.held()) {
                 // An unreadable shard is among the problems already; the others need an operator too.
                 if (h.reason() != HeldShard.Reason.UNREADABLE) {
-                    out.put("orphan-sweep/" + h.shard(), h.describe());
+                    out.add(new Failure(Failure.Site.HELD_BY_SWEEP, "orphan-sweep/" + h.shard(), h.describe()));
                 }
             }
         });
+        return out;
+    }
+
+    /**
+     * Every failure by where it happened (as {@link #failureList} names them): a shard's directory
+     * name, {@code .deleted/<name>}, {@code offload.expiring}, {@code orphan-sweep} and
+     * {@code orphan-sweep/<shard>}.
+     */
+    public Map<String, String> failures() {
+        Map<String, String> out = new LinkedHashMap<>();
+        failureList().forEach(f -> out.put(f.where(), f.why()));
         return out;
     }
 

@@ -177,6 +177,9 @@ class RetentionPassTest {
         // The shard fails, and the sweep leaves the keys under its prefix alone.
         assertThat(report.failures()).containsOnlyKeys(broken.getFileName().toString(), "orphan-sweep");
         assertThat(report.failures().get("orphan-sweep")).contains(broken.getFileName().toString());
+        assertThat(report.failureList()).extracting(RetentionReport.Failure::site, RetentionReport.Failure::where)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(RetentionReport.Failure.Site.SHARD, broken.getFileName().toString()),
+                        org.assertj.core.groups.Tuple.tuple(RetentionReport.Failure.Site.ORPHAN_SWEEP, "orphan-sweep"));
         assertThat(report.succeeded()).isFalse();
         assertThat(SegmentFile.list(fine)).hasSize(1);
     }

@@ -19,4 +19,9 @@ import dev.felix.offload.log.format.CorruptionException;
  */
 public record Problem(String file, String kind, long segmentId, long position, boolean repairable,
                       boolean derived, String message, CorruptionException cause) {
+
+    /** True when this problem is the corruption {@code k} (a decision on the type, not on {@link #kind}'s text). */
+    public boolean is(dev.felix.offload.log.format.CorruptionKind k) {
+        return cause != null && cause.kind() == k;
+    }
 }
