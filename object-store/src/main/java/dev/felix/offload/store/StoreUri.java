@@ -28,9 +28,10 @@ import java.util.Set;
  * </ul>
  * Remote URIs also take {@code checksum} (auto, when-required, always), {@code sse} (none, s3,
  * kms), {@code sse-kms-key-id}, {@code storage-class}, {@code multipart-threshold} and
- * {@code part-size} (bytes), {@code part-concurrency}, {@code max-attempts}, and
+ * {@code part-size} (bytes, with the configuration file's units: {@code 16MiB}), {@code part-concurrency}, {@code max-attempts}, and
  * {@code connect-timeout}, {@code read-timeout}, {@code attempt-timeout}, {@code api-call-timeout}
- * and {@code probe-max-age} (whole seconds), and {@code ca-bundle} (a PEM file of the CA certificates
+ * and {@code probe-max-age} (whole seconds: a bare number is seconds, or a duration such as
+ * {@code 30s}, {@code 2m}, as the configuration file writes them), and {@code ca-bundle} (a PEM file of the CA certificates
  * to trust for an {@code https} endpoint, instead of the JVM's). Credentials are never part of a URI:
  * they come from the environment or the default provider chain (or from code). Every error is a
  * {@link StoreUriException} naming the part that is wrong.
@@ -228,21 +229,22 @@ public final class StoreUri {
         });
         RemoteStoreSettings defaults = b.build();
         apply("part-size", () -> {
-            long size = number("part-size", params.get("part-size"), defaults.partSize());
+            long size = byteCount("part-size", params.get("part-size"), defaults.partSize());
             int concurrency = (int) number("part-concurrency", params.get("part-concurrency"), defaults.partConcurrency());
             if (params.containsKey("multipart-threshold")) {
                 // the operator's threshold decides alone which bodies go in parts
-                b.multipart(number("multipart-threshold", params.get("multipart-threshold"), 0), size, concurrency);
+                b.multipart(byteCount("multipart-threshold", params.get("multipart-threshold"), 0), size, concurrency);
             } else {
                 b.parts(size, concurrency);
             }
         });
         apply("probe-max-age", () -> {
             if (params.containsKey("probe-max-age")) {
-                long n = number("probe-max-age", params.get("probe-max-age"), 0);
+                long n = wholeSeconds(params.get("probe-max-age"));
                 if (n < 0 || n > 366L * 86_400) {
                     throw new StoreUriException("probe-max-age", "'" + params.get("probe-max-age")
-                            + "' must be a whole number of seconds in [0, 31622400] (0: probe at every start)", null);
+                            + "' must be whole seconds from 0 to 366 days (a number of seconds, or 30s, 12h, 1d;"
+                            + " 0: probe at every start)", null);
                 }
                 b.probeMaxAge(java.time.Duration.ofSeconds(n));
             }
@@ -276,11 +278,34 @@ public final class StoreUri {
     }
 
     private static java.time.Duration seconds(String name, String value) {
-        long n = number(name, value, 0);
+        long n = wholeSeconds(value);
         if (n < 1 || n > 86_400) {
-            throw new StoreUriException(name, "'" + value + "' must be a whole number of seconds in [1, 86400]", null);
+            throw new StoreUriException(name, "'" + value + "' must be whole seconds from 1 s to 1 day (a number of "
+                    + "seconds, or 30s, 2m, 1h)", null);
         }
         return java.time.Duration.ofSeconds(n);
+    }
+
+    /** A bare number of seconds, or a duration with a unit that is whole seconds; -1 when it is neither. */
+    private static long wholeSeconds(String value) {
+        if (value.matches("[0-9]{1,12}")) {
+            return Long.parseLong(value);
+        }
+        java.time.Duration d = Quantities.duration(value);
+        return d == null || d.getNano() != 0 ? -1 : d.getSeconds();
+    }
+
+    /** A byte count with or without a unit ({@code 16MiB}), for the part sizes. */
+    private static long byteCount(String name, String value, long fallback) {
+        if (value == null) {
+            return fallback;
+        }
+        Long n = Quantities.bytes(value);
+        if (n == null) {
+            throw new StoreUriException(name, "'" + value + "' is not a number of bytes (a number, or with a unit: "
+                    + "16MiB, 64MB)", null);
+        }
+        return n;
     }
 
     private interface Step {

@@ -161,4 +161,23 @@ class StoreUriTest {
                     .doesNotContain(server.credentials().accessKey().orElseThrow());
         }
     }
+
+    /** Store URIs take the configuration file's units: durations for the timeouts, byte units for the parts. */
+    @org.junit.jupiter.api.Test
+    void timeoutsAndPartSizesTakeTheConfigurationFilesUnits() {
+        RemoteStoreSettings units = StoreUri.parse("s3://bkt?connect-timeout=5s&read-timeout=2m&api-call-timeout=1h"
+                + "&multipart-threshold=64MiB&part-size=16MiB&probe-max-age=1d").settings().orElseThrow();
+        RemoteStoreSettings bare = StoreUri.parse("s3://bkt?connect-timeout=5&read-timeout=120&api-call-timeout=3600"
+                + "&multipart-threshold=67108864&part-size=16777216&probe-max-age=86400").settings().orElseThrow();
+        assertThat(units.connectTimeout()).isEqualTo(java.time.Duration.ofSeconds(5)).isEqualTo(bare.connectTimeout());
+        assertThat(units.readTimeout()).isEqualTo(java.time.Duration.ofMinutes(2)).isEqualTo(bare.readTimeout());
+        assertThat(units.partSize()).isEqualTo(16L << 20).isEqualTo(bare.partSize());
+        assertThat(units.multipartThreshold()).isEqualTo(64L << 20).isEqualTo(bare.multipartThreshold());
+        assertThat(units.probeMaxAge()).isEqualTo(java.time.Duration.ofDays(1)).isEqualTo(bare.probeMaxAge());
+        assertThat(units.describe()).isEqualTo(bare.describe());
+        assertThatThrownBy(() -> StoreUri.parse("s3://bkt?read-timeout=1500ms"))
+                .isInstanceOf(StoreUriException.class).hasMessageContaining("read-timeout").hasMessageContaining("whole seconds");
+        assertThatThrownBy(() -> StoreUri.parse("s3://bkt?part-size=16 furlongs"))
+                .isInstanceOf(StoreUriException.class).hasMessageContaining("part-size");
+    }
 }
