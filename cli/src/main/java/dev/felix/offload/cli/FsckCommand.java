@@ -132,7 +132,8 @@ final class FsckCommand implements Callable<Integer> {
         String stillListed = null;
         for (int look = 1; ; look++) {
             try {
-                return report(shard.name(), shard.directory(), ShardInspector.inspect(shard.directory(), options));
+                return report(shard.name(), shard.directory(), ShardInspector.inspect(shard.name(), shard.directory(), options,
+                        ShardInspector.Depth.EVERY_SEGMENT));
             } catch (NoSuchFileException gone) {
                 if (!Files.isDirectory(shard.directory())) {
                     looks.vanishedShards++;

@@ -55,9 +55,18 @@ public final class ShardInspector {
         return inspect(shardDir, options, Depth.EVERY_SEGMENT);
     }
 
-    /** Inspects {@code shardDir} to the given depth; I/O errors (not corruption) propagate. */
+    /** Inspects {@code shardDir} to the given depth, naming it by its directory's name; I/O errors propagate. */
     public static ShardInspection inspect(Path shardDir, RecoveryOptions options, Depth depth) throws IOException {
-        String shard = shardDir.getFileName().toString();
+        return inspect(shardDir.getFileName().toString(), shardDir, options, depth);
+    }
+
+    /**
+     * Inspects shard {@code shard} (its name under the data root, as {@code DataRoot} gives it:
+     * {@code groups/<dir>} for one under {@code groups/}) in {@code shardDir}; every problem names it
+     * so. I/O errors (not corruption) propagate.
+     */
+    public static ShardInspection inspect(String shard, Path shardDir, RecoveryOptions options, Depth depth)
+            throws IOException {
         List<SegmentFile> files = SegmentFile.list(shardDir);
         List<SegmentPlan> plans = new ArrayList<>();
         List<Problem> problems = new ArrayList<>();

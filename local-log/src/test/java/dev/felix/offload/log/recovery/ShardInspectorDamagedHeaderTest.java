@@ -67,4 +67,19 @@ class ShardInspectorDamagedHeaderTest {
                     assertThat(p.repairable()).isFalse();
                 });
     }
+
+    /** A shard under groups/ is named by its path under the root in what the inspection finds, as DataRoot names it. */
+    @Test
+    void aShardIsNamedAsTheRootNamesIt() throws IOException {
+        Path shard = tmp.resolve("groups").resolve("s_0-03");
+        SegmentBytes.writeSegment(shard, 0, segment(0, 3));
+        byte[] damaged = segment(3, 4);
+        damaged[0] = 'X';
+        SegmentBytes.writeSegment(shard, 1, damaged);
+
+        ShardInspection s = ShardInspector.inspect("groups/s_0-03", shard, RecoveryOptions.DEFAULT,
+                ShardInspector.Depth.EVERY_SEGMENT);
+        assertThat(s.problems()).filteredOn(p -> p.cause() != null).isNotEmpty()
+                .allSatisfy(p -> assertThat(p.cause().site().shard()).isEqualTo("groups/s_0-03"));
+    }
 }
