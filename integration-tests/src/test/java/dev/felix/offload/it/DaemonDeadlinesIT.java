@@ -1,5 +1,6 @@
 package dev.felix.offload.it;
 
+import org.junit.jupiter.api.parallel.Isolated;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.log.ShardKey;
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answers 504 at its deadline; a SIGTERM during a multipart upload starts no request after the
  * signal but the upload's abort, and leaves no upload open, also when the store hangs.
  */
+@Isolated("it holds the daemon to its deadlines: nothing else runs beside it")
 class DaemonDeadlinesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

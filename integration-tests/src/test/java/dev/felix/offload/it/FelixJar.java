@@ -18,8 +18,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The runnable jar as a separate process ({@code java -jar cli/target/felix-offload.jar ...}), with
  * the environment a test gives it (store credentials, as an operator's would).
+ *
+ * <p>These runs are short and start-up dominates them, so each process starts with C1 only, the
+ * serial collector and a class-data archive of the tool's classes, written once per test JVM by the
+ * first command that exits 0 and moved into place only then (a process never maps half an archive).
+ * JVM warnings go to stderr, never into the stdout a test parses. What the JVM itself does for an
+ * operator (the launcher's archive, heap limits, signals) is tested elsewhere with the JVM's own
+ * defaults ({@code LauncherIT}, {@code RunnableJarIT}).
  */
 final class FelixJar {
+
+    /** One archive per test JVM: one from an earlier build of the jar would not match it. */
+    private static final Path ARCHIVE = Path.of(System.getProperty("felix.it.cds.dir", "target/cds"))
+            .resolve("felix-it-" + ProcessHandle.current().pid() + ".jsa").toAbsolutePath();
+    private static boolean archiveTaken;
 
     record Result(int exitCode, String out, String err) {
     }
@@ -34,13 +46,22 @@ final class FelixJar {
     }
 
     static ProcessBuilder builder(Path workDir, Map<String, String> env, String name, String... args) {
+        return builder(workDir, env, name, archiveOptions(null), args);
+    }
+
+    private static ProcessBuilder builder(Path workDir, Map<String, String> env, String name, List<String> archive,
+                                          String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar().toString()));
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xlog:disable",
+                "-Xlog:all=warning:stderr"));
+        command.addAll(archive);
+        command.addAll(List.of("-jar", jar().toString()));
         command.addAll(List.of(args));
         ProcessBuilder b = new ProcessBuilder(command).directory(workDir.toFile())
                 .redirectOutput(workDir.resolve(name + ".out").toFile())
                 .redirectError(workDir.resolve(name + ".err").toFile());
         b.environment().remove("FELIX_NODE_ID");
+        b.environment().remove("JAVA_TOOL_OPTIONS");
         b.environment().putAll(env);
         return b;
     }
@@ -48,12 +69,47 @@ final class FelixJar {
     /** Runs a command to its end (two minutes at most). */
     static Result run(Path workDir, Map<String, String> env, String name, String... args)
             throws IOException, InterruptedException {
-        Process p = builder(workDir, env, name, args).start();
+        Path dump = ARCHIVE.resolveSibling(ARCHIVE.getFileName() + ".part");
+        List<String> archive = archiveOptions(dump);
+        Process p = builder(workDir, env, name, archive, args).start();
         if (!p.waitFor(2, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new AssertionError("felix-offload " + String.join(" ", args) + " did not finish in 2 minutes");
         }
+        if (archive.stream().anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="))) {
+            archiveWritten(p.exitValue() == 0, dump);
+        }
         return new Result(p.exitValue(), read(workDir.resolve(name + ".out")), read(workDir.resolve(name + ".err")));
+    }
+
+    /**
+     * The class-data options for the next process: map the archive once it exists; else, for a run
+     * whose end this class waits for ({@code dump} not null), write it if no other run is writing it.
+     */
+    private static synchronized List<String> archiveOptions(Path dump) {
+        if (Files.isRegularFile(ARCHIVE)) {
+            return List.of("-XX:SharedArchiveFile=" + ARCHIVE);
+        }
+        if (dump == null || archiveTaken) {
+            return List.of();
+        }
+        try {
+            Files.createDirectories(ARCHIVE.getParent());
+        } catch (IOException e) {
+            return List.of();
+        }
+        archiveTaken = true;
+        return List.of("-XX:ArchiveClassesAtExit=" + dump);
+    }
+
+    /** A run that wrote the archive ended: a clean exit publishes it, any other lets a later run try. */
+    private static synchronized void archiveWritten(boolean cleanExit, Path dump) throws IOException {
+        if (cleanExit && Files.isRegularFile(dump)) {
+            Files.move(dump, ARCHIVE, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } else {
+            Files.deleteIfExists(dump);
+            archiveTaken = false;
+        }
     }
 
     static String read(Path file) throws IOException {
