@@ -654,6 +654,11 @@ public final class Daemon {
         return surveyCache.get(this::surveyFailed).shards();
     }
 
+    /** One page of {@code /shards}: only its shards are read (see {@link ShardSurvey.Memo#page}). */
+    ShardSurvey.Memo.Page surveyPage(String after, int limit) throws IOException {
+        return surveys.page(root, after, limit);
+    }
+
     /** The sums over the survey {@link #survey()} answers, computed once per survey. */
     ShardSurvey.Totals totals() {
         return surveyCache.get(this::surveyFailed).totals();

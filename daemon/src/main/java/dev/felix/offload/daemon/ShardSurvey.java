@@ -138,6 +138,53 @@ public final class ShardSurvey {
             return out;
         }
 
+        /** One page of the survey: its rows by name, and the name to ask for the next page after (null on the last). */
+        public record Page(List<ShardStatus> shards, String nextAfter) {
+        }
+
+        /**
+         * The rows of the {@code limit} shards (stream shards and names that could not be read) whose
+         * names come after {@code after} (from the first when null), by name. Only those shards are
+         * read, so a page costs the same at any root size; the root is listed, which costs one
+         * attribute read per entry.
+         */
+        public Page page(DataRoot root, String after, int limit) throws IOException {
+            if (limit < 1) {
+                throw new IllegalArgumentException("a page holds at least one shard, not " + limit);
+            }
+            DataRoot.Listing listing = root.list();
+            java.util.TreeMap<String, Object> byName = new java.util.TreeMap<>();
+            for (DataRoot.Shard s : listing.streamShards()) {
+                byName.put(s.name(), s);
+            }
+            for (DataRoot.Unreadable u : listing.unreadable()) {
+                byName.putIfAbsent(u.name(), u);
+            }
+            java.util.SortedMap<String, Object> rest = after == null ? byName : byName.tailMap(after, false);
+            List<Object> chosen = new ArrayList<>(Math.min(limit, rest.size()));
+            String nextAfter = null;
+            for (Object o : rest.values()) {
+                if (chosen.size() == limit) {
+                    nextAfter = name(chosen.get(limit - 1));
+                    break;
+                }
+                chosen.add(o);
+            }
+            List<ShardStatus> out = new ArrayList<>(chosen.size());
+            for (Object o : chosen) {
+                if (o instanceof DataRoot.Shard s) {
+                    out.addAll(survey(List.of(s)));
+                } else {
+                    out.add(unreadable((DataRoot.Unreadable) o));
+                }
+            }
+            return new Page(out, nextAfter);
+        }
+
+        private static String name(Object row) {
+            return row instanceof DataRoot.Shard s ? s.name() : ((DataRoot.Unreadable) row).name();
+        }
+
         /** The rows of {@code shards}, in their order; a shard directory gone meanwhile is left out. */
         public List<ShardStatus> survey(List<DataRoot.Shard> shards) throws IOException {
             List<ShardStatus> out = new ArrayList<>(shards.size());

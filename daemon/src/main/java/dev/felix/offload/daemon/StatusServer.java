@@ -39,8 +39,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code GET /health}: JSON; 200 when ready (the store answered and the last run of every
  *       pass went well), 503 with the reasons when degraded;</li>
  *   <li>{@code GET /health/live}: 200 while the process serves;</li>
- *   <li>{@code GET /shards}: per-shard JSON: local base, remote range, bytes local and remote,
- *       offload lag, the last offload and retention result;</li>
+ *   <li>{@code GET /shards[?limit=N&after=SHARD]}: per-shard JSON, a page at a time: local base,
+ *       remote range, bytes local and remote, offload lag, the last offload and retention result;</li>
  *   <li>{@code GET /read?shard=NAME&from=OFFSET[&max_bytes=N]}: records, raw as the segments store
  *       them or as {@code read --json} lines, from local disk or the store ({@link ReadEndpoint},
  *       docs/read-api.md), on a pool of its own so the other endpoints answer while reads are busy
@@ -405,13 +405,49 @@ final class StatusServer {
         }));
     }
 
+    /** Shards in one page of {@code /shards} when {@code limit} is not given, and the most a page may hold. */
+    static final int SHARDS_PAGE = 1000;
+    static final int SHARDS_PAGE_MAX = 10_000;
+    private static final String SHARDS_USAGE = "/shards?limit=N&after=SHARD (limit 1 to " + SHARDS_PAGE_MAX
+            + ", default " + SHARDS_PAGE + "; after: the next_after of the page before)";
+
+    /**
+     * {@code GET /shards}: one page of shards by name: {@code limit} of them (default
+     * {@value #SHARDS_PAGE}) after the shard named {@code after}; {@code next_after} is the cursor of
+     * the next page, null on the last. Only the page's shards are read, so that an answer costs the
+     * same on a node of 50 shards and of 50,000.
+     */
     private static void shards(HttpExchange ex, Daemon daemon) throws IOException {
-        List<ShardSurvey.ShardStatus> survey = daemon.survey();
+        Map<String, String> q = query(ex);
+        for (String name : q.keySet()) {
+            if (!name.equals("limit") && !name.equals("after")) {
+                error(ex, 400, "bad_request", "unknown parameter '" + name + "'; try " + SHARDS_USAGE);
+                return;
+            }
+        }
+        int limit = SHARDS_PAGE;
+        if (q.containsKey("limit")) {
+            String given = q.get("limit");
+            limit = given.matches("[0-9]{1,6}") ? Integer.parseInt(given) : -1;
+            if (limit < 1 || limit > SHARDS_PAGE_MAX) {
+                error(ex, 400, "bad_request", "limit must be a whole number from 1 to " + SHARDS_PAGE_MAX + ", not '"
+                        + given + "'; try " + SHARDS_USAGE);
+                return;
+            }
+        }
+        String after = q.getOrDefault("after", "");
+        ShardSurvey.Memo.Page page = daemon.surveyPage(after.isEmpty() ? null : after, limit);
+        List<ShardSurvey.ShardStatus> survey = page.shards();
         Optional<String> nodeId = daemon.nodeId();
         reply(ex, 200, JSON, json(g -> {
             g.writeStartObject();
             if (nodeId.isPresent()) {
                 g.writeStringField("node_id", nodeId.get());
+            }
+            if (page.nextAfter() == null) {
+                g.writeNullField("next_after");
+            } else {
+                g.writeStringField("next_after", page.nextAfter());
             }
             // files the broker removed under a survey since start-up: looked at again, not errors
             g.writeNumberField("files_vanished", ShardSurvey.vanished());
