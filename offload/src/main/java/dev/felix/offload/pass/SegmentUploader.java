@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32;
 
@@ -38,6 +39,8 @@ final class SegmentUploader {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentUploader.class);
 
     private final String shard;
+    /** The shard's directory: what the upload step keeps on disk is found from it. */
+    private final Path shardDir;
     private final ObjectStore store;
     private final SegmentKeys keys;
     private final OffloadSettings settings;
@@ -46,9 +49,11 @@ final class SegmentUploader {
     private final ProgressListener progress;
 
     /** @param bandwidth shared upload limiter in bytes per second, or null for none */
-    SegmentUploader(String shard, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
+    SegmentUploader(String shard, Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings,
+                    StepHook hook,
                     RateLimiter bandwidth, ProgressListener progress) {
         this.shard = shard;
+        this.shardDir = shardDir;
         this.store = store;
         this.keys = keys;
         this.settings = settings;

@@ -228,7 +228,7 @@ public final class ShardOffload {
                         "segment header unreadable: " + e.getMessage());
             }
         }
-        SegmentUploader uploader = new SegmentUploader(shard, store, keys, settings, hook, bandwidth, progress);
+        SegmentUploader uploader = new SegmentUploader(shard, shardDir, store, keys, settings, hook, bandwidth, progress);
         if (uploads != null) {
             return new ShardPipeline(uploader, release(), commitOffset, stopRequested, manifests, locals, uploaded,
                     unlinked, uploads).run();
