@@ -15,7 +15,7 @@ import dev.felix.offload.retention.RetentionPassSettings;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.RetentionRules;
 import dev.felix.offload.retention.RetentionSettings;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.read.ChunkCache;

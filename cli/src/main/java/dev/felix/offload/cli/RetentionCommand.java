@@ -13,7 +13,7 @@ import dev.felix.offload.retention.RetentionPass;
 import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.ShardRetentionResult;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.root.RootLock;
 import picocli.CommandLine.Command;

@@ -3,7 +3,7 @@ package dev.felix.offload.cli;
 import dev.felix.offload.daemon.ShardSurvey;
 import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.fs.FilesystemStore;
 import dev.felix.offload.pass.LocalRetention;
 import dev.felix.offload.root.NodeId;

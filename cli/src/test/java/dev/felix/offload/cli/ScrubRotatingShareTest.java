@@ -4,7 +4,7 @@ import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.ListPage;

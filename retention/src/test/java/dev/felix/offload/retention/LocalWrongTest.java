@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 
 import static dev.felix.offload.retention.RetentionSettings.UNLIMITED;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.pass.LocalRetention;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.ProgressListener;
