@@ -5,7 +5,7 @@ import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;

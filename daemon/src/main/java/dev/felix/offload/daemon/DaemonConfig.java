@@ -9,7 +9,7 @@ import dev.felix.offload.schedule.Schedule;
 import dev.felix.offload.schedule.StandardPass;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.VerifyMode;
