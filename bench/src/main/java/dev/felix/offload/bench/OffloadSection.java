@@ -14,7 +14,7 @@ import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.pass.SegmentUpload;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 

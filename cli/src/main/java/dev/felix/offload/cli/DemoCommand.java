@@ -30,7 +30,7 @@ import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;
 import dev.felix.offload.read.TieredRead;
 import dev.felix.offload.read.TieredReader;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import org.apache.commons.io.file.PathUtils;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -20,7 +20,7 @@ import dev.felix.offload.root.RootLock;
 import dev.felix.offload.pass.SegmentUpload;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -12,7 +12,7 @@ import dev.felix.offload.store.StoreUriException;
 import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadSettings;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.VerifyMode;
+
 import com.google.common.util.concurrent.RateLimiter;
 import dev.felix.offload.copy.CopyProofKind;
 import dev.felix.offload.copy.ReadBack;

@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.VerifyMode;
+
 import dev.felix.offload.copy.LocalRelease;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;

@@ -14,7 +14,7 @@ import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.pass.StepHook;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
