@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.LargestTimestamps;
+
 import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.CopyProofs;

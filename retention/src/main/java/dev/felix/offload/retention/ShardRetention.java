@@ -16,7 +16,7 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.copy.LocalRelease;
 import dev.felix.offload.copy.ObjectRelease;
-import dev.felix.offload.pass.LargestTimestamps;
+import dev.felix.offload.copy.LargestTimestamps;
 import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
