@@ -98,7 +98,7 @@ public final class ShardOffload {
     public ShardOffload(Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings, StepHook hook,
                         RateLimiter bandwidth, ProgressListener progress, OptionalLong commitOffset,
                         java.util.function.BooleanSupplier stopRequested) {
-        this(shardDir.getFileName().toString(), shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset,
+        this(dev.felix.offload.log.DataRoot.Shard.nameOf(shardDir), shardDir, store, keys, settings, hook, bandwidth, progress, commitOffset,
                 stopRequested);
     }
 

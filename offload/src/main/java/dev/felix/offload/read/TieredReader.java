@@ -121,7 +121,7 @@ public final class TieredReader {
     private final java.util.concurrent.atomic.LongAdder remoteRecordBytes = new java.util.concurrent.atomic.LongAdder();
 
     public TieredReader(Path shardDir, ObjectFetcher store, ChunkCache chunks) {
-        this(shardDir.getFileName().toString(), shardDir, store, chunks);
+        this(dev.felix.offload.log.DataRoot.Shard.nameOf(shardDir), shardDir, store, chunks);
     }
 
     /** A reader of the shard named {@code shard} (its path under the data root) in {@code shardDir}. */
