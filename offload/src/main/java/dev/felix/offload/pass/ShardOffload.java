@@ -68,11 +68,10 @@ public final class ShardOffload {
     private final Path shardDir;
     private final String shard;
     private final ObjectStore store;
-    private final SegmentKeys keys;
     private final OffloadSettings settings;
     private final StepHook hook;
-    private final RateLimiter bandwidth;
-    private final ProgressListener progress;
+    /** Steps INDEX_UPLOADED to VERIFIED of each segment. */
+    private final SegmentUploader uploader;
     private final OptionalLong commitOffset;
     private final java.util.function.BooleanSupplier stopRequested;
     /** The pass's uploads under way, shared by its shards; null: this shard's own, for one run. */
@@ -113,11 +112,9 @@ public final class ShardOffload {
         this.shardDir = shardDir;
         this.shard = shard;
         this.store = store;
-        this.keys = keys;
         this.settings = settings;
         this.hook = hook;
-        this.bandwidth = bandwidth;
-        this.progress = progress;
+        this.uploader = new SegmentUploader(shard, shardDir, store, keys, settings, hook, bandwidth, progress);
         this.commitOffset = commitOffset;
         this.stopRequested = stopRequested;
     }
@@ -228,7 +225,6 @@ public final class ShardOffload {
                         "segment header unreadable: " + e.getMessage());
             }
         }
-        SegmentUploader uploader = new SegmentUploader(shard, shardDir, store, keys, settings, hook, bandwidth, progress);
         if (uploads != null) {
             return new ShardPipeline(uploader, release(), commitOffset, stopRequested, manifests, locals, uploaded,
                     unlinked, uploads).run();
