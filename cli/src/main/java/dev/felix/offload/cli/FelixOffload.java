@@ -60,6 +60,16 @@ public final class FelixOffload {
     }
 
     /**
+     * Prints {@code felix-offload: <message>} and answers exit 1: how a command ends on a store that
+     * failed before its pass began, or a data root another process holds, as when an upload fails.
+     */
+    static int failedBeforePass(java.io.PrintWriter err, Exception e) {
+        err.println("felix-offload: " + e.getMessage());
+        err.flush();
+        return EXIT_CORRUPT;
+    }
+
+    /**
      * The JVM's heap ran out (picocli lets errors through, and the JVM would print a trace). Nothing
      * half-done is recorded by any command: an entry is written only after its copy is proven.
      */

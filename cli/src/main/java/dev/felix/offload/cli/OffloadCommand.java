@@ -223,15 +223,9 @@ final class OffloadCommand implements Callable<Integer> {
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
             uploads = objectStore.describeUploads().orElse(null);
-        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
+        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException | RootLock.HeldException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
-        } catch (RootLock.HeldException e) {
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
+            return FelixOffload.failedBeforePass(err, e);
         }
         if (json) {
             writeJson(out, report, uploads);

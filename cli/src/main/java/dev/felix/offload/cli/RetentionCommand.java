@@ -77,15 +77,9 @@ final class RetentionCommand implements Callable<Integer> {
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
                     .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))
                     .run(StopSignal.never());
-        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
+        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException | RootLock.HeldException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
-        } catch (RootLock.HeldException e) {
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
+            return FelixOffload.failedBeforePass(err, e);
         }
         if (json) {
             writeJson(out, report);
