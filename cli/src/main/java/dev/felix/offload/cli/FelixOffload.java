@@ -59,6 +59,27 @@ public final class FelixOffload {
         }
     }
 
+    /** Writes a command's JSON form of an error. */
+    @FunctionalInterface
+    interface JsonError {
+        void write() throws java.io.IOException;
+    }
+
+    /**
+     * Ends a command that met corrupt bytes: the error as JSON ({@code asJson}) or as an
+     * {@code error:} line, then exit 1.
+     */
+    static int endedCorrupt(java.io.PrintWriter out, boolean json,
+                            dev.felix.offload.log.format.CorruptionException e, JsonError asJson) throws java.io.IOException {
+        if (json) {
+            asJson.write();
+        } else {
+            out.println("error: " + e.getMessage());
+        }
+        out.flush();
+        return EXIT_CORRUPT;
+    }
+
     /**
      * Prints {@code felix-offload: <message>} and answers exit 1: how a command ends on a store that
      * failed before its pass began, or a data root another process holds, as when an upload fails.
