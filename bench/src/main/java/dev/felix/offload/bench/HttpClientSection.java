@@ -23,10 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Which HTTP client, and whether to sign payloads, for the S3 store: the same sealed segment files
@@ -156,23 +152,11 @@ final class HttpClientSection {
     }
 
     private Void inParallel(List<Callable<Void>> calls) throws IOException {
-        ExecutorService pool = Executors.newFixedThreadPool(config.offloadParallelism);
-        try {
-            for (Future<Void> f : pool.invokeAll(calls)) {
-                f.get();
-            }
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        } catch (ExecutionException e) {
-            throw new IOException(e.getCause());
-        } finally {
-            pool.shutdownNow();
-        }
+        Parallel.run(config.offloadParallelism, calls);
+        return null;
     }
 
-    private static String key(String prefix, Path file) {
+    static String key(String prefix, Path file) {
         return prefix + "/" + file.getParent().getFileName() + "/" + file.getFileName();
     }
 

@@ -14,7 +14,7 @@ import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.pass.SegmentUpload;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -28,10 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -209,27 +205,15 @@ final class OffloadSection {
 
     /** (a): every sealed file with one PutObject each, {@code parallelism} at a time; seconds. */
     private double sdk(S3Client client, String bucket, String prefix) throws IOException {
-        ExecutorService pool = Executors.newFixedThreadPool(config.offloadParallelism);
-        try {
-            long start = System.nanoTime();
-            List<Future<?>> futures = new ArrayList<>();
-            for (Path file : root.sealed()) {
-                String key = prefix + "/" + file.getParent().getFileName() + "/" + file.getFileName();
-                futures.add(pool.submit(() -> client.putObject(b -> b.bucket(bucket).key(key)
-                        .contentType("application/octet-stream"), RequestBody.fromFile(file))));
-            }
-            for (Future<?> f : futures) {
-                f.get();
-            }
-            return (System.nanoTime() - start) / 1e9;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        } catch (ExecutionException e) {
-            throw new IOException(e.getCause());
-        } finally {
-            pool.shutdownNow();
+        long start = System.nanoTime();
+        List<java.util.concurrent.Callable<?>> puts = new ArrayList<>();
+        for (Path file : root.sealed()) {
+            String key = HttpClientSection.key(prefix, file);
+            puts.add(() -> client.putObject(b -> b.bucket(bucket).key(key).contentType("application/octet-stream"),
+                    RequestBody.fromFile(file)));
         }
+        Parallel.run(config.offloadParallelism, puts);
+        return (System.nanoTime() - start) / 1e9;
     }
 
     /** (b) or (b0): one offload pass over the root; seconds. */

@@ -203,13 +203,19 @@ final class ReadsSection {
             }
         }
         if (r != null) {
-            for (double m : ms) {
-                r.tieredLatencyMs.add(m);
-            }
-            r.tieredBytesPerRead.add(fetcher.bytes() / (double) offsets.length);
-            r.tieredGetsPerRead.add((fetcher.gets() + fetcher.heads()) / (double) offsets.length);
+            kept(ms, fetcher, r.tieredLatencyMs, r.tieredBytesPerRead, r.tieredGetsPerRead);
         }
         return ms;
+    }
+
+    /** Keeps one round's latencies, and its bytes and requests per read as {@code fetcher} counted them. */
+    private static void kept(double[] ms, CountingFetcher fetcher, List<Double> latencyMs, List<Double> bytesPerRead,
+                             List<Double> getsPerRead) {
+        for (double m : ms) {
+            latencyMs.add(m);
+        }
+        bytesPerRead.add(fetcher.bytes() / (double) ms.length);
+        getsPerRead.add((fetcher.gets() + fetcher.heads()) / (double) ms.length);
     }
 
     private double[] randomBaseline(Manifest manifest, CountingFetcher fetcher, long[] offsets, Result r)
@@ -232,11 +238,7 @@ final class ReadsSection {
             }
         }
         if (r != null) {
-            for (double m : ms) {
-                r.baselineLatencyMs.add(m);
-            }
-            r.baselineBytesPerRead.add(fetcher.bytes() / (double) offsets.length);
-            r.baselineGetsPerRead.add((fetcher.gets() + fetcher.heads()) / (double) offsets.length);
+            kept(ms, fetcher, r.baselineLatencyMs, r.baselineBytesPerRead, r.baselineGetsPerRead);
         }
         return ms;
     }

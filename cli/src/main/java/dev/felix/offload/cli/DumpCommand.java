@@ -4,6 +4,7 @@ import dev.felix.offload.daemon.Json;
 import dev.felix.offload.daemon.RecordLines;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionSite;
@@ -46,7 +47,7 @@ final class DumpCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         Path parent = segment.toAbsolutePath().getParent();
-        String shard = parent == null || parent.getFileName() == null ? "-" : parent.getFileName().toString();
+        String shard = parent == null || parent.getFileName() == null ? "-" : DataRoot.Shard.nameOf(parent);
         long segmentId = SegmentFile.parseLogName(segment.getFileName().toString()).orElse(CorruptionSite.UNKNOWN_SEGMENT);
         try (SegmentScanner scanner = SegmentScanner.open(segment, shard, segmentId, true)) {
             long position = scanner.position();
@@ -62,13 +63,7 @@ final class DumpCommand implements Callable<Integer> {
             out.flush();
             return FelixOffload.EXIT_OK;
         } catch (CorruptionException e) {
-            if (json) {
-                writeJsonError(out, e);
-            } else {
-                out.println("error: " + e.getMessage());
-            }
-            out.flush();
-            return FelixOffload.EXIT_CORRUPT;
+            return FelixOffload.endedCorrupt(out, json, e, () -> writeJsonError(out, e));
         }
     }
 

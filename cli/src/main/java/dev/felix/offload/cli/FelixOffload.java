@@ -59,6 +59,37 @@ public final class FelixOffload {
         }
     }
 
+    /** Writes a command's JSON form of an error. */
+    @FunctionalInterface
+    interface JsonError {
+        void write() throws java.io.IOException;
+    }
+
+    /**
+     * Ends a command that met corrupt bytes: the error as JSON ({@code asJson}) or as an
+     * {@code error:} line, then exit 1.
+     */
+    static int endedCorrupt(java.io.PrintWriter out, boolean json,
+                            dev.felix.offload.log.format.CorruptionException e, JsonError asJson) throws java.io.IOException {
+        if (json) {
+            asJson.write();
+        } else {
+            out.println("error: " + e.getMessage());
+        }
+        out.flush();
+        return EXIT_CORRUPT;
+    }
+
+    /**
+     * Prints {@code felix-offload: <message>} and answers exit 1: how a command ends on a store that
+     * failed before its pass began, or a data root another process holds, as when an upload fails.
+     */
+    static int failedBeforePass(java.io.PrintWriter err, Exception e) {
+        err.println("felix-offload: " + e.getMessage());
+        err.flush();
+        return EXIT_CORRUPT;
+    }
+
     /**
      * The JVM's heap ran out (picocli lets errors through, and the JVM would print a trace). Nothing
      * half-done is recorded by any command: an entry is written only after its copy is proven.

@@ -8,13 +8,14 @@ import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.root.RootLock;
 import dev.felix.offload.root.SegmentKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -40,14 +41,8 @@ final class ForgetShardCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Take data-dir, store and node-id from this file.")
-    java.nio.file.Path config;
-
-    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
-    java.nio.file.Path dataDir;
-
-    @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
-    String store;
+    @Mixin
+    RootOptions rootOptions;
 
     @Option(names = "--node-id", paramLabel = "ID", description = "The node id the keys start with "
             + "(default: the configuration's, FELIX_NODE_ID, or the root's node-id file).")
@@ -64,7 +59,7 @@ final class ForgetShardCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        RootAndStore where = RootAndStore.of(config, dataDir, store, nodeId);
+        RootAndStore where = rootOptions.resolve(nodeId);
         if (!Files.isDirectory(where.root())) {
             throw new FelixOffload.UsageException("no data root directory at " + where.root());
         }

@@ -51,14 +51,8 @@ final class LegacyKeysCommand implements Callable<Integer> {
 
     /** The root and store every subcommand works on. */
     static final class Where {
-        @Option(names = "--config", paramLabel = "FILE", description = "Take data-dir, store and node-id from this file.")
-        Path config;
-
-        @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
-        Path dataDir;
-
-        @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
-        String store;
+        @Mixin
+        RootOptions rootOptions;
 
         @Option(names = "--node-id", paramLabel = "ID", description = "This root's node id (default: as offload "
                 + "finds it).")
@@ -68,7 +62,7 @@ final class LegacyKeysCommand implements Callable<Integer> {
         String shard;
 
         RootAndStore resolve() throws IOException {
-            RootAndStore where = RootAndStore.of(config, dataDir, store, nodeId);
+            RootAndStore where = rootOptions.resolve(nodeId);
             if (!Files.isDirectory(where.root())) {
                 throw new FelixOffload.UsageException("no data root directory at " + where.root());
             }
@@ -100,6 +94,20 @@ final class LegacyKeysCommand implements Callable<Integer> {
         }
     }
 
+    /** What every subcommand has: its spec, and the root and store it works on. */
+    abstract static class Subcommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Where where;
+
+        /** {@link LegacyKeysCommand#withStore} on this subcommand's root and store. */
+        <T> T withStore(boolean write, Work<T> work) throws IOException {
+            return LegacyKeysCommand.withStore(where.resolve(), write, spec.commandLine().getErr(), work);
+        }
+    }
+
     @FunctionalInterface
     private interface Work<T> {
         T run(LegacyKeys legacy) throws IOException, StoreException;
@@ -107,18 +115,11 @@ final class LegacyKeysCommand implements Callable<Integer> {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List entries naming keys outside their "
             + "shard's own prefix, and objects without a node id that no manifest of this root names. Writes nothing.")
-    static final class ListKeys implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        Where where;
-
+    static final class ListKeys extends Subcommand {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            LegacyKeys.Survey survey = withStore(where.resolve(), false, spec.commandLine().getErr(),
-                    legacy -> legacy.survey(Optional.ofNullable(where.shard)));
+            LegacyKeys.Survey survey = withStore(false, legacy -> legacy.survey(Optional.ofNullable(where.shard)));
             for (LegacyKeys.Named n : survey.named()) {
                 out.printf("named %s shard=%s segment=%s key=%s%n", n.kind().label(), n.shard(),
                         Long.toUnsignedString(n.entry().segmentId()), n.entry().objectKey());
@@ -140,13 +141,7 @@ final class LegacyKeysCommand implements Callable<Integer> {
     @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete objects without a node id that "
             + "no manifest of this root names: those of --shard, or the --key given. Only with "
             + "--no-other-replica-needs-them; without it, says what it would delete.")
-    static final class DeleteKeys implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        Where where;
-
+    static final class DeleteKeys extends Subcommand {
         @Option(names = "--key", paramLabel = "KEY", description = "A key to delete (repeatable).")
         List<String> keys = new java.util.ArrayList<>();
 
@@ -161,7 +156,7 @@ final class LegacyKeysCommand implements Callable<Integer> {
                 throw new FelixOffload.UsageException("name the keys (--key) or their shard (--shard)");
             }
             PrintWriter out = spec.commandLine().getOut();
-            LegacyKeys.Deletion d = withStore(where.resolve(), confirmed, spec.commandLine().getErr(),
+            LegacyKeys.Deletion d = withStore(confirmed,
                     legacy -> legacy.delete(Optional.ofNullable(where.shard), keys, confirmed));
             for (Map.Entry<String, String> r : d.refused().entrySet()) {
                 out.printf("refused %s: %s%n", r.getKey(), r.getValue());
@@ -185,18 +180,11 @@ final class LegacyKeysCommand implements Callable<Integer> {
     @Command(name = "migrate", mixinStandardHelpOptions = true, description = "Copy each object an entry names "
             + "outside its shard's own prefix to the key the shard would upload it under now (create-only, proven "
             + "like any upload), then re-record the entry. The old objects stay.")
-    static final class MigrateKeys implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        Where where;
-
+    static final class MigrateKeys extends Subcommand {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            List<LegacyKeys.Migration> done = withStore(where.resolve(), true, spec.commandLine().getErr(),
-                    legacy -> legacy.migrate(Optional.ofNullable(where.shard)));
+            List<LegacyKeys.Migration> done = withStore(true, legacy -> legacy.migrate(Optional.ofNullable(where.shard)));
             boolean clean = true;
             for (LegacyKeys.Migration m : done) {
                 m.migrated().forEach((from, to) -> out.printf("migrated shard=%s %s -> %s%n", m.shard(), from, to));

@@ -63,13 +63,7 @@ final class ManifestCommand {
                 out.flush();
                 return FelixOffload.EXIT_OK;
             } catch (CorruptionException e) {
-                if (json) {
-                    writeJsonError(out, e);
-                } else {
-                    out.println("error: " + e.getMessage());
-                }
-                out.flush();
-                return FelixOffload.EXIT_CORRUPT;
+                return FelixOffload.endedCorrupt(out, json, e, () -> writeJsonError(out, e));
             }
         }
 

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.pass.KeyCollision;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
@@ -20,7 +20,7 @@ import dev.felix.offload.root.RootLock;
 import dev.felix.offload.pass.SegmentUpload;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.StepHook;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -223,15 +223,9 @@ final class OffloadCommand implements Callable<Integer> {
             report = new OffloadPass(new DataRoot(dataDir), objectStore, settings, StepHook.haltAtSystemProperty(),
                     env, ReplicaCommit::of).checkingClaim(new NodeClaimCheck.Policy(storeSetting, takeOver)).run(progress);
             uploads = objectStore.describeUploads().orElse(null);
-        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
+        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException | RootLock.HeldException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
-        } catch (RootLock.HeldException e) {
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
+            return FelixOffload.failedBeforePass(err, e);
         }
         if (json) {
             writeJson(out, report, uploads);

@@ -20,6 +20,7 @@ import dev.felix.offload.restore.ShardRestore;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -52,14 +53,8 @@ final class RestoreCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Take data-dir, store and node-id from this file.")
-    Path config;
-
-    @Option(names = "--data-dir", paramLabel = "ROOT", description = "The broker's data root.")
-    Path dataDir;
-
-    @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
-    String store;
+    @Mixin
+    RootOptions rootOptions;
 
     @Option(names = "--node-id", paramLabel = "ID", description = "The node id the keys start with (default: the "
             + "configuration's, FELIX_NODE_ID, or the root's node-id file). Written to the root's node-id file when "
@@ -95,7 +90,7 @@ final class RestoreCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        RootAndStore where = RootAndStore.of(config, dataDir, store, nodeId);
+        RootAndStore where = rootOptions.resolve(nodeId);
         Path root = where.root();
         if (!Files.isDirectory(root)) {
             throw new FelixOffload.UsageException("no data root directory at " + root

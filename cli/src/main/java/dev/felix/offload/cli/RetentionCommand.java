@@ -13,7 +13,7 @@ import dev.felix.offload.retention.RetentionPass;
 import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.retention.ShardRetentionResult;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.root.RootLock;
 import picocli.CommandLine.Command;
@@ -77,15 +77,9 @@ final class RetentionCommand implements Callable<Integer> {
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
                     .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))
                     .run(StopSignal.never());
-        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException e) {
+        } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException | RootLock.HeldException e) {
             // A store failure is this command's exit 1, as it is when an upload or delete fails.
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
-        } catch (RootLock.HeldException e) {
-            err.println("felix-offload: " + e.getMessage());
-            err.flush();
-            return FelixOffload.EXIT_CORRUPT;
+            return FelixOffload.failedBeforePass(err, e);
         }
         if (json) {
             writeJson(out, report);

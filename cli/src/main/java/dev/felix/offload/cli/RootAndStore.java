@@ -1,6 +1,5 @@
 package dev.felix.offload.cli;
 
-import dev.felix.offload.daemon.DaemonConfig;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.root.NodeId;
 
@@ -31,30 +30,11 @@ record RootAndStore(Path root, String storeUri, String storeSetting, String keyP
                     String nodeIdSource, int batchSize) {
 
     static RootAndStore of(Path config, Path dataDir, String store, String nodeIdOption) throws IOException {
-        Path root;
-        String uri;
-        String setting = "--store";
-        String prefix = "";
-        int batch = 1000;
-        Map<String, String> env = System.getenv();
-        if (config != null) {
-            if (dataDir != null || store != null) {
-                throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");
-            }
-            DaemonConfig c = ConfigOption.load(config);
-            root = c.dataDir;
-            uri = c.store;
-            setting = c.file + ": store";
-            prefix = c.retentionPassSettings().keyPrefix();
-            batch = c.retentionPassSettings().deleteBatchSize();
-            env = c.environment(env);
-        } else {
-            if (dataDir == null || store == null) {
-                throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
-            }
-            root = dataDir;
-            uri = store;
-        }
+        RootChoice choice = RootChoice.of(config, dataDir, store);
+        Path root = choice.root();
+        Map<String, String> env = choice.env();
+        String prefix = choice.config().map(c -> c.retentionPassSettings().keyPrefix()).orElse("");
+        int batch = choice.config().map(c -> c.retentionPassSettings().deleteBatchSize()).orElse(1000);
         Optional<String> id;
         String source;
         try {
@@ -80,7 +60,7 @@ record RootAndStore(Path root, String storeUri, String storeSetting, String keyP
         } catch (NodeId.InvalidNodeIdException e) {
             throw new FelixOffload.UsageException(e.getMessage());
         }
-        return new RootAndStore(root, uri, setting, prefix, id, source, batch);
+        return new RootAndStore(root, choice.storeUri(), choice.storeSetting(), prefix, id, source, batch);
     }
 
     /** The node id, or a usage error saying how to give one. */

@@ -7,7 +7,7 @@ import dev.felix.offload.scrub.Scrub;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import picocli.CommandLine.Command;
@@ -62,28 +62,12 @@ final class ScrubCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        Path root;
-        String uri;
-        String storeSetting = "--store";
-        long bandwidth = DaemonConfig.DEFAULT_SCRUB_READ_BANDWIDTH;
-        Map<String, String> env = System.getenv();
-        if (config != null) {
-            if (dataDir != null || store != null) {
-                throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");
-            }
-            DaemonConfig c = ConfigOption.load(config);
-            root = c.dataDir;
-            uri = c.store;
-            storeSetting = c.file + ": store";
-            bandwidth = c.scrubReadBandwidth;
-            env = c.environment(env);
-        } else {
-            if (dataDir == null || store == null) {
-                throw new FelixOffload.UsageException("give --data-dir and --store, or --config");
-            }
-            root = dataDir;
-            uri = store;
-        }
+        RootChoice choice = RootChoice.of(config, dataDir, store);
+        Path root = choice.root();
+        String uri = choice.storeUri();
+        String storeSetting = choice.storeSetting();
+        Map<String, String> env = choice.env();
+        long bandwidth = choice.config().map(c -> c.scrubReadBandwidth).orElse(DaemonConfig.DEFAULT_SCRUB_READ_BANDWIDTH);
         if (readBandwidth != null) {
             Long v = ConfigValues.bytes(readBandwidth);
             if (v == null || v < 0) {

@@ -2,7 +2,7 @@ package dev.felix.offload.cli;
 
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;

@@ -61,6 +61,22 @@ class LayoutTest {
                         + " of module reliability tests");
     }
 
+    @Test
+    void aPackageUsingOneItMayNotIsFound(@TempDir Path repo) throws IOException {
+        write(repo, "offload/src/main/java/dev/felix/offload/pass/StopSignal.java",
+                "package dev.felix.offload.pass;\npublic interface StopSignal {}\n");
+        write(repo, "offload/src/main/java/dev/felix/offload/copy/Release.java",
+                "package dev.felix.offload.copy;\nclass Release {}\n");
+        write(repo, "retention/src/main/java/dev/felix/offload/retention/Sweep.java",
+                "package dev.felix.offload.retention;\nimport dev.felix.offload.pass.StopSignal;\nclass Sweep {}\n");
+        write(repo, "daemon/src/main/java/dev/felix/offload/daemon/Daemon.java",
+                "package dev.felix.offload.daemon;\nimport dev.felix.offload.pass.StopSignal;\nclass Daemon {}\n");
+
+        assertThat(ModuleLayout.violations(repo)).containsExactly(
+                "retention/src/main/java/dev/felix/offload/retention/Sweep.java: uses dev.felix.offload.pass,"
+                        + " which package dev.felix.offload.retention may not");
+    }
+
     private static void write(Path repo, String file, String text) throws IOException {
         Path p = repo.resolve(file);
         Files.createDirectories(p.getParent());

@@ -32,6 +32,15 @@ final class ModuleLayout {
             "daemon", Set.of("local-log", "manifest", "object-store", "offload", "retention"),
             "cli", Set.of("local-log", "manifest", "object-store", "offload", "retention", "daemon"));
 
+    /**
+     * Packages that certain others may not use, within what their modules allow: the offload pass is
+     * one user of the copy lifecycle ({@code copy}), not its home, so neither the lifecycle, the keys
+     * and claims of {@code root}, nor retention, scrub or schedule take anything from it.
+     */
+    static final Map<String, Set<String>> PACKAGE_NOT_USED_BY = Map.of(
+            "dev.felix.offload.pass", Set.of("dev.felix.offload.copy", "dev.felix.offload.root",
+                    "dev.felix.offload.retention", "dev.felix.offload.scrub", "dev.felix.offload.schedule"));
+
     private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
     private static final Pattern NAMED = Pattern.compile("\\b(dev\\.felix\\.offload(?:\\.[a-z]\\w*)+)\\.[A-Z]");
     private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
@@ -51,12 +60,22 @@ final class ModuleLayout {
             allowed.add(module);
             for (Path file : javaFiles(repo.resolve(module).resolve("src/main/java"))) {
                 String code = COMMENTS.matcher(read(file)).replaceAll(" ");
+                Matcher declared = PACKAGE.matcher(code);
+                String own = declared.find() ? declared.group(1) : "";
                 Matcher m = NAMED.matcher(code);
                 Set<String> reported = new TreeSet<>();
                 while (m.find()) {
                     String owner = ownerOf(m.group(1), moduleOf);
                     if (owner != null && !allowed.contains(owner) && reported.add(m.group(1))) {
                         found.add(repo.relativize(file) + ": uses " + m.group(1) + " of module " + owner);
+                    }
+                    for (Map.Entry<String, Set<String>> rule : PACKAGE_NOT_USED_BY.entrySet()) {
+                        String used = rule.getKey();
+                        boolean inUsed = m.group(1).equals(used) || m.group(1).startsWith(used + ".");
+                        if (inUsed && rule.getValue().contains(own) && reported.add(m.group(1))) {
+                            found.add(repo.relativize(file) + ": uses " + m.group(1) + ", which package " + own
+                                    + " may not");
+                        }
                     }
                 }
             }

@@ -4,17 +4,12 @@ import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
-import dev.felix.offload.store.ListPage;
-import dev.felix.offload.store.ObjectHead;
-import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.store.PutOptions;
-import dev.felix.offload.store.PutResult;
+import dev.felix.offload.store.ForwardingObjectStore;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.fs.FilesystemStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -32,6 +26,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,11 +46,12 @@ class ScrubRotatingShareTest {
      * written at upload, whatever rot came since, which is what a real server's kept checksum does
      * too. Records which keys were read.
      */
-    static final class KeptChecksumStore implements ObjectStore {
+    static final class KeptChecksumStore extends ForwardingObjectStore {
         final FilesystemStore fs;
         final Set<String> read = ConcurrentHashMap.newKeySet();
 
         KeptChecksumStore(FilesystemStore fs) {
+            super(fs);
             this.fs = fs;
         }
 
@@ -73,24 +69,16 @@ class ScrubRotatingShareTest {
         }
 
         @Override
-        public void close() {
-            fs.close();
-        }
-
-        @Override
-        public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
-            return fs.put(key, body, options);
-        }
-
-        @Override
-        public ObjectHead head(String key) throws StoreException {
-            return fs.head(key);
-        }
-
-        @Override
         public byte[] readRange(String key, ByteRange range) throws StoreException {
             read.add(key);
             return fs.readRange(key, range);
+        }
+
+        @Override
+        public void readRangeInto(String key, ByteRange range, List<byte[]> targets, IntConsumer filled)
+                throws StoreException {
+            read.add(key);
+            fs.readRangeInto(key, range, targets, filled);
         }
 
         @Override
@@ -107,20 +95,6 @@ class ScrubRotatingShareTest {
             return fs.download(key, target, expectedCrc32);
         }
 
-        @Override
-        public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
-            return fs.listPage(prefix, continuation, maxKeys);
-        }
-
-        @Override
-        public void delete(String key) throws StoreException {
-            fs.delete(key);
-        }
-
-        @Override
-        public void deleteAll(Collection<String> keys) throws StoreException {
-            fs.deleteAll(keys);
-        }
     }
 
     @Test

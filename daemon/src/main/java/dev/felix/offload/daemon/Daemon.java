@@ -12,7 +12,7 @@ import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.RetentionPass;
 import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.schedule.Schedule;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreStoppedException;

@@ -9,10 +9,10 @@ import dev.felix.offload.schedule.Schedule;
 import dev.felix.offload.schedule.StandardPass;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadSettings;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 
 import java.io.IOException;
 import java.nio.file.Path;

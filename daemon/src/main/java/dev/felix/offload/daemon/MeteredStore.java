@@ -2,6 +2,7 @@ package dev.felix.offload.daemon;
 
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DownloadResult;
+import dev.felix.offload.store.ForwardingObjectStore;
 import dev.felix.offload.store.IncompleteUploads;
 import dev.felix.offload.store.ListPage;
 import dev.felix.offload.store.ObjectHead;
@@ -32,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * same, whose calls' outcomes tell the health whether that unit found the store working when
  * {@link #endUnit()} is called.
  */
-final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate {
+final class MeteredStore extends ForwardingObjectStore implements IncompleteUploads, RequestGate {
 
     /** What every view of one store shares. */
     private static final class Shared {
@@ -40,7 +41,6 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
         final AtomicInteger inFlight = new AtomicInteger();
     }
 
-    private final ObjectStore store;
     private final DaemonMetrics metrics;
     private final StoreHealth health;
     private final Shared shared;
@@ -57,7 +57,7 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
 
     private MeteredStore(ObjectStore store, DaemonMetrics metrics, StoreHealth health, Shared shared,
             StoreHealth.Unit unit) {
-        this.store = store;
+        super(store);
         this.metrics = metrics;
         this.health = health;
         this.shared = shared;
@@ -66,7 +66,7 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
 
     /** A view of this store for one unit of work; {@link #endUnit()} tells the health what its calls found. */
     MeteredStore unit() {
-        return new MeteredStore(store, metrics, health, shared, new StoreHealth.Unit());
+        return new MeteredStore(delegate(), metrics, health, shared, new StoreHealth.Unit());
     }
 
     /** Ends a unit's view: the health hears whether every call it made was answered. */
@@ -85,7 +85,7 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
         return shared.inFlight.get();
     }
 
-    /** A call to the wrapped store. */
+    /** A call to the wrapped delegate(). */
     @FunctionalInterface
     private interface StoreCall<T> {
         T run() throws StoreException;
@@ -137,64 +137,49 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
         long start = System.nanoTime();
-        PutResult r = observed("put", () -> store.put(key, body, options));
+        PutResult r = observed("put", () -> delegate().put(key, body, options));
         metrics.uploads().record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         return r;
     }
 
     @Override
-    public java.util.Optional<dev.felix.offload.store.DigestPlan> digestPlan(long length) throws StoreException {
-        return store.digestPlan(length);
-    }
-
-    @Override
-    public void uploadsPacedAt(long bytesPerSecond) {
-        store.uploadsPacedAt(bytesPerSecond);
-    }
-
-    @Override
-    public java.util.Optional<String> describeUploads() {
-        return store.describeUploads();
-    }
-
-    @Override
     public ObjectHead head(String key) throws StoreException {
-        return observed("head", () -> store.head(key));
+        return observed("head", () -> delegate().head(key));
     }
 
     @Override
     public byte[] readRange(String key, ByteRange range) throws StoreException {
-        return observed("get", () -> store.readRange(key, range));
+        return observed("get", () -> delegate().readRange(key, range));
     }
 
     @Override
     public void readRangeInto(String key, ByteRange range, java.util.List<byte[]> targets,
             java.util.function.IntConsumer filled) throws StoreException {
         observed("get", () -> {
-            store.readRangeInto(key, range, targets, filled);
+            delegate().readRangeInto(key, range, targets, filled);
             return null;
         });
     }
 
     @Override
     public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
-        return observed("get", () -> store.readAll(key, maxSize, expectedCrc32));
+        return observed("get", () -> delegate().readAll(key, maxSize, expectedCrc32));
     }
 
     @Override
     public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
-        return observed("get", () -> store.download(key, target, expectedCrc32));
+        return observed("get", () -> delegate().download(key, target, expectedCrc32));
     }
 
     @Override
     public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
-        return observed("list", () -> store.listPage(prefix, continuation, maxKeys));
+        return observed("list", () -> delegate().listPage(prefix, continuation, maxKeys));
     }
 
     @Override
     public void delete(String key) throws StoreException {
         observed("delete", () -> {
-            store.delete(key);
+            delegate().delete(key);
             return null;
         });
     }
@@ -202,7 +187,7 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
     @Override
     public void deleteAll(Collection<String> keys) throws StoreException {
         observed("delete", () -> {
-            store.deleteAll(keys);
+            delegate().deleteAll(keys);
             return null;
         });
     }
@@ -210,13 +195,13 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
     @Override
     public Set<StoreCapability> capabilities() throws StoreException {
         // found out once and remembered: a later success need not have sent anything
-        return observed("probe", false, store::capabilities);
+        return observed("probe", false, delegate()::capabilities);
     }
 
     /** The wrapped store's, when it has multipart uploads; nothing otherwise (there is nothing to abort). */
     @Override
     public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
-        if (!(store instanceof IncompleteUploads uploads)) {
+        if (!(delegate() instanceof IncompleteUploads uploads)) {
             return List.of();
         }
         return observed("abort-uploads", () -> uploads.abortIncompleteUploads(prefix, startedBefore));
@@ -225,26 +210,21 @@ final class MeteredStore implements ObjectStore, IncompleteUploads, RequestGate 
     @Override
     public void stopRequests() {
         shared.stopped = true;
-        if (store instanceof RequestGate gate) {
+        if (delegate() instanceof RequestGate gate) {
             gate.stopRequests();
         }
     }
 
     @Override
     public List<String> abortOpenUploads() {
-        return store instanceof RequestGate gate ? gate.abortOpenUploads() : List.of();
-    }
-
-    @Override
-    public String describe() {
-        return store.describe();
+        return delegate() instanceof RequestGate gate ? gate.abortOpenUploads() : List.of();
     }
 
     /** Closes the store; a unit's view closes nothing. */
     @Override
     public void close() {
         if (unit == null) {
-            store.close();
+            delegate().close();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.felix.offload.daemon;
 
+import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.side.ReplicaFile;
 import org.slf4j.Logger;
@@ -30,7 +31,7 @@ public final class ReplicaCommit {
         try {
             return OptionalLong.of(ReplicaFile.load(shardDir).commit());
         } catch (CorruptionException e) {
-            LOG.error("{}: {}; offloading nothing from this shard", shardDir.getFileName(), e.getMessage());
+            LOG.error("{}: {}; offloading nothing from this shard", DataRoot.Shard.nameOf(shardDir), e.getMessage());
             return OptionalLong.of(0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -84,7 +84,7 @@ public final class ShardSurvey {
     public static final String UNREADABLE = "unreadable, its counts unknown: ";
 
     public static ShardStatus of(Path dir) throws IOException {
-        return of(dir.getFileName().toString(), dir);
+        return of(DataRoot.Shard.nameOf(dir), dir);
     }
 
     public static ShardStatus of(String shard, Path dir) throws IOException {

@@ -1,6 +1,6 @@
 package dev.felix.offload.schedule;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;

@@ -1,6 +1,6 @@
 package dev.felix.offload.schedule;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 
 /**
  * Work a {@link PassScheduler} runs on a schedule: an offload, retention or scrub pass. It should

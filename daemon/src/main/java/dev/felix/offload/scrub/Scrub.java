@@ -14,7 +14,7 @@ import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.ObjectHead;
 import dev.felix.offload.store.ObjectNotFoundException;

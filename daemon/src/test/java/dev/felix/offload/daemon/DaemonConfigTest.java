@@ -2,7 +2,7 @@ package dev.felix.offload.daemon;
 
 import dev.felix.offload.retention.RetentionSettings;
 import dev.felix.offload.retention.ShardName;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

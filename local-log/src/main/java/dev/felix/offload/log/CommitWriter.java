@@ -93,7 +93,8 @@ final class CommitWriter implements Closeable {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("{}: writing the commit offset failed ({}); retrying in a second", dir.getFileName(), e.toString());
+            LOG.warn("{}: writing the commit offset failed ({}); retrying in a second", DataRoot.Shard.nameOf(dir),
+                    e.toString());
             synchronized (lock) {
                 if (!scheduled) {
                     scheduled = true;

@@ -92,6 +92,28 @@ public final class DataRoot {
         public boolean offloadable() {
             return kind == ShardKind.STREAM;
         }
+
+        /**
+         * The name {@link DataRoot#list()} gives the shard in {@code directory}, told from the path
+         * alone, for callers handed a directory without its root: {@code <container>/<dir>} when its
+         * parent is one of the root's containers ({@code groups}, {@code dead-letters}, {@code caches},
+         * {@code counters}), else the directory's own name. (A root-level shard of a data root that is
+         * itself named like a container is named as if it were inside one: callers that know the root
+         * take the shard's name from the listing.)
+         */
+        public static String nameOf(Path directory) {
+            Path dir = directory.toAbsolutePath().normalize();
+            Path name = dir.getFileName();
+            if (name == null) {
+                return directory.toString();
+            }
+            Path parent = dir.getParent();
+            Path container = parent == null ? null : parent.getFileName();
+            if (container != null && CONTAINERS.containsKey(container.toString())) {
+                return container + "/" + name;
+            }
+            return name.toString();
+        }
     }
 
     /**

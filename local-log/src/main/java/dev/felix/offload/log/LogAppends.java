@@ -40,7 +40,7 @@ final class LogAppends {
 
     LogAppends(Path dir, ShardLogConfig config, LogStructure structure, EpochHistory epochs) {
         this.dir = dir;
-        this.shard = dir.getFileName().toString();
+        this.shard = DataRoot.Shard.nameOf(dir);
         this.config = config;
         this.structure = structure;
         this.epochs = epochs;

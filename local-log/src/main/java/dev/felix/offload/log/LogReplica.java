@@ -26,7 +26,7 @@ final class LogReplica {
 
     private LogReplica(Path dir, ReplicaState state, Optional<String> leader, boolean syncEachCommit) {
         this.dir = dir;
-        this.shard = dir.getFileName().toString();
+        this.shard = DataRoot.Shard.nameOf(dir);
         this.state = state;
         this.leader = leader;
         this.commitWriter = new CommitWriter(dir, state, () -> this.state, syncEachCommit);

@@ -33,7 +33,7 @@ final class LogStructure {
 
     LogStructure(Path dir, ShardLogConfig config, List<LogView.Sealed> sealed, SegmentWriter active) {
         this.dir = dir;
-        this.shard = dir.getFileName().toString();
+        this.shard = DataRoot.Shard.nameOf(dir);
         this.config = config;
         this.view = new LogView(List.copyOf(sealed), active);
         this.nextSegmentId = active.file().id() + 1;

@@ -74,7 +74,7 @@ public final class ShardLog implements Closeable {
 
     private ShardLog(Path dir, ShardLogConfig config, LogStructure structure, LogAppends appends, LogReplica replica) {
         this.dir = dir;
-        this.shard = dir.getFileName().toString();
+        this.shard = DataRoot.Shard.nameOf(dir);
         this.structure = structure;
         this.appends = appends;
         this.replica = replica;
@@ -108,7 +108,7 @@ public final class ShardLog implements Closeable {
             }
             throw new IllegalStateException("corrupt verdict without a fatal problem in " + dir);
         }
-        String shard = dir.getFileName().toString();
+        String shard = DataRoot.Shard.nameOf(dir);
         List<SegmentPlan> plans = inspection.segments();
         List<LogView.Sealed> sealed = new ArrayList<>();
         for (int i = 0; i < plans.size() - 1; i++) {

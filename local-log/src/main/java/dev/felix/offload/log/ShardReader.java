@@ -39,7 +39,7 @@ public final class ShardReader {
     private final Map<Long, SegmentIndex> indexes = new ConcurrentHashMap<>();
 
     public ShardReader(Path dir) {
-        this(dir, dir.getFileName().toString());
+        this(dir, DataRoot.Shard.nameOf(dir));
     }
 
     /** A reader of {@code dir}, naming it {@code shard} (its path under the data root) in errors. */

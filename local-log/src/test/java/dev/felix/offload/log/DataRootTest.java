@@ -110,6 +110,20 @@ class DataRootTest {
     }
 
     @Test
+    void aShardDirectoryAloneIsNamedAsTheListingNamesIt() throws IOException {
+        for (String shard : List.of("acme_default_orders_0-0d3aed4b998d2798", "groups/acme_default_g1_0-1111111111111111",
+                "dead-letters/acme_default_dlq_0-2222222222222222", "caches/acme_default_c_0-3333333333333333",
+                "counters/acme_default_n_0-4444444444444444")) {
+            touch(root.resolve(shard).resolve(SegmentFile.logName(0)));
+        }
+        List<DataRoot.Shard> shards = new DataRoot(root).list().shards();
+        assertThat(shards).hasSize(5);
+        for (DataRoot.Shard s : shards) {
+            assertThat(DataRoot.Shard.nameOf(s.directory())).as(s.name()).isEqualTo(s.name());
+        }
+    }
+
+    @Test
     void aDirectoryHoldingOnlyAnOffloadManifestIsAShard() throws IOException {
         touch(root.resolve("restored_0-66").resolve(DataRoot.OFFLOAD_MANIFEST));
         assertThat(new DataRoot(root).shards()).extracting(DataRoot.Shard::name).containsExactly("restored_0-66");

@@ -242,8 +242,7 @@ public final class ManifestStore {
     }
 
     private static String shardName(Path shardDir) {
-        Path name = shardDir.toAbsolutePath().normalize().getFileName();
-        return name == null ? shardDir.toString() : name.toString();
+        return dev.felix.offload.log.DataRoot.Shard.nameOf(shardDir);
     }
 
     /**

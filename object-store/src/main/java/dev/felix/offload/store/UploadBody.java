@@ -241,29 +241,7 @@ public final class UploadBody {
      * read (not paced: nothing is sent).
      */
     public long[] crc32s(long partSize) throws IOException {
-        if (partSize <= 0) {
-            throw new IllegalArgumentException("part size must be positive: " + partSize);
-        }
-        int partCount = (int) Math.max(1, (length + partSize - 1) / partSize);
-        long[] crcs = new long[partCount];
-        byte[] buffer = new byte[256 * 1024];
-        CRC32 crc = new CRC32();
-        try (InputStream in = openRaw(0, length)) {
-            for (int i = 0; i < partCount; i++) {
-                crc.reset();
-                long left = Math.min(partSize, length - i * partSize);
-                while (left > 0) {
-                    int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
-                    if (n < 0) {
-                        throw new IOException("body ended " + left + " bytes before the end of part " + (i + 1));
-                    }
-                    crc.update(buffer, 0, n);
-                    left -= n;
-                }
-                crcs[i] = crc.getValue();
-            }
-        }
-        return crcs;
+        return digests(partSize, false).partCrc32s();
     }
 
     /** CRC32 of the whole body. */

@@ -285,13 +285,7 @@ public final class LocalRelease {
     public static boolean release(SegmentFile f, ManifestStore manifests) throws IOException {
         // The entry is the only proof the local file may go: is it still the broker's manifest, now?
         manifests.checkUnchanged();
-        try {
-            Files.delete(f.log());
-        } catch (NoSuchFileException gone) {
-            return false;
-        }
-        Files.deleteIfExists(f.index());
-        return true;
+        return unlink(f);
     }
 
     /**
@@ -320,6 +314,11 @@ public final class LocalRelease {
      * entry stands for it. False when it was removed meanwhile.
      */
     public static boolean releaseEmpty(SegmentFile f) throws IOException {
+        return unlink(f);
+    }
+
+    /** Unlinks the segment and its index; false when the segment was removed meanwhile. */
+    private static boolean unlink(SegmentFile f) throws IOException {
         try {
             Files.delete(f.log());
         } catch (NoSuchFileException gone) {

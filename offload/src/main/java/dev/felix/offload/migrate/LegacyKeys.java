@@ -10,7 +10,7 @@ import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestChangedException;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
-import dev.felix.offload.pass.LargestTimestamps;
+import dev.felix.offload.copy.LargestTimestamps;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
 import dev.felix.offload.root.SegmentKeys;

@@ -1,5 +1,9 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.VerifyMode;
+
+import dev.felix.offload.copy.LocalRetention;
+
 import java.time.Duration;
 import java.util.Objects;
 

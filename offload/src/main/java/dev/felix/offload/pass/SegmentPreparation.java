@@ -66,9 +66,7 @@ final class SegmentPreparation {
             return new Prepared(new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1, -1), null, null, channel.bytesRead);
         }
         try (scanner) {
-            long oldest = -1;
-            long newest = -1;
-            long largest = -1;
+            SegmentScan.Timestamps timestamps = new SegmentScan.Timestamps();
             long[] offsets = new long[16];
             long[] positions = new long[16];
             int entries = 0;
@@ -91,21 +89,12 @@ final class SegmentPreparation {
                         entries++;
                         lastIndexed = position;
                     }
-                    long ts = r.timestampMicros();
-                    if (scanner.recordCount() == 1) {
-                        oldest = ts;
-                    }
-                    newest = ts;
-                    if (largest == -1 || Long.compareUnsigned(ts, largest) > 0) {
-                        largest = ts;
-                    }
+                    timestamps.seen(r.timestampMicros(), scanner.recordCount());
                 }
             } catch (CorruptionException e) {
                 failure = e;
             }
-            SegmentScan scan = new SegmentScan(scanner.header(), scanner.fileSize(), scanner.position(),
-                    scanner.recordCount(), scanner.nextOffset(), oldest, newest, failure, scanner.validBytesCrc32(),
-                    largest);
+            SegmentScan scan = timestamps.scanOf(scanner, failure, scanner.validBytesCrc32());
             SegmentIndex index = failure == null ? SegmentIndex.of(scanner.header().baseOffset(),
                     Arrays.copyOf(offsets, entries), Arrays.copyOf(positions, entries)) : null;
             BodyDigests digests = scan.isClean() ? channel.digests(scan.validEnd()) : null;

@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.LargestTimestamps;
+
 import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.CopyProofs;
@@ -20,6 +22,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * One attempt at the shard, pipelined: the shard's thread selects and scans segment after segment,
@@ -31,12 +35,12 @@ import java.util.Map;
  * the shard's result. The shard's uploads have all ended before its result is returned.
  */
 final class ShardPipeline {
-    private static final Logger LOG = LoggerFactory.getLogger(ShardOffload.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ShardPipeline.class);
 
     /** A segment handed to the uploads, and how its upload ended; committed by the shard's own thread. */
     static final class InFlight {
         final int index;
-        final ShardOffload.Local seg;
+        final LocalSegment seg;
         final SegmentPreparation.Prepared prepared;
         final SegmentScan scan;
         final long last;
@@ -45,7 +49,7 @@ final class ShardPipeline {
         /** Set after {@code upload} or {@code failure}, before the upload's bytes are given back. */
         volatile boolean ended;
 
-        InFlight(int index, ShardOffload.Local seg, SegmentPreparation.Prepared prepared, long last) {
+        InFlight(int index, LocalSegment seg, SegmentPreparation.Prepared prepared, long last) {
             this.index = index;
             this.seg = seg;
             this.prepared = prepared;
@@ -68,11 +72,18 @@ final class ShardPipeline {
         }
     }
 
-    /** The shard's offload: its settings and hooks, and the steps of one segment. */
-    private final ShardOffload owner;
+    /** The steps of one segment, up to its verified copy. */
+    private final SegmentUploader uploader;
+    /** Step UNLINKED, once the shard's segments are recorded. */
+    private final ShardRelease release;
     private final String shard;
+    private final StepHook hook;
+    /** One past the last committed record, when the shard has a {@code replica} file. */
+    private final OptionalLong commitOffset;
+    /** Checked before each segment begins: a stop ends the shard between two segments. */
+    private final BooleanSupplier stopRequested;
     private final ManifestStore manifests;
-    private final List<ShardOffload.Local> locals;
+    private final List<LocalSegment> locals;
     private final List<SegmentUpload> uploaded;
     private final List<Long> unlinked;
     private final InFlightUploads lanes;
@@ -89,16 +100,21 @@ final class ShardPipeline {
      */
     private boolean thrown;
 
-    ShardPipeline(ShardOffload owner, ManifestStore manifests, List<ShardOffload.Local> locals,
+    ShardPipeline(SegmentUploader uploader, ShardRelease release, OptionalLong commitOffset,
+                  BooleanSupplier stopRequested, ManifestStore manifests, List<LocalSegment> locals,
                   List<SegmentUpload> uploaded, List<Long> unlinked, InFlightUploads lanes) throws IOException {
-        this.owner = owner;
-        this.shard = owner.shard;
+        this.uploader = uploader;
+        this.release = release;
+        this.shard = uploader.shard();
+        this.hook = uploader.hook();
+        this.commitOffset = commitOffset;
+        this.stopRequested = stopRequested;
         this.manifests = manifests;
         this.locals = locals;
         this.uploaded = uploaded;
         this.unlinked = unlinked;
         this.lanes = lanes;
-        this.proofs = CopyProofs.read(owner.shardDir);
+        this.proofs = CopyProofs.read(release.shardDir());
     }
 
     ShardResult run() throws IOException {
@@ -126,7 +142,7 @@ final class ShardPipeline {
             flying.clear();
         }
         Ending end = failed != null ? failed : later;
-        java.time.Instant settling = owner.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
+        java.time.Instant settling = release.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
         if (end == null) {
             return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null).settlingUntil(settling);
         }
@@ -145,13 +161,13 @@ final class ShardPipeline {
             if (failed != null) {
                 return null;
             }
-            ShardOffload.Local seg = locals.get(i);
-            ShardOffload.Local next = locals.get(i + 1);
+            LocalSegment seg = locals.get(i);
+            LocalSegment next = locals.get(i + 1);
             Manifest manifest = manifests.manifest();
-            if (ShardOffload.hasEntry(manifest, seg)) {
+            if (seg.hasEntryIn(manifest)) {
                 continue;
             }
-            if (owner.stopRequested.getAsBoolean()) {
+            if (stopRequested.getAsBoolean()) {
                 return stoppedBefore(seg, i);
             }
             ManifestEntry newest = manifest.newestEntry().orElse(null);
@@ -164,28 +180,28 @@ final class ShardPipeline {
                 }
                 continue;
             }
-            owner.hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
+            hook.reached(OffloadStep.SELECTED, shard, seg.file().id());
 
-            SegmentPreparation.Prepared prepared = owner.prepare(seg);
+            SegmentPreparation.Prepared prepared = uploader.prepare(seg);
             SegmentScan scan = prepared.scan();
             if (!scan.isClean()) {
                 return new Ending("not uploaded, corrupt: " + scan.failure().getMessage(), null,
-                        ShardOffload.countPending(locals, i));
+                        countPending(locals, i));
             }
             if (scan.nextOffset() != next.header().baseOffset()) {
                 return new Ending("not uploaded: " + seg.file().logName() + " ends before offset "
                         + Long.toUnsignedString(scan.nextOffset()) + " but " + next.file().logName() + " begins at "
                         + Long.toUnsignedString(next.header().baseOffset()) + "; it is not sealed", null,
-                        ShardOffload.countPending(locals, i));
+                        countPending(locals, i));
             }
             if (scan.recordCount() == 0) {
                 continue; // an empty sealed segment holds nothing to copy
             }
             long last = scan.nextOffset() - 1;
-            if (owner.commitOffset.isPresent() && Long.compareUnsigned(last, owner.commitOffset.getAsLong()) >= 0) {
+            if (commitOffset.isPresent() && Long.compareUnsigned(last, commitOffset.getAsLong()) >= 0) {
                 return null; // not yet committed by a majority, so not eligible yet: a later pass takes it
             }
-            owner.hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
+            hook.reached(OffloadStep.VALIDATED, shard, seg.file().id());
 
             InFlightUploads.Reservation bytes = lanes.reserve(scan.validEnd());
             try {
@@ -197,7 +213,7 @@ final class ShardPipeline {
                         return null;
                     }
                 }
-                if (owner.stopRequested.getAsBoolean()) {
+                if (stopRequested.getAsBoolean()) {
                     bytes.release();
                     return stoppedBefore(seg, i);
                 }
@@ -217,7 +233,7 @@ final class ShardPipeline {
      * the manifest's entries; else why the shard cannot be complete: the segment's records from the
      * first one no entry holds have no copy, and recording it would overlap an entry.
      */
-    private Ending coveredByEntries(Manifest manifest, ShardOffload.Local seg, ShardOffload.Local next, int i) {
+    private Ending coveredByEntries(Manifest manifest, LocalSegment seg, LocalSegment next, int i) {
         long base = seg.header().baseOffset();
         long end = next.header().baseOffset();
         if (Long.compareUnsigned(end, base) <= 0) {
@@ -238,19 +254,19 @@ final class ShardPipeline {
                 + "(a restore beside a re-created shard?); they stay local, and this shard is not complete";
         LOG.error("{}: {}", shard, problem);
         return new Ending(problem, new ShardStop.PartlyCovered(seg.file().id(), base, missing, end - 1),
-                ShardOffload.countPending(locals, i));
+                countPending(locals, i));
     }
 
-    private Ending stoppedBefore(ShardOffload.Local seg, int i) {
+    private Ending stoppedBefore(LocalSegment seg, int i) {
         return new Ending("stopped before segment " + seg.file().id() + "; the next pass goes on from here",
-                new ShardStop.Requested(seg.file().id()), ShardOffload.countPending(locals, i));
+                new ShardStop.Requested(seg.file().id()), countPending(locals, i));
     }
 
     /** On an upload thread: steps INDEX_UPLOADED to VERIFIED, whatever ends them kept for the commit. */
     private void upload(InFlight f) {
         try {
-            SegmentUpload up = owner.upload(f.seg, f.prepared, f.last);
-            owner.hook.reached(OffloadStep.VERIFIED, shard, f.seg.file().id());
+            SegmentUpload up = uploader.upload(f.seg, f.prepared, f.last);
+            hook.reached(OffloadStep.VERIFIED, shard, f.seg.file().id());
             f.upload = up;
         } catch (Throwable t) {
             f.failure = t;
@@ -302,14 +318,14 @@ final class ShardPipeline {
             record(List.of(f));
             return;
         }
-        int pending = ShardOffload.countPending(locals, f.index);
-        if (failure instanceof ShardOffload.CollisionException e) {
+        int pending = countPending(locals, f.index);
+        if (failure instanceof SegmentUploader.CollisionException e) {
             failed = new Ending(e.collision.describe(), null, pending);
             failed.collision = e.collision;
             LOG.error("{}: {}", shard, failed.problem);
         } else if (failure instanceof StoreException e) {
             failed = new Ending("store failure on segment " + f.seg.file().id() + ": " + e.getMessage(), null, pending);
-        } else if (failure instanceof ShardOffload.VerificationFailedException e) {
+        } else if (failure instanceof SegmentUploader.VerificationFailedException e) {
             failed = new Ending(e.getMessage(), new ShardStop.VerificationFailed(e.segment, e.attempts), pending);
         } else if (failure instanceof IOException e) {
             thrown = true;
@@ -362,7 +378,7 @@ final class ShardPipeline {
         Map<ManifestEntry, String> proven = new LinkedHashMap<>();
         for (Map.Entry<ManifestEntry, InFlight> e : entries.entrySet()) {
             InFlight f = e.getValue();
-            owner.hook.reached(OffloadStep.RECORDED, shard, f.seg.file().id());
+            hook.reached(OffloadStep.RECORDED, shard, f.seg.file().id());
             largest.put(e.getKey(), f.scan.largestTimestamp());
             if (f.upload.verifiedBy().proven()) {
                 proven.put(e.getKey(), f.upload.verifiedBy().label());
@@ -373,9 +389,36 @@ final class ShardPipeline {
                     f.seg.file().id(), f.seg.header().baseOffset(), f.last, f.upload.bytes(), f.upload.key(),
                     f.upload.verifiedBy());
         }
-        owner.recordLargestTimestamps(manifests, largest);
+        recordLargestTimestamps(manifests, largest);
         if (!proven.isEmpty()) {
-            owner.recordProofs(proofs, proven, manifests.manifest());
+            recordProofs(proofs, proven, manifests.manifest());
+        }
+    }
+
+    static int countPending(List<LocalSegment> locals, int from) {
+        return Math.max(0, locals.size() - 1 - from);
+    }
+
+    /** Writes the entries' largest timestamps beside the manifest, in one write; derived data, so a failure only logs. */
+    private void recordLargestTimestamps(ManifestStore manifests, Map<ManifestEntry, Long> largest) {
+        try {
+            LargestTimestamps side = LargestTimestamps.load(release.shardDir());
+            largest.forEach(side::put);
+            side.save(manifests.manifest().entries());
+        } catch (IOException e) {
+            LOG.warn("{}: {} not written ({}); retention rebuilds it from the objects", shard,
+                    LargestTimestamps.FILE_NAME, e.toString());
+        }
+    }
+
+
+    private void recordProofs(CopyProofs proofs, Map<ManifestEntry, String> how, Manifest manifest) {
+        try {
+            proofs.recorded(how, manifest);
+        } catch (IOException e) {
+            // Derived: a proof not written only means the copy is proven again before its segment goes.
+            LOG.warn("{}: could not write {} ({}); the copies of segments {} will be proven again", shard,
+                    CopyProofs.FILE_NAME, e.getMessage(), how.keySet().stream().map(ManifestEntry::segmentId).toList());
         }
     }
 }

@@ -7,6 +7,8 @@
  * {@code SegmentPreparation} is the one read of a segment before its upload. A
  * {@link dev.felix.offload.pass.ShardResult} says how far a shard got and, as a
  * {@link dev.felix.offload.pass.ShardStop}, why it stopped. The rule for how many sealed segments a
- * shard keeps locally is {@link dev.felix.offload.pass.LocalRetention}.
+ * shard keeps locally is {@link dev.felix.offload.copy.LocalRetention}.
  */
 package dev.felix.offload.pass;
+
+import dev.felix.offload.copy.LocalRetention;

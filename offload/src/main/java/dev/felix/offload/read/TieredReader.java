@@ -1,11 +1,9 @@
 package dev.felix.offload.read;
 
-import dev.felix.offload.root.SegmentKeys;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.felix.offload.log.ReadResult;
-import dev.felix.offload.log.SegmentWriter;
 import dev.felix.offload.log.ShardReader;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
@@ -14,7 +12,6 @@ import dev.felix.offload.log.format.IndexedScan;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentHeader;
-import dev.felix.offload.log.format.SegmentIndex;
 import dev.felix.offload.log.format.SegmentScanner;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -24,7 +21,6 @@ import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectHead;
-import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,42 +62,20 @@ public final class TieredReader {
 
     private static final Logger LOG = LoggerFactory.getLogger(TieredReader.class);
 
-    /** The remote indexes one reader keeps, by their size in memory (an entry is two longs). */
-    static final long INDEX_CACHE_BYTES = 16L * 1024 * 1024;
     /**
      * Entries fetched at a time from a large remote index: 32 KiB, which at the default spacing
      * covers some 8 MiB of segment. A 128 MiB segment's index is about 0.5 MiB, an eighth of a
      * chunk, which a random read would otherwise fetch whole for the one entry it needs.
      */
     public static final int DEFAULT_INDEX_WINDOW_ENTRIES = 2048;
-    private static final int INDEX_ENTRY_BYTES = 16;
-    private static final int INDEX_OVERHEAD_BYTES = 128;
 
     private final Path shardDir;
     private final String shard;
     private final ShardReader local;
     private final ObjectFetcher store;
     private final ChunkCache chunks;
-    /**
-     * Remote indexes by the segment object's identity (key, size, CRC32: a reset shard's new history
-     * reuses keys); an empty index marks one that is missing or unusable. Dropped, with the headers,
-     * whenever the manifest changes.
-     */
-    private final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder()
-            .maximumWeight(INDEX_CACHE_BYTES)
-            .weigher((ObjectIdentity k, SegmentIndex v) -> INDEX_OVERHEAD_BYTES + v.size() * INDEX_ENTRY_BYTES)
-            .build();
-    /**
-     * Runs of entries of remote indexes too large to fetch whole for one read, by object, kept by
-     * their size in memory within the same bound as whole indexes; and the sizes of those indexes.
-     */
-    private final Cache<ObjectIdentity, List<IndexWindow>> indexWindows = Caffeine.newBuilder()
-            .maximumWeight(INDEX_CACHE_BYTES)
-            .weigher((ObjectIdentity k, List<IndexWindow> v) -> INDEX_OVERHEAD_BYTES
-                    + v.stream().mapToInt(w -> INDEX_OVERHEAD_BYTES + w.entries().size() * INDEX_ENTRY_BYTES).sum())
-            .build();
-    private final Cache<ObjectIdentity, Long> indexSizes = Caffeine.newBuilder().maximumSize(4096).build();
-    private final int indexWindowEntries;
+    /** Where a read of an object starts: its remote index, whole or in runs. */
+    private final RemoteIndexes remoteIndexes;
     private final Cache<ObjectIdentity, SegmentHeader> headers = Caffeine.newBuilder().maximumSize(4096).build();
     /** Objects found to be the ones their entries name ({@link #checkObject}); dropped with the headers. */
     private final Cache<ObjectIdentity, Boolean> checked = Caffeine.newBuilder().maximumSize(16384).build();
@@ -121,7 +95,7 @@ public final class TieredReader {
     private final java.util.concurrent.atomic.LongAdder remoteRecordBytes = new java.util.concurrent.atomic.LongAdder();
 
     public TieredReader(Path shardDir, ObjectFetcher store, ChunkCache chunks) {
-        this(shardDir.getFileName().toString(), shardDir, store, chunks);
+        this(dev.felix.offload.log.DataRoot.Shard.nameOf(shardDir), shardDir, store, chunks);
     }
 
     /** A reader of the shard named {@code shard} (its path under the data root) in {@code shardDir}. */
@@ -138,12 +112,12 @@ public final class TieredReader {
         if (indexWindowEntries < 2) {
             throw new IllegalArgumentException("index runs of at least 2 entries, got " + indexWindowEntries);
         }
-        this.indexWindowEntries = indexWindowEntries;
         this.shardDir = shardDir;
         this.shard = shard;
         this.local = new ShardReader(shardDir, shard);
         this.store = store;
         this.chunks = chunks;
+        this.remoteIndexes = new RemoteIndexes(shard, store, indexWindowEntries);
     }
 
     /** Reads made from the store so far. */
@@ -174,9 +148,7 @@ public final class TieredReader {
         }
         if (manifest == null || !time.equals(manifestTime) || size != manifestSize) {
             // whatever was learnt of the objects the old manifest named may describe another history now
-            indexes.invalidateAll();
-            indexWindows.invalidateAll();
-            indexSizes.invalidateAll();
+            remoteIndexes.invalidateAll();
             headers.invalidateAll();
             checked.invalidateAll();
             resumePoints.invalidateAll();
@@ -346,7 +318,7 @@ public final class TieredReader {
         } else if (resume != null && resume.offset() == want) {
             start = resume; // where the previous read of this object stopped
         } else {
-            start = indexedStart(object, entry, want);
+            start = remoteIndexes.indexedStart(object, entry, want);
         }
         long startAt = start == IndexedScan.Entry.NONE ? SegmentHeader.LENGTH : start.position();
         boolean fromResume = start == resume && resume != null;
@@ -375,7 +347,7 @@ public final class TieredReader {
                         LOG.warn("{}: {} of {} points at no valid record at byte {}; scanning from the start", shard,
                                 fromResume ? "the last read's stop point" : "the index", key, bad.position());
                         if (!fromResume) {
-                            indexes.put(object, empty(entry));
+                            remoteIndexes.unusable(object, entry);
                         }
                         resumePoints.invalidate(object);
                     });
@@ -551,192 +523,5 @@ public final class TieredReader {
             }
         }
         return ByteBuffer.wrap(store.readRange(object.key(), ByteRange.of(0, length)));
-    }
-
-    /** The index entry at or below {@code want} to start the scan from, {@code NONE} for the segment's start. */
-    private IndexedScan.Entry indexedStart(ObjectIdentity object, ManifestEntry entry, long want) {
-        SegmentIndex whole = indexes.getIfPresent(object);
-        // Only a segment whose index at the default spacing would exceed two runs is worth a HEAD
-        // to learn its index's size; smaller ones are fetched whole, as they always were.
-        boolean large = entry.sizeBytes() / SegmentWriter.DEFAULT_INDEX_SPACING_BYTES > 2L * indexWindowEntries;
-        if (whole == null && large) {
-            long entries = indexEntries(object, entry);
-            if (entries > 2L * indexWindowEntries) {
-                IndexedScan.Entry found = fromWindows(object, entry, want, (int) entries);
-                if (found != null) {
-                    return found;
-                }
-            }
-        }
-        if (whole == null) {
-            whole = indexFor(object, entry);
-            indexWindows.invalidate(object);
-        }
-        int e = whole.entryAtOrBelow(want);
-        return e < 0 ? IndexedScan.Entry.NONE : new IndexedScan.Entry(whole.offsetAt(e), whole.positionAt(e));
-    }
-
-    /** A run of a remote index's entries: entries {@code [first, first + entries.size())} of {@code total}. */
-    private record IndexWindow(int first, int total, SegmentIndex entries) {
-        boolean reachesEnd() {
-            return first + entries.size() >= total;
-        }
-    }
-
-    /**
-     * How many whole entries the object's remote index holds, by its size (one HEAD per object, kept);
-     * -1 when that is unknown, so the whole index is read (or found missing) the usual way.
-     */
-    private long indexEntries(ObjectIdentity object, ManifestEntry entry) {
-        Long cached = indexSizes.getIfPresent(object);
-        if (cached == null) {
-            String indexKey = SegmentKeys.indexKeyFor(object.key());
-            try {
-                cached = store.head(indexKey).size();
-            } catch (StoreException e) {
-                return -1; // missing or unreachable: the whole-index path says which, and copes
-            }
-            indexSizes.put(object, cached);
-        }
-        long size = cached;
-        if (size < SegmentIndex.HEADER_LENGTH || size > SegmentIndex.MAX_FILE_BYTES) {
-            return -1;
-        }
-        return (size - SegmentIndex.HEADER_LENGTH) / SegmentIndex.ENTRY_LENGTH;
-    }
-
-    /**
-     * Finds the entry at or below {@code want} by fetching runs of {@link #indexWindowEntries} entries
-     * of a large remote index instead of all of it: the first run where the offset's share of the
-     * segment's offsets puts it, the next (if that missed) where the entries seen say it lies. Runs
-     * are kept by bytes with the indexes. Null when a few runs did not find it, or one could not be
-     * read, or this is not the first read of the object to need one: the caller reads the whole
-     * index, which is kept and answers every later read. Each request costs far more than its bytes
-     * on the servers measured (a 32 KiB run took 7.4 ms on S3Proxy, the whole 0.5 MiB index 8.9 ms),
-     * so a run pays for a reader that reads a segment once, and the whole index for one that returns.
-     */
-    private IndexedScan.Entry fromWindows(ObjectIdentity object, ManifestEntry entry, long want, int total) {
-        boolean returning = !indexWindows.asMap().getOrDefault(object, List.of()).isEmpty();
-        String indexKey = SegmentKeys.indexKeyFor(object.key());
-        long span = entry.lastOffset() - entry.baseOffset() + 1;
-        double share = span <= 0 ? 0 : Math.max(0, Math.min(1, (want - entry.baseOffset()) / (double) span));
-        long guess = (long) (share * total);
-        for (int attempt = 0; attempt < 3; attempt++) {
-            int first = (int) Math.max(0, Math.min(total - indexWindowEntries, guess - indexWindowEntries / 2));
-            IndexWindow w = cachedWindow(object, want);
-            if (w == null) {
-                if (returning) {
-                    return null; // a reader back for more of this segment: the whole index from now on
-                }
-                w = fetchWindow(object, entry, indexKey, first, total);
-                if (w == null) {
-                    return null;
-                }
-            }
-            SegmentIndex run = w.entries();
-            int n = run.size();
-            long lowest = run.offsetAt(0);
-            long highest = run.offsetAt(n - 1);
-            double perEntry = n > 1 ? Math.max(1, (highest - lowest) / (double) (n - 1)) : 1;
-            if (Long.compareUnsigned(want, lowest) < 0) {
-                if (w.first() == 0) {
-                    return IndexedScan.Entry.NONE; // below the first entry: from the segment's start
-                }
-                guess = w.first() - 1 - (long) ((lowest - want) / perEntry);
-            } else if (Long.compareUnsigned(want, highest) <= 0 || w.reachesEnd() || want - highest <= 2 * perEntry) {
-                // Inside the run, past the index's end, or within two entries' worth of offsets past
-                // the run's end: starting at its last entry costs a scan of about two index spacings.
-                int e = run.entryAtOrBelow(want);
-                return new IndexedScan.Entry(run.offsetAt(e), run.positionAt(e));
-            } else {
-                guess = w.first() + n + (long) ((want - highest) / perEntry);
-            }
-        }
-        return null;
-    }
-
-    /** A kept run of {@code object}'s index entries that settles where {@code want} starts, if any. */
-    private IndexWindow cachedWindow(ObjectIdentity object, long want) {
-        for (IndexWindow w : indexWindows.asMap().getOrDefault(object, List.of())) {
-            SegmentIndex run = w.entries();
-            boolean aboveFirst = Long.compareUnsigned(want, run.offsetAt(0)) >= 0 || w.first() == 0;
-            boolean belowLast = Long.compareUnsigned(want, run.offsetAt(run.size() - 1)) <= 0 || w.reachesEnd();
-            if (aboveFirst && belowLast) {
-                return w;
-            }
-        }
-        return null;
-    }
-
-    private IndexWindow fetchWindow(ObjectIdentity object, ManifestEntry entry, String indexKey, int first, int total) {
-        int count = Math.min(indexWindowEntries, total - first);
-        long at = SegmentIndex.HEADER_LENGTH + (long) first * SegmentIndex.ENTRY_LENGTH;
-        CorruptionSite site = CorruptionSite.inFile(shard, indexKey, 0);
-        SegmentIndex run;
-        try {
-            if (first == 0) {
-                // From the file's start: the header comes along, and is checked like a whole index's.
-                byte[] bytes = store.readRange(indexKey, ByteRange.of(0, (int) at + count * SegmentIndex.ENTRY_LENGTH));
-                run = SegmentIndex.decode(ByteBuffer.wrap(bytes), site);
-                if (run.baseOffset() != entry.baseOffset()) {
-                    LOG.info("{}: index {} begins at offset {}, its segment at {}; reading the segment from its start",
-                            shard, indexKey, Long.toUnsignedString(run.baseOffset()),
-                            Long.toUnsignedString(entry.baseOffset()));
-                    indexes.put(object, empty(entry));
-                    return null;
-                }
-            } else {
-                byte[] bytes = store.readRange(indexKey, ByteRange.of(at, count * SegmentIndex.ENTRY_LENGTH));
-                run = SegmentIndex.decodeEntries(ByteBuffer.wrap(bytes), at, entry.baseOffset(), site);
-            }
-        } catch (CorruptionException e) {
-            LOG.info("{}: no usable index at {} ({}); reading the segment from its start", shard, indexKey, e.getMessage());
-            indexes.put(object, empty(entry));
-            return null;
-        } catch (StoreException e) {
-            LOG.info("{}: fetching part of index {} failed ({}); reading it whole", shard, indexKey, e.getMessage());
-            indexSizes.invalidate(object); // it may have changed size: ask again next time
-            return null;
-        }
-        if (run.size() == 0) {
-            return null;
-        }
-        IndexWindow w = new IndexWindow(first, total, run);
-        // Only a segment's first read fetches runs (at most three), so the list stays short.
-        List<IndexWindow> kept = new ArrayList<>(indexWindows.asMap().getOrDefault(object, List.of()));
-        kept.add(w);
-        indexWindows.put(object, List.copyOf(kept));
-        return w;
-    }
-
-    private SegmentIndex indexFor(ObjectIdentity object, ManifestEntry entry) {
-        SegmentIndex cached = indexes.getIfPresent(object);
-        if (cached != null) {
-            return cached;
-        }
-        SegmentIndex index;
-        String indexKey = SegmentKeys.indexKeyFor(object.key());
-        try {
-            byte[] bytes = store.readAll(indexKey, (int) Math.min(SegmentIndex.MAX_FILE_BYTES, Integer.MAX_VALUE - 16),
-                    OptionalLong.empty());
-            index = SegmentIndex.decode(ByteBuffer.wrap(bytes), CorruptionSite.inFile(shard, indexKey, 0));
-            if (index.baseOffset() != entry.baseOffset()) {
-                index = empty(entry);
-            }
-        } catch (ObjectNotFoundException | CorruptionException e) {
-            LOG.info("{}: no usable index at {} ({}); reading the segment from its start", shard, indexKey,
-                    e.getMessage());
-            index = empty(entry);
-        } catch (StoreException e) {
-            LOG.warn("{}: fetching index {} failed ({}); reading the segment from its start", shard, indexKey,
-                    e.getMessage());
-            return empty(entry); // not cached: the next read tries again
-        }
-        indexes.put(object, index);
-        return index;
-    }
-
-    private static SegmentIndex empty(ManifestEntry entry) {
-        return SegmentIndex.of(entry.baseOffset(), new long[0], new long[0]);
     }
 }

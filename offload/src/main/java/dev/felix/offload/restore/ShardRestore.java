@@ -285,7 +285,7 @@ public final class ShardRestore {
             Set<Long> asked = new java.util.HashSet<>();
             for (int round = 0; round < PROBE_ROUNDS; round++) {
                 List<Candidate> found = new ArrayList<>();
-                for (Gap gap : gaps(existing, read.values(), localFirst, localFirstId)) {
+                for (EntryGaps.Gap gap : EntryGaps.of(existing, read.values(), localFirst, localFirstId)) {
                     if (!asked.add(gap.base())) {
                         continue;
                     }
@@ -426,45 +426,15 @@ public final class ShardRestore {
     }
 
     /**
-     * A gap the entries leave: where it begins, and the segment ids an object beginning there could
-     * have (after the entry before it, before the entry or local segment after it).
-     */
-    private record Gap(long base, long idAfter, long idBefore) {
-    }
-
-    /** The most segment ids a gap's implied keys are asked for by HEAD, when no listing shows one. */
-    static final int MAX_IMPLIED_HEADS = 16;
-
-    /** Where a gap begins: after each entry that the next does not continue, and before the local log. */
-    private static List<Gap> gaps(Manifest existing, java.util.Collection<ManifestEntry> read, OptionalLong localFirst,
-                                  OptionalLong localFirstId) {
-        List<ManifestEntry> all = new ArrayList<>(existing.entries());
-        all.addAll(read);
-        all.sort(Comparator.comparing(ManifestEntry::baseOffset, Long::compareUnsigned));
-        List<Gap> out = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            long after = all.get(i).lastOffset() + 1;
-            boolean continued = i + 1 < all.size() && Long.compareUnsigned(all.get(i + 1).baseOffset(), after) <= 0;
-            boolean reachesLocal = localFirst.isPresent() && Long.compareUnsigned(after, localFirst.getAsLong()) >= 0;
-            if (!continued && (i + 1 < all.size() || localFirst.isPresent()) && !reachesLocal) {
-                long before = i + 1 < all.size() ? all.get(i + 1).segmentId()
-                        : localFirstId.orElse(all.get(i).segmentId() + MAX_IMPLIED_HEADS + 1);
-                out.add(new Gap(after, all.get(i).segmentId(), before));
-            }
-        }
-        return out;
-    }
-
-    /**
      * Asks by HEAD for the keys a gap implies: a segment beginning at its base, with each id between
-     * those of its neighbours (at most {@value #MAX_IMPLIED_HEADS}), in both key forms. What a store
+     * those of its neighbours (at most {@value EntryGaps#MAX_IMPLIED_HEADS}), in both key forms. What a store
      * whose listings lag behind its writes leaves out of every listing, it still answers for by key.
      */
-    private void headImplied(Gap gap, Map<String, Candidate> out) throws StoreException {
+    private void headImplied(EntryGaps.Gap gap, Map<String, Candidate> out) throws StoreException {
         long from = gap.idAfter() + 1;
         long to = Long.compareUnsigned(gap.idBefore(), from) > 0 ? gap.idBefore() - 1 : from;
         int asked = 0;
-        for (long id = from; Long.compareUnsigned(id, to) <= 0 && asked < MAX_IMPLIED_HEADS; id++, asked++) {
+        for (long id = from; Long.compareUnsigned(id, to) <= 0 && asked < EntryGaps.MAX_IMPLIED_HEADS; id++, asked++) {
             for (boolean legacy : new boolean[] {false, true}) {
                 String prefix = legacy ? legacyShardPrefix(keyPrefix, shard) : keys.shardPrefix(shard);
                 String name = pad(gap.base()) + "-" + pad(id) + SegmentKeys.SEGMENT_SUFFIX;

@@ -16,7 +16,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -27,11 +26,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeMap;
-import java.util.zip.CRC32;
 
 /**
  * Fencing of the writers of a node prefix: tells apart two copies of one data root (a cloned volume,
@@ -95,9 +91,9 @@ public final class NodeLease {
     public static final String FILE_NAME = "offload.lease";
     /** Lease keys begin with this under the node prefix; no segment key can (shard names hold no dot). */
     public static final String KEY_PART = "node.lease.";
-    private static final String MAGIC = "felix-offload lease 1";
     private static final String BODY_MAGIC = "felix-offload node lease 1";
-    private static final int MAX_BYTES = 64 * 1024;
+    /** The most bytes a lease file, here or in the store, holds. */
+    static final int MAX_BYTES = 64 * 1024;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private NodeLease() {
@@ -178,102 +174,6 @@ public final class NodeLease {
     // ---- what the root remembers ----
 
     /**
-     * The root's {@value #FILE_NAME}: for each node prefix it wrote under, the lease it holds and the
-     * one it is taking (pending), if any. Text, one line each ({@code held <epoch> <token> <prefix>},
-     * {@code pending <epoch> <token> <prefix>}) after a first line naming the format, and a last line
-     * {@code crc32 <8 hex digits>} over every byte before it, so a torn or edited file is told from a
-     * sound one. Written through {@link DurableFiles} (temporary, fsync, atomic move, directory fsync).
-     */
-    record Memory(Map<String, Stamp> held, Map<String, Stamp> pending) {
-
-        static Memory read(DataRoot root) throws IOException {
-            Path file = root.path().resolve(FILE_NAME);
-            byte[] bytes;
-            try {
-                bytes = Files.readAllBytes(file);
-            } catch (NoSuchFileException absent) {
-                return new Memory(new TreeMap<>(), new TreeMap<>());
-            }
-            if (bytes.length > MAX_BYTES) {
-                throw damaged(file, bytes.length + " bytes, more than any lease file holds");
-            }
-            String text = new String(bytes, StandardCharsets.UTF_8);
-            int crcAt = text.lastIndexOf("crc32 ");
-            if (!text.startsWith(MAGIC + "\n") || crcAt < 0 || !text.endsWith("\n")) {
-                throw damaged(file, "not a lease file");
-            }
-            String body = text.substring(0, crcAt);
-            CRC32 crc = new CRC32();
-            crc.update(body.getBytes(StandardCharsets.UTF_8));
-            if (!text.substring(crcAt).equals("crc32 " + String.format("%08x", crc.getValue()) + "\n")) {
-                throw damaged(file, "its crc32 line does not match its text");
-            }
-            Map<String, Stamp> held = new TreeMap<>();
-            Map<String, Stamp> pending = new TreeMap<>();
-            String[] lines = body.split("\n");
-            for (int i = 1; i < lines.length; i++) {
-                String[] parts = lines[i].split(" ", 4);
-                if (parts.length != 4 || !(parts[0].equals("held") || parts[0].equals("pending"))) {
-                    throw damaged(file, "line " + (i + 1) + " is not 'held|pending <epoch> <token> <prefix>'");
-                }
-                Stamp s;
-                try {
-                    s = new Stamp(Long.parseLong(parts[1]), parts[2]);
-                } catch (IllegalArgumentException e) {
-                    throw damaged(file, "line " + (i + 1) + ": " + e.getMessage());
-                }
-                (parts[0].equals("held") ? held : pending).put(parts[3], s);
-            }
-            return new Memory(held, pending);
-        }
-
-        private static IOException damaged(Path file, String why) {
-            return new IOException(file + ": " + why + "; it is how this root knows its own leases in the store. "
-                    + "Restore it from a backup of the root, or, if no other copy of this root writes to the store, "
-                    + "remove it and run once with --take-over-node-id");
-        }
-
-        void write(DataRoot root) throws IOException {
-            StringBuilder b = new StringBuilder(MAGIC).append('\n');
-            held.forEach((prefix, s) -> b.append("held ").append(s.epoch()).append(' ').append(s.token()).append(' ')
-                    .append(prefix).append('\n'));
-            pending.forEach((prefix, s) -> b.append("pending ").append(s.epoch()).append(' ').append(s.token())
-                    .append(' ').append(prefix).append('\n'));
-            CRC32 crc = new CRC32();
-            crc.update(b.toString().getBytes(StandardCharsets.UTF_8));
-            b.append(String.format("crc32 %08x", crc.getValue())).append('\n');
-            DurableFiles.replace(root.path().resolve(FILE_NAME), b.toString().getBytes(StandardCharsets.UTF_8),
-                    DurableFiles.Sync.FULL);
-        }
-
-        Memory withPending(String prefix, Stamp s) {
-            Map<String, Stamp> p = new TreeMap<>(pending);
-            p.put(prefix, s);
-            return new Memory(held, p);
-        }
-
-        Memory withHeld(String prefix, Stamp s) {
-            Map<String, Stamp> h = new TreeMap<>(held);
-            Map<String, Stamp> p = new TreeMap<>(pending);
-            h.put(prefix, s);
-            p.remove(prefix);
-            return new Memory(h, p);
-        }
-
-        Memory without(String prefix) {
-            Map<String, Stamp> h = new TreeMap<>(held);
-            Map<String, Stamp> p = new TreeMap<>(pending);
-            h.remove(prefix);
-            p.remove(prefix);
-            return new Memory(h, p);
-        }
-
-        boolean mine(String prefix, Stamp s) {
-            return s.equals(held.get(prefix)) || s.equals(pending.get(prefix));
-        }
-    }
-
-    /**
      * Forgets every lease this root remembers (a new identity has none), durably. What it wrote in
      * the store stays: those leases are the old identity's.
      */
@@ -286,7 +186,7 @@ public final class NodeLease {
 
     /** The leases this root remembers under {@code nodePrefix}: held and pending. */
     public static List<Stamp> remembered(DataRoot root, String nodePrefix) throws IOException {
-        Memory m = Memory.read(root);
+        LeaseMemory m = LeaseMemory.read(root);
         List<Stamp> out = new ArrayList<>();
         Optional.ofNullable(m.held().get(nodePrefix)).ifPresent(out::add);
         Optional.ofNullable(m.pending().get(nodePrefix)).ifPresent(out::add);
@@ -308,7 +208,7 @@ public final class NodeLease {
     /** Where the node's lease stands for {@code root}; reads only. */
     public static Standing standing(DataRoot root, ObjectStore store, String nodePrefix)
             throws IOException, StoreException {
-        Memory memory = Memory.read(root);
+        LeaseMemory memory = LeaseMemory.read(root);
         List<Stamp> top = top(listed(store, nodePrefix));
         if (top.isEmpty()) {
             return Standing.NONE;
@@ -327,7 +227,7 @@ public final class NodeLease {
      */
     public static List<String> release(DataRoot root, ObjectStore store, String nodePrefix)
             throws IOException, StoreException {
-        Memory memory = Memory.read(root);
+        LeaseMemory memory = LeaseMemory.read(root);
         List<String> mine = new ArrayList<>();
         for (Stamp s : listed(store, nodePrefix)) {
             if (memory.mine(nodePrefix, s)) {
@@ -371,7 +271,7 @@ public final class NodeLease {
     static Stamp advance(DataRoot root, ObjectStore store, SegmentKeys keys, String where, boolean takeOver, Clock clock,
                          Step step) throws IOException, StoreException {
         String prefix = keys.nodePrefix();
-        Memory memory = Memory.read(root);
+        LeaseMemory memory = LeaseMemory.read(root);
         List<Stamp> before = listed(store, prefix);
         List<Stamp> top = top(before);
         if (!takeOver && !top.isEmpty()) {
@@ -436,7 +336,7 @@ public final class NodeLease {
     static void verify(DataRoot root, ObjectStore store, SegmentKeys keys, String where)
             throws IOException, StoreException {
         String prefix = keys.nodePrefix();
-        Memory memory = Memory.read(root);
+        LeaseMemory memory = LeaseMemory.read(root);
         List<Stamp> listed = listed(store, prefix);
         List<Stamp> top = top(listed);
         if (top.isEmpty()) {
@@ -504,7 +404,7 @@ public final class NodeLease {
     }
 
     private static NodeClaimCheck.RefusedException refused(ObjectStore store, SegmentKeys keys, String where,
-                                                           DataRoot root, Memory memory, List<Stamp> others, String what,
+                                                           DataRoot root, LeaseMemory memory, List<Stamp> others, String what,
                                                            List<Stamp> listed) {
         String prefix = keys.nodePrefix();
         StringBuilder who = new StringBuilder();
@@ -605,7 +505,7 @@ public final class NodeLease {
             if (top.size() == 1 && top.get(0).equals(held)) {
                 return;
             }
-            Memory memory = new Memory(Map.of(keys.nodePrefix(), held), Map.of());
+            LeaseMemory memory = new LeaseMemory(Map.of(keys.nodePrefix(), held), Map.of());
             throw refused(store, keys, where, root, memory, top, top.isEmpty()
                     ? "this root's lease was removed from the store while it worked"
                     : "another copy of this data root took the lease while this one worked", listed);

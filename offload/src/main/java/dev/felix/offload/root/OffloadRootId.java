@@ -56,12 +56,7 @@ public final class OffloadRootId {
         if (existing.isPresent()) {
             return existing.get();
         }
-        byte[] random = new byte[16];
-        new SecureRandom().nextBytes(random);
-        String id = HexFormat.of().formatHex(random);
-        DurableFiles.replace(root.identityFile(FILE_NAME), (id + "\n").getBytes(StandardCharsets.US_ASCII),
-                DurableFiles.Sync.FULL);
-        return id;
+        return renew(root);
     }
 
     /**

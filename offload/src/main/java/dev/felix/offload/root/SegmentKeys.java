@@ -1,7 +1,5 @@
 package dev.felix.offload.root;
 
-import dev.felix.offload.pass.ShardOffload;
-
 import java.util.Objects;
 
 /**
@@ -10,8 +8,8 @@ import java.util.Objects;
  * part is the shard's name under the data root ({@link dev.felix.offload.log.DataRoot.Shard#name()}):
  * a root-level shard's directory name, or {@code groups/<dir>}, {@code dead-letters/<dir>}, so no
  * two shards of a root share a key. Keys are deterministic, so a segment uploaded again meets its
- * earlier copy; uploads are create-only, so they never replace an object at the key (see
- * {@link ShardOffload}). A manifest entry keeps
+ * earlier copy; uploads are create-only, so they never replace an object at the key (the offload
+ * pass adopts a key holding its very bytes and stops at one holding others). A manifest entry keeps
  * the key it was written with, and readers use that, never a recomputed one.
  */
 public final class SegmentKeys {

@@ -1,20 +1,20 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.LocalRetention;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.root.NodeId;
-import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.DigestPlan;
-import dev.felix.offload.store.DownloadResult;
 import dev.felix.offload.store.ListPage;
 import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ForwardingObjectStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.PutResult;
-import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.fs.FilesystemStore;
@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -46,7 +45,7 @@ class ClaimOverlapTest {
     Path tmp;
 
     /** A real store that notes every call in order, and holds the first listing until {@link #release}. */
-    static final class Recording implements ObjectStore {
+    static final class Recording extends ForwardingObjectStore {
         final ObjectStore real;
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
         final CountDownLatch planned = new CountDownLatch(1);
@@ -54,6 +53,7 @@ class ClaimOverlapTest {
         volatile boolean heldInVain;
 
         Recording(ObjectStore real) {
+            super(real);
             this.real = real;
         }
 
@@ -85,40 +85,15 @@ class ClaimOverlapTest {
         }
 
         @Override
-        public Set<StoreCapability> capabilities() throws StoreException {
-            return real.capabilities();
-        }
-
-        @Override
-        public String describe() {
-            return real.describe();
-        }
-
-        @Override
-        public void close() {
-            real.close();
-        }
-
-        @Override
         public ObjectHead head(String key) throws StoreException {
             events.add("head " + key);
             return real.head(key);
         }
 
         @Override
-        public byte[] readRange(String key, ByteRange range) throws StoreException {
-            return real.readRange(key, range);
-        }
-
-        @Override
         public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
             events.add("get " + key);
             return real.readAll(key, maxSize, expectedCrc32);
-        }
-
-        @Override
-        public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
-            return real.download(key, target, expectedCrc32);
         }
 
         @Override

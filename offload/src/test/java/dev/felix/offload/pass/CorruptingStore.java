@@ -1,9 +1,7 @@
 package dev.felix.offload.pass;
 
-import dev.felix.offload.store.ByteRange;
-import dev.felix.offload.store.DownloadResult;
-import dev.felix.offload.store.ListPage;
 import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ForwardingObjectStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.PutResult;
@@ -13,8 +11,6 @@ import dev.felix.offload.store.UploadBody;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.Collection;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -24,7 +20,7 @@ import java.util.function.Predicate;
  * that damages data without noticing would: the bad copy is what verification must catch. It checks
  * no CRC32 itself and reports none.
  */
-final class CorruptingStore implements ObjectStore {
+final class CorruptingStore extends ForwardingObjectStore {
 
     private final ObjectStore real;
     private final Predicate<String> corrupt;
@@ -40,6 +36,7 @@ final class CorruptingStore implements ObjectStore {
      *                       answers it from head ({@code CRC32_STORED} but not {@code CRC32_VERIFIED_ON_PUT})
      */
     CorruptingStore(ObjectStore real, Predicate<String> corrupt, boolean keepsSentCrc32) {
+        super(real);
         this.real = real;
         this.corrupt = corrupt;
         this.keptUnchecked = keepsSentCrc32 ? new java.util.concurrent.ConcurrentHashMap<>() : null;
@@ -71,36 +68,6 @@ final class CorruptingStore implements ObjectStore {
     }
 
     @Override
-    public byte[] readRange(String key, ByteRange range) throws StoreException {
-        return real.readRange(key, range);
-    }
-
-    @Override
-    public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
-        return real.readAll(key, maxSize, expectedCrc32);
-    }
-
-    @Override
-    public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
-        return real.download(key, target, expectedCrc32);
-    }
-
-    @Override
-    public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
-        return real.listPage(prefix, continuation, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) throws StoreException {
-        real.delete(key);
-    }
-
-    @Override
-    public void deleteAll(Collection<String> keys) throws StoreException {
-        real.deleteAll(keys);
-    }
-
-    @Override
     public Set<StoreCapability> capabilities() {
         return keptUnchecked == null ? Set.of() : Set.of(StoreCapability.CRC32_STORED);
     }
@@ -108,10 +75,5 @@ final class CorruptingStore implements ObjectStore {
     @Override
     public String describe() {
         return "corrupting(" + real.describe() + ")";
-    }
-
-    @Override
-    public void close() {
-        real.close();
     }
 }

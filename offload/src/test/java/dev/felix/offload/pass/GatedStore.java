@@ -1,22 +1,15 @@
 package dev.felix.offload.pass;
 
-import dev.felix.offload.store.ByteRange;
-import dev.felix.offload.store.DownloadResult;
-import dev.felix.offload.store.ListPage;
-import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ForwardingObjectStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.PutOptions;
 import dev.felix.offload.store.PutResult;
-import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
 
-import java.nio.file.Path;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -24,7 +17,7 @@ import java.util.Set;
  * puts under way at once, notes which puts ran beside another, and lets a test hold or fail a put
  * ({@link Gate}) before it reaches the real store.
  */
-final class GatedStore implements ObjectStore {
+final class GatedStore extends ForwardingObjectStore {
 
     /** Runs before a segment put reaches the real store; may block, or throw to fail the put. */
     @FunctionalInterface
@@ -41,6 +34,7 @@ final class GatedStore implements ObjectStore {
     private int mostPuts;
 
     GatedStore(ObjectStore real) {
+        super(real);
         this.real = real;
     }
 
@@ -109,52 +103,7 @@ final class GatedStore implements ObjectStore {
     }
 
     @Override
-    public ObjectHead head(String key) throws StoreException {
-        return real.head(key);
-    }
-
-    @Override
-    public byte[] readRange(String key, ByteRange range) throws StoreException {
-        return real.readRange(key, range);
-    }
-
-    @Override
-    public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32) throws StoreException {
-        return real.readAll(key, maxSize, expectedCrc32);
-    }
-
-    @Override
-    public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
-        return real.download(key, target, expectedCrc32);
-    }
-
-    @Override
-    public ListPage listPage(String prefix, String continuation, int maxKeys) throws StoreException {
-        return real.listPage(prefix, continuation, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) throws StoreException {
-        real.delete(key);
-    }
-
-    @Override
-    public void deleteAll(Collection<String> keys) throws StoreException {
-        real.deleteAll(keys);
-    }
-
-    @Override
-    public Set<StoreCapability> capabilities() throws StoreException {
-        return real.capabilities();
-    }
-
-    @Override
     public String describe() {
         return "gated(" + real.describe() + ")";
-    }
-
-    @Override
-    public void close() {
-        real.close();
     }
 }

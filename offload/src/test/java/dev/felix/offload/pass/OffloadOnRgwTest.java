@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.VerifyMode;
+
 import dev.felix.offload.store.harness.CephRgw;
 import dev.felix.offload.store.harness.RgwAvailable;
 import java.util.stream.Stream;

@@ -1,5 +1,9 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.VerifyMode;
+
+import dev.felix.offload.copy.LocalRetention;
+
 import dev.felix.offload.copy.CopyProofKind;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;

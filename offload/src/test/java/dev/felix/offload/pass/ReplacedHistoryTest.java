@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.LocalRetention;
+
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.root.SegmentKeys;

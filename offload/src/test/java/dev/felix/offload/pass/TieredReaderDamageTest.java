@@ -1,5 +1,7 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.copy.LocalRetention;
+
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;

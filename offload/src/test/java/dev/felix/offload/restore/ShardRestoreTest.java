@@ -1,6 +1,6 @@
 package dev.felix.offload.restore;
 
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;

@@ -7,7 +7,7 @@ import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.UploadBody;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.ProgressListener;

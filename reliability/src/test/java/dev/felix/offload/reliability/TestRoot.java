@@ -6,7 +6,7 @@ import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.retention.OrphanSweepReport;
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.root.RootLock;

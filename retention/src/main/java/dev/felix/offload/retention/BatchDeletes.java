@@ -1,7 +1,7 @@
 package dev.felix.offload.retention;
 
 import dev.felix.offload.copy.ObjectRelease;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.store.ObjectDeleter;
 import dev.felix.offload.store.StoreException;

@@ -1,7 +1,7 @@
 package dev.felix.offload.retention;
 
 import dev.felix.offload.copy.ObjectRelease;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;

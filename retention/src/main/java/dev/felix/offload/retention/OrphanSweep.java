@@ -3,7 +3,7 @@ package dev.felix.offload.retention;
 import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.copy.ObjectRelease;
 import dev.felix.offload.manifest.Manifest;
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
 import dev.felix.offload.log.DataRoot;

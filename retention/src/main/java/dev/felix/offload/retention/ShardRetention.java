@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
@@ -16,8 +16,8 @@ import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.copy.LocalRelease;
 import dev.felix.offload.copy.ObjectRelease;
-import dev.felix.offload.pass.LargestTimestamps;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LargestTimestamps;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.root.KeyOwnership;
 import dev.felix.offload.root.LiveKeys;
 import org.slf4j.Logger;

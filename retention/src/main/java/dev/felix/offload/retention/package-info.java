@@ -24,7 +24,7 @@
  * itself (a dry-run sweep, which changes nothing, needs none).
  *
  * <p>The scheduler that runs these passes is in the daemon module ({@code dev.felix.offload.schedule});
- * the {@link dev.felix.offload.pass.StopSignal} a pass checks is in {@code offload}.
+ * the {@link dev.felix.offload.copy.StopSignal} a pass checks is in {@code offload}.
  *
  * <p>The module's {@code README.md} shows how the daemon wires these together.
  */

@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.Manifest;
@@ -9,7 +9,7 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.fs.FilesystemStore;
 import dev.felix.offload.root.KeyOwnership;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.PassReport;

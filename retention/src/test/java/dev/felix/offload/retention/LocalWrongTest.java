@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 
 import static dev.felix.offload.retention.RetentionSettings.UNLIMITED;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,7 +11,7 @@ import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.pass.LargestTimestamps;
+import dev.felix.offload.copy.LargestTimestamps;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;

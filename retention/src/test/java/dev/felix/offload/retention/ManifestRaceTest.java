@@ -1,7 +1,7 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.StopSignal;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.SegmentKeys;

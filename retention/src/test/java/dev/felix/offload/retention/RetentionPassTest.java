@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.ShardKey;

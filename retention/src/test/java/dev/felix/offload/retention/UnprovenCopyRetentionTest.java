@@ -1,6 +1,6 @@
 package dev.felix.offload.retention;
 
-import dev.felix.offload.pass.StopSignal;
+import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.Record;
@@ -8,13 +8,13 @@ import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.fs.FilesystemStore;
-import dev.felix.offload.pass.LocalRetention;
+import dev.felix.offload.copy.LocalRetention;
 import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.pass.StepHook;
-import dev.felix.offload.pass.VerifyMode;
+import dev.felix.offload.copy.VerifyMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -37,14 +37,16 @@ public final class SegmentIndex {
     public static final int MAGIC = 0x464C5349;
     public static final int VERSION_WRITTEN = 3;
 
-    public static final int MAGIC_OFFSET = 0;
-    public static final int MAGIC_LENGTH = 4;
-    public static final int VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
-    public static final int VERSION_LENGTH = 2;
-    public static final int FLAGS_OFFSET = VERSION_OFFSET + VERSION_LENGTH;
-    public static final int FLAGS_LENGTH = 2;
-    public static final int BASE_OFFSET_OFFSET = FLAGS_OFFSET + FLAGS_LENGTH;
-    public static final int BASE_OFFSET_LENGTH = 8;
+    // Both file kinds begin alike (the spec): magic, version, flags and base offset where a segment
+    // header has them; only the magic and what follows the base offset differ.
+    public static final int MAGIC_OFFSET = SegmentHeader.MAGIC_OFFSET;
+    public static final int MAGIC_LENGTH = SegmentHeader.MAGIC_LENGTH;
+    public static final int VERSION_OFFSET = SegmentHeader.VERSION_OFFSET;
+    public static final int VERSION_LENGTH = SegmentHeader.VERSION_LENGTH;
+    public static final int FLAGS_OFFSET = SegmentHeader.FLAGS_OFFSET;
+    public static final int FLAGS_LENGTH = SegmentHeader.FLAGS_LENGTH;
+    public static final int BASE_OFFSET_OFFSET = SegmentHeader.BASE_OFFSET_OFFSET;
+    public static final int BASE_OFFSET_LENGTH = SegmentHeader.BASE_OFFSET_LENGTH;
     public static final int RESERVED_OFFSET = BASE_OFFSET_OFFSET + BASE_OFFSET_LENGTH;
     public static final int RESERVED_LENGTH = 8;
     public static final int HEADER_LENGTH = RESERVED_OFFSET + RESERVED_LENGTH;

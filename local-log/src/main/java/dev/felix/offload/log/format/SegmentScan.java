@@ -44,9 +44,7 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
             return new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1, -1);
         }
         try (scanner) {
-            long oldest = -1;
-            long newest = -1;
-            long largest = -1;
+            Timestamps timestamps = new Timestamps();
             CorruptionException failure = null;
             try {
                 while (true) {
@@ -64,19 +62,12 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
                         }
                         ts = h.timestampMicros();
                     }
-                    if (scanner.recordCount() == 1) {
-                        oldest = ts;
-                    }
-                    newest = ts;
-                    if (largest == -1 || Long.compareUnsigned(ts, largest) > 0) {
-                        largest = ts;
-                    }
+                    timestamps.seen(ts, scanner.recordCount());
                 }
             } catch (CorruptionException e) {
                 failure = e;
             }
-            return new SegmentScan(scanner.header(), scanner.fileSize(), scanner.position(), scanner.recordCount(),
-                    scanner.nextOffset(), oldest, newest, failure, verifyRecords ? scanner.validBytesCrc32() : -1, largest);
+            return timestamps.scanOf(scanner, failure, verifyRecords ? scanner.validBytesCrc32() : -1);
         }
     }
 
@@ -104,5 +95,32 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
     /** Bytes past {@link #validEnd()}: what a tail repair would cut off. */
     public long bytesAfterValid() {
         return fileSize - validEnd;
+    }
+
+    /**
+     * The timestamps of a scan's records as it reads them in order: the first's, the last's and the
+     * largest (unsigned); -1 before any record.
+     */
+    public static final class Timestamps {
+        private long oldest = -1;
+        private long newest = -1;
+        private long largest = -1;
+
+        /** The scanner has just read a record stamped {@code micros}, its {@code count}th. */
+        public void seen(long micros, long count) {
+            if (count == 1) {
+                oldest = micros;
+            }
+            newest = micros;
+            if (largest == -1 || Long.compareUnsigned(micros, largest) > 0) {
+                largest = micros;
+            }
+        }
+
+        /** What {@code scanner} found so far, with these timestamps. */
+        public SegmentScan scanOf(SegmentScanner scanner, CorruptionException failure, long validBytesCrc32) {
+            return new SegmentScan(scanner.header(), scanner.fileSize(), scanner.position(), scanner.recordCount(),
+                    scanner.nextOffset(), oldest, newest, failure, validBytesCrc32, largest);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.felix.offload.log.recovery;
 
+import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.SegmentScan;
 
@@ -67,6 +68,6 @@ public record ShardInspection(Path dir, List<SegmentPlan> segments, List<Problem
     }
 
     public String name() {
-        return dir.getFileName().toString();
+        return DataRoot.Shard.nameOf(dir);
     }
 }

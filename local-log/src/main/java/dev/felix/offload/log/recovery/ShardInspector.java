@@ -1,5 +1,6 @@
 package dev.felix.offload.log.recovery;
 
+import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
@@ -55,9 +56,9 @@ public final class ShardInspector {
         return inspect(shardDir, options, Depth.EVERY_SEGMENT);
     }
 
-    /** Inspects {@code shardDir} to the given depth, naming it by its directory's name; I/O errors propagate. */
+    /** Inspects {@code shardDir} to the given depth, naming it as the data root does; I/O errors propagate. */
     public static ShardInspection inspect(Path shardDir, RecoveryOptions options, Depth depth) throws IOException {
-        return inspect(shardDir.getFileName().toString(), shardDir, options, depth);
+        return inspect(DataRoot.Shard.nameOf(shardDir), shardDir, options, depth);
     }
 
     /**

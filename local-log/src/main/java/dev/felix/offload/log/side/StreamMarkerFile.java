@@ -280,12 +280,10 @@ public final class StreamMarkerFile {
     }
 
     /**
-     * Every marker under {@code root}, sorted by file name; empty when there is no {@code .streams/}.
-     * Only files named like a marker ({@link StreamMarker#isMarkerName}) are read: temporaries
-     * ({@code *.tmp}) and stray files are skipped. A marker whose file name is not the one its names
-     * give is {@code SideFileContent}.
+     * The files of {@code root}'s {@code .streams/} named like a marker, sorted by name; null when
+     * there is no {@code .streams/}.
      */
-    public static List<StreamMarker> loadAll(Path root) throws IOException, CorruptionException {
+    private static List<Path> markerFiles(Path root) throws IOException {
         SideFiles.requireDirectory(root);
         Path dir = directoryIn(root);
         List<Path> files = new ArrayList<>();
@@ -296,9 +294,23 @@ public final class StreamMarkerFile {
                 }
             }
         } catch (NoSuchFileException absent) {
-            return List.of();
+            return null;
         }
         files.sort(null);
+        return files;
+    }
+
+    /**
+     * Every marker under {@code root}, sorted by file name; empty when there is no {@code .streams/}.
+     * Only files named like a marker ({@link StreamMarker#isMarkerName}) are read: temporaries
+     * ({@code *.tmp}) and stray files are skipped. A marker whose file name is not the one its names
+     * give is {@code SideFileContent}.
+     */
+    public static List<StreamMarker> loadAll(Path root) throws IOException, CorruptionException {
+        List<Path> files = markerFiles(root);
+        if (files == null) {
+            return List.of();
+        }
         List<StreamMarker> markers = new ArrayList<>(files.size());
         for (Path file : files) {
             StreamMarker marker = loadFile(file, root);
@@ -340,19 +352,10 @@ public final class StreamMarkerFile {
      * @throws IOException when the root is missing or {@code .streams/} cannot be listed
      */
     public static Loaded loadEach(Path root) throws IOException {
-        SideFiles.requireDirectory(root);
-        Path dir = directoryIn(root);
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path entry : entries) {
-                if (StreamMarker.isMarkerName(entry.getFileName().toString()) && Files.isRegularFile(entry)) {
-                    files.add(entry);
-                }
-            }
-        } catch (NoSuchFileException absent) {
+        List<Path> files = markerFiles(root);
+        if (files == null) {
             return new Loaded(List.of(), java.util.Map.of());
         }
-        files.sort(null);
         List<StreamMarker> markers = new ArrayList<>(files.size());
         java.util.Map<String, String> unreadable = new java.util.TreeMap<>();
         for (Path file : files) {

@@ -23,7 +23,6 @@ import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -110,7 +109,7 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
         Files.createDirectories(staging);
         removeStaleTemps(staging);
         boolean attrs = Files.getFileStore(staging).supportsFileAttributeView(UserDefinedFileAttributeView.class)
-                && probeUserAttributes(staging);
+                && StoreFiles.probeUserAttributes(staging);
         return new FilesystemStore(real, staging, attrs);
     }
 
@@ -148,7 +147,7 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
         Path temp = null;
         try {
             temp = Files.createTempFile(staging, "put-", ".tmp");
-            long crc = copyWithCrc(body, temp);
+            long crc = StoreFiles.copyWithCrc(body, temp);
             if (options.crc32().isPresent() && options.crc32().getAsLong() != crc) {
                 throw new IntegrityRejectedException(String.format(
                         "put of key '%s' refused: its bytes have CRC32 %08x, the caller gave %08x",
@@ -171,9 +170,9 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 temp = null;
             }
-            fsyncDirectory(target.getParent());
+            StoreFiles.fsyncDirectory(target.getParent());
             for (Path dir : created) {
-                fsyncDirectory(dir.getParent());
+                StoreFiles.fsyncDirectory(dir.getParent());
             }
             return new PutResult(key, body.length(), etagOf(target), 1);
         } catch (AtomicMoveNotSupportedException e) {
@@ -183,7 +182,7 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
         } catch (java.nio.file.AccessDeniedException e) {
             throw new AccessDeniedException("put of key '" + key + "' denied by the file system: " + e.getMessage(), key, null, e);
         } catch (IOException e) {
-            throw new TransientStoreException("put of key '" + key + "' failed: " + describe(e), key, null, e);
+            throw new TransientStoreException("put of key '" + key + "' failed: " + StoreFiles.describe(e), key, null, e);
         } finally {
             if (temp != null) {
                 try {
@@ -198,54 +197,6 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
     private StoreRejectedException collision(String key, Exception cause) {
         return new StoreRejectedException("key '" + key + "' collides with another key's path in the filesystem store "
                 + "(a key cannot be both an object and a prefix of other keys' directories)", key, null, cause);
-    }
-
-    private static long copyWithCrc(UploadBody body, Path temp) throws IOException {
-        CRC32 crc = new CRC32();
-        byte[] buffer = new byte[256 * 1024];
-        try (InputStream in = body.open();
-                FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            int n;
-            while ((n = in.read(buffer)) > 0) {
-                crc.update(buffer, 0, n);
-                ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, n);
-                try {
-                    while (chunk.hasRemaining()) {
-                        out.write(chunk);
-                    }
-                } catch (IOException e) {
-                    throw naming(temp, e);
-                }
-            }
-            try {
-                out.force(true);
-            } catch (IOException e) {
-                throw naming(temp, e);
-            }
-        }
-        return crc.getValue();
-    }
-
-    /**
-     * {@code e} naming {@code file}: a failed write or fsync (a full disk) comes from the JDK as a bare
-     * IOException whose message is only the cause, so the operator would not learn which filesystem.
-     */
-    private static IOException naming(Path file, IOException e) {
-        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
-            return e;
-        }
-        java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(file.toString(), null,
-                e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-        named.initCause(e);
-        return named;
-    }
-
-    /** The file and the cause for a file error, else the exception as Java prints it. */
-    private static String describe(IOException e) {
-        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null && f.getReason() != null) {
-            return f.getFile() + ": " + f.getReason();
-        }
-        return e.toString();
     }
 
     private static void writeAttributes(Path file, long crc, Map<String, String> metadata) throws IOException {
@@ -274,12 +225,6 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
             }
         }
         return created;
-    }
-
-    private static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
     }
 
     // ---- copy
@@ -315,9 +260,9 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
                 UserDefinedFileAttributeView view = Files.getFileAttributeView(file, UserDefinedFileAttributeView.class);
                 for (String name : view.list()) {
                     if (name.equals(ATTR_CRC32)) {
-                        crc = OptionalLong.of(Long.parseLong(readAttribute(view, name), 16));
+                        crc = OptionalLong.of(Long.parseLong(StoreFiles.readAttribute(view, name), 16));
                     } else if (name.startsWith(ATTR_META)) {
-                        metadata.put(name.substring(ATTR_META.length()), readAttribute(view, name));
+                        metadata.put(name.substring(ATTR_META.length()), StoreFiles.readAttribute(view, name));
                     }
                 }
             }
@@ -336,17 +281,6 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
         } catch (IOException e) {
             throw mapRead(key, e);
         }
-    }
-
-    private static String readAttribute(UserDefinedFileAttributeView view, String name) throws IOException {
-        int size = view.size(name);
-        if (size > 8192) {
-            throw new IOException("extended attribute " + name + " is implausibly large: " + size);
-        }
-        ByteBuffer buffer = ByteBuffer.allocate(size);
-        view.read(name, buffer);
-        buffer.flip();
-        return StandardCharsets.US_ASCII.decode(buffer).toString();
     }
 
     @Override
@@ -545,7 +479,7 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
                 return; // a directory of other keys: no object under this key
             }
             if (Files.deleteIfExists(file)) {
-                fsyncDirectory(file.getParent());
+                StoreFiles.fsyncDirectory(file.getParent());
                 pruneEmptyParents(file.getParent());
             }
         } catch (NotDirectoryException e) {
@@ -629,23 +563,4 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
         }
     }
 
-    private static boolean probeUserAttributes(Path staging) {
-        Path probe = null;
-        try {
-            probe = Files.createTempFile(staging, "probe-", ".tmp");
-            UserDefinedFileAttributeView view = Files.getFileAttributeView(probe, UserDefinedFileAttributeView.class);
-            view.write("felix.probe", ByteBuffer.wrap(new byte[] {1}));
-            return true;
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        } finally {
-            if (probe != null) {
-                try {
-                    Files.deleteIfExists(probe);
-                } catch (IOException ignored) {
-                    // stale probe is removed by a later open
-                }
-            }
-        }
-    }
 }

@@ -694,7 +694,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     }
 
     /** Raw operations for the capability probe, on full keys. */
-    private final class ProbeTarget implements ServerProbe.Target {
+    private final class ProbeTarget implements CapabilityProbe.Target {
         @Override
         public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
                 boolean createOnly) throws StoreException {

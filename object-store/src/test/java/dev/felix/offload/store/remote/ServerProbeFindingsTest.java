@@ -32,7 +32,7 @@ class ServerProbeFindingsTest {
     private static final ServerTraits CHECKS_EVERYTHING = new ServerTraits(true, true, true, true, true, true);
 
     /** A server in memory; it tells the probe its identity on every answer, as a wire does. */
-    static final class Server implements ServerProbe.Target {
+    static final class Server implements CapabilityProbe.Target {
         final Map<String, byte[]> objects = new ConcurrentHashMap<>();
         final List<String> writes = Collections.synchronizedList(new ArrayList<>());
         final List<String> reads = Collections.synchronizedList(new ArrayList<>());
@@ -254,7 +254,7 @@ class ServerProbeFindingsTest {
     void theProbesRequestsGoTogether() throws Exception {
         Server server = new Server();
         java.util.concurrent.CyclicBarrier fivePuts = new java.util.concurrent.CyclicBarrier(5);
-        ServerProbe.Target together = new ServerProbe.Target() {
+        CapabilityProbe.Target together = new CapabilityProbe.Target() {
             @Override
             public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
                     boolean createOnly) throws StoreException {
@@ -284,7 +284,7 @@ class ServerProbeFindingsTest {
                 return server.listFullKeys(fullPrefix);
             }
         };
-        assertThat(ServerProbe.run(together, settings())).isEqualTo(CHECKS_EVERYTHING);
+        assertThat(CapabilityProbe.run(together, settings())).isEqualTo(CHECKS_EVERYTHING);
         assertThat(server.objects).isEmpty();
     }
 }

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class ServerProbeLeftoversTest {
 
     /** Keys in memory. */
-    static final class Keys implements ServerProbe.Target {
+    static final class Keys implements CapabilityProbe.Target {
         final TreeSet<String> keys = new TreeSet<>();
         final List<String> deleted = new ArrayList<>();
 
@@ -59,7 +59,7 @@ class ServerProbeLeftoversTest {
         String legacy = folder + "3f2a9c1e-5d6b-4a7e-9f00-1234567890ab-a";
         target.keys.addAll(List.of(old, running, legacy, "base/node-a/s/1.segment"));
 
-        ServerProbe.deleteLeftovers(target, folder, now - ServerProbe.LEFTOVER_AGE.toMillis());
+        CapabilityProbe.deleteLeftovers(target, folder, now - CapabilityProbe.LEFTOVER_AGE.toMillis());
 
         assertThat(target.deleted).containsExactlyInAnyOrder(old, legacy);
         assertThat(target.keys).containsExactlyInAnyOrder(running, "base/node-a/s/1.segment");
@@ -68,7 +68,7 @@ class ServerProbeLeftoversTest {
     @Test
     void anUnreachableServerIsReportedByTheFailedPutNotByTheCleanUpAfterIt() {
         List<String> attempted = new ArrayList<>();
-        ServerProbe.Target refused = new ServerProbe.Target() {
+        CapabilityProbe.Target refused = new CapabilityProbe.Target() {
             @Override
             public String put(String fullKey, byte[] body, OptionalLong crc32, java.util.Optional<String> contentMd5,
                     boolean createOnly) throws StoreException {
@@ -95,7 +95,7 @@ class ServerProbeLeftoversTest {
         };
 
         TransientStoreException e = catchThrowableOfType(TransientStoreException.class,
-                () -> ServerProbe.run(refused, RemoteStoreSettings.builder("bucket").build()));
+                () -> CapabilityProbe.run(refused, RemoteStoreSettings.builder("bucket").build()));
 
         assertThat(e.getMessage()).startsWith("put of key");
         // every probe object is deleted again: five, since the checksum mode is auto

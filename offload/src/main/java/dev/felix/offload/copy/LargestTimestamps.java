@@ -1,4 +1,4 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;

@@ -1,4 +1,4 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 /**
  * How much stays on local disk once segments have a verified copy in the store. Only segments with

@@ -1,4 +1,4 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 /**
  * Tells a running pass that it should end early. A pass checks it between units of work (shards,

@@ -1,4 +1,4 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;

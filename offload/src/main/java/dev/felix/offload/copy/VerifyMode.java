@@ -1,6 +1,5 @@
-package dev.felix.offload.pass;
+package dev.felix.offload.copy;
 
-import dev.felix.offload.copy.CopyProofKind;
 
 import java.util.Locale;
 
