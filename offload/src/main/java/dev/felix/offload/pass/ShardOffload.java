@@ -341,6 +341,7 @@ public final class ShardOffload {
      */
     private PutResult putNoReplace(long segmentId, String key, UploadBody body, long crc)
             throws IOException, StoreException, CollisionException {
+        dev.felix.offload.root.PendingKeys.add(dev.felix.offload.root.PendingKeys.rootOf(shardDir, shard), key); // before the put: an orphan it leaves is in the journal
         try {
             return store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
         } catch (PreconditionFailedException taken) {

@@ -148,11 +148,51 @@ public final class OrphanSweep {
     }
 
     /**
-     * Runs the sweep.
+     * Runs the sweep, listing the whole prefix (under the caller's lock) only when {@link FullSweep}
+     * says so, else checking the journal's keys alone.
      *
      * @throws StoreException when the listing fails (nothing is deleted then)
      */
     public OrphanSweepReport run(StopSignal stop) throws IOException, StoreException {
+        return run(stop, null);
+    }
+
+    /**
+     * Lists the node prefix without any lock, for a full sweep whose decisions {@link #run(StopSignal,
+     * FullSweep.Listing)} then takes under the lock: the keys the manifests (read first) do not name.
+     * Null when the journal's keys are enough this time.
+     */
+    public FullSweep.Listing prelist() throws IOException {
+        String reason = FullSweep.reason(root.path(), settings, clock.instant(), FullSweep.journal(root.path()));
+        if (reason == null) {
+            return null;
+        }
+        Set<String> named = named().keys();
+        List<ObjectSummary> unnamed = new ArrayList<>();
+        long listed = 0;
+        try {
+            ObjectListing listing = store.list(keys.nodePrefix());
+            while (listing.hasNext()) {
+                ObjectSummary o = listing.next();
+                listed++;
+                if (!named.contains(o.key())) {
+                    unnamed.add(o);
+                }
+            }
+        } catch (StoreException e) {
+            return new FullSweep.Listing(reason, List.of(), listed, e.getMessage());
+        }
+        return new FullSweep.Listing(reason, unnamed, listed, null);
+    }
+
+    /**
+     * Runs the sweep under the caller's lock: over {@code prelisted} (a full listing made before the
+     * lock was taken, judged against the manifests as they are now) and the journal's keys, or, when
+     * {@code prelisted} is null, over the journal's keys alone unless a full listing is due.
+     *
+     * @throws StoreException when the listing fails (nothing is deleted then)
+     */
+    public OrphanSweepReport run(StopSignal stop, FullSweep.Listing prelisted) throws IOException, StoreException {
         String prefix = keys.nodePrefix();
         Named named = named();
         List<String> problems = new ArrayList<>(named.problems());
@@ -162,12 +202,25 @@ public final class OrphanSweep {
                     + "deleting nothing under " + prefix + " (is the right data directory mounted?)");
             refuse = true;
         }
+        if (prelisted != null && prelisted.failure() != null) {
+            return new OrphanSweepReport(prefix, settings.dryRun(), List.of(), List.of(), List.of(), List.of(),
+                    List.of(), List.of("listing failed: " + prelisted.failure()), List.of());
+        }
+        FullSweep.Journal journal0 = FullSweep.journal(root.path());
+        Set<String> pending = journal0.keys().orElse(Set.of());
+        String fullReason = prelisted != null ? prelisted.reason()
+                : FullSweep.reason(root.path(), settings, clock.instant(), journal0);
 
         List<String> ignored = new ArrayList<>();
         Map<String, List<Unnamed>> byShard = new LinkedHashMap<>();
-        ObjectListing listing = store.list(prefix);
-        while (listing.hasNext()) {
-            ObjectSummary o = listing.next();
+        Set<String> seen0 = new HashSet<>();
+        long listed = 0;
+        ObjectListing listing = prelisted == null && fullReason != null ? store.list(prefix) : null;
+        java.util.Iterator<ObjectSummary> given = prelisted != null ? prelisted.unnamed().iterator()
+                : java.util.Collections.emptyIterator();
+        while (listing != null ? listing.hasNext() : given.hasNext()) {
+            ObjectSummary o = listing != null ? listing.next() : given.next();
+            listed++;
             String key = o.key();
             if (!key.startsWith(prefix)) {
                 continue; // a store that answered outside the prefix; never ours to judge
@@ -184,8 +237,34 @@ public final class OrphanSweep {
             if (named.keys().contains(key)) {
                 continue;
             }
+            seen0.add(key);
             byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(new Unnamed(key, o.size(), o.etag()));
         }
+        if (prelisted != null) {
+            listed = prelisted.listed();
+        }
+        // The journal's keys: those a manifest names now, or the store does not hold, leave it; a listing
+        // made under this lock saw every key there is, one made before it may have missed a newer upload.
+        int headed = 0;
+        for (String key : pending) {
+            String shard = key.startsWith(prefix) ? shardOf(key, prefix) : null;
+            if (shard == null || named.keys().contains(key) || seen0.contains(key)
+                    || prelisted == null && fullReason != null) {
+                continue;
+            }
+            try {
+                headed++;
+                dev.felix.offload.store.ObjectHead head = store.head(key);
+                seen0.add(key);
+                byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(new Unnamed(key, head.size(), head.etag()));
+            } catch (dev.felix.offload.store.ObjectNotFoundException gone) {
+                // never uploaded (the request did not begin or failed), or deleted: nothing is left
+            }
+        }
+        String mode = fullReason != null ? "full listing (" + fullReason + "): " + listed + " keys listed"
+                : "journal: " + pending.size() + " pending keys, " + headed + " checked in the store";
+        LOG.info("{}: orphan sweep by {}", prefix, mode);
+        Set<String> watch = new java.util.LinkedHashSet<>();
 
         Instant now = clock.instant();
         Map<String, OrphanLedger.Sighting> seen = OrphanLedger.load(root.path());
@@ -201,6 +280,7 @@ public final class OrphanSweep {
             List<Unnamed> unnamed = e.getValue();
             Standing standing = standingOf(shard, named);
             if (standing instanceof Standing.Held h) {
+                unnamed.stream().map(Unnamed::key).filter(pending::contains).forEach(watch::add);
                 long bytes = unnamed.stream().mapToLong(Unnamed::size).sum();
                 HeldShard hs = new HeldShard(shard, h.reason(), unnamed.size(), bytes, h.detail());
                 held.add(hs);
@@ -211,6 +291,7 @@ public final class OrphanSweep {
                 continue;
             }
             Standing.Live live = (Standing.Live) standing;
+            unnamed.forEach(u -> watch.add(u.key()));
             List<ObjectRelease.Verdict> verdicts = judge(shard, live, unnamed, named, journal);
             List<ObjectRelease.Verdict.Kept> history = new ArrayList<>();
             for (ObjectRelease.Verdict v : verdicts) {
@@ -245,12 +326,20 @@ public final class OrphanSweep {
         List<String> deleted = List.of();
         List<String> aborted = List.of();
         if (!settings.dryRun()) {
+            if (!watch.equals(pending) || journal0.keys().isEmpty()) {
+                // before any delete: a delete cut short leaves its key watched
+                dev.felix.offload.root.PendingKeys.rewrite(root.path(), watch);
+            }
             if (!refuse && !eligible.isEmpty()) {
                 BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible.stream().map(permits::get).toList(),
                         settings.deleteBatchSize(), stop, hook, RetentionStep.ORPHAN_BATCH_DELETED, prefix);
                 deleted = outcome.deleted();
                 if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
                     problems.add(outcome.left().size() + " orphans not deleted: " + outcome.problem());
+                }
+                if (!deleted.isEmpty()) {
+                    deleted.forEach(watch::remove);
+                    dev.felix.offload.root.PendingKeys.rewrite(root.path(), watch);
                 }
                 for (String key : deleted) {
                     nextSeen.remove(key);
@@ -260,6 +349,9 @@ public final class OrphanSweep {
             if (!nextSeen.equals(seen)) {
                 // Unchanged (no orphans now and none before, say): nothing to write, and no file appears.
                 OrphanLedger.save(root.path(), nextSeen);
+            }
+            if (fullReason != null && !refuse) {
+                FullSweep.record(root.path(), now);
             }
             if (!refuse && store instanceof IncompleteUploads uploads && !stop.stopRequested()) {
                 // Begun before the grace period: no upload of a live pass (which holds the root lock) is that old.
@@ -278,7 +370,7 @@ public final class OrphanSweep {
                     eligible.size(), settings.grace(), deleted.size(), settings.dryRun() ? " (dry run)" : "");
         }
         return new OrphanSweepReport(prefix, settings.dryRun(), found, eligible, deleted, waiting, ignored, problems,
-                aborted, held);
+                aborted, held, mode);
     }
 
     /**
@@ -477,14 +569,26 @@ public final class OrphanSweep {
         List<String> deleted = List.of();
         String failure = null;
         if (delete && refused == null && !doomed.isEmpty()) {
+            dev.felix.offload.root.PendingKeys.addAll(root.path(), doomed); // a delete cut short stays watched
             BatchDeletes.Outcome outcome = BatchDeletes.delete(store, permits, settings.deleteBatchSize(), stop, hook,
                     RetentionStep.ORPHAN_BATCH_DELETED, prefix);
             deleted = outcome.deleted();
             failure = outcome.problem();
+            forgetPending(deleted);
             LOG.warn("{}: forgot shard {}: {} objects deleted{}", keys.nodePrefix(), shard, deleted.size(),
                     failure == null ? "" : ", then: " + failure);
         }
         return new Forgetting(shard, present, doomed, bytes, deleted, kept, refused, failure);
+    }
+
+    /** Takes deleted keys out of the journal of pending writes; a damaged journal is left for the next full sweep. */
+    private void forgetPending(List<String> deleted) throws IOException {
+        FullSweep.Journal j = FullSweep.journal(root.path());
+        if (j.keys().isPresent()) {
+            Set<String> left = new java.util.LinkedHashSet<>(j.keys().get());
+            left.removeAll(deleted);
+            dev.felix.offload.root.PendingKeys.rewrite(root.path(), left);
+        }
     }
 
     /**
