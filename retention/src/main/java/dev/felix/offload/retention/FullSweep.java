@@ -3,7 +3,12 @@ package dev.felix.offload.retention;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.root.PendingKeys;
+import dev.felix.offload.store.ObjectHead;
+import dev.felix.offload.store.ObjectListing;
+import dev.felix.offload.store.ObjectNotFoundException;
+import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
+import dev.felix.offload.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +69,42 @@ public final class FullSweep {
     }
 
     private FullSweep() {
+    }
+
+    /** Lists {@code prefix}, keeping what {@code unnamed} accepts: a listing's failure is carried, not thrown. */
+    static Listing list(ObjectStore store, String prefix, String reason, java.util.function.Predicate<String> unnamed) {
+        List<ObjectSummary> kept = new java.util.ArrayList<>();
+        long listed = 0;
+        try {
+            ObjectListing listing = store.list(prefix);
+            while (listing.hasNext()) {
+                ObjectSummary o = listing.next();
+                listed++;
+                if (unnamed.test(o.key())) {
+                    kept.add(o);
+                }
+            }
+        } catch (StoreException e) {
+            return new Listing(reason, List.of(), listed, e.getMessage());
+        }
+        return new Listing(reason, kept, listed, null);
+    }
+
+    /**
+     * The journal's keys the store holds (one HEAD each): a key it does not hold was never uploaded (the
+     * request did not begin, or failed) or was deleted, and nothing of it is left.
+     */
+    static List<Unnamed> present(ObjectStore store, java.util.Collection<String> keys) throws StoreException {
+        List<Unnamed> out = new java.util.ArrayList<>();
+        for (String key : keys) {
+            try {
+                ObjectHead head = store.head(key);
+                out.add(new Unnamed(key, head.size(), head.etag()));
+            } catch (ObjectNotFoundException gone) {
+                // nothing left to judge
+            }
+        }
+        return out;
     }
 
     static Journal journal(Path root) {

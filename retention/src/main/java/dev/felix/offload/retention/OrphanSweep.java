@@ -20,7 +20,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -143,10 +142,6 @@ public final class OrphanSweep {
         }
     }
 
-    /** An unnamed key under a shard's prefix. */
-    private record Unnamed(String key, long size, String etag) {
-    }
-
     /**
      * Runs the sweep, listing the whole prefix (under the caller's lock) only when {@link FullSweep}
      * says so, else checking the journal's keys alone.
@@ -168,21 +163,7 @@ public final class OrphanSweep {
             return null;
         }
         Set<String> named = named().keys();
-        List<ObjectSummary> unnamed = new ArrayList<>();
-        long listed = 0;
-        try {
-            ObjectListing listing = store.list(keys.nodePrefix());
-            while (listing.hasNext()) {
-                ObjectSummary o = listing.next();
-                listed++;
-                if (!named.contains(o.key())) {
-                    unnamed.add(o);
-                }
-            }
-        } catch (StoreException e) {
-            return new FullSweep.Listing(reason, List.of(), listed, e.getMessage());
-        }
-        return new FullSweep.Listing(reason, unnamed, listed, null);
+        return FullSweep.list(store, keys.nodePrefix(), reason, key -> !named.contains(key));
     }
 
     /**
@@ -245,22 +226,13 @@ public final class OrphanSweep {
         }
         // The journal's keys: those a manifest names now, or the store does not hold, leave it; a listing
         // made under this lock saw every key there is, one made before it may have missed a newer upload.
-        int headed = 0;
-        for (String key : pending) {
-            String shard = key.startsWith(prefix) ? shardOf(key, prefix) : null;
-            if (shard == null || named.keys().contains(key) || seen0.contains(key)
-                    || prelisted == null && fullReason != null) {
-                continue;
-            }
-            try {
-                headed++;
-                dev.felix.offload.store.ObjectHead head = store.head(key);
-                seen0.add(key);
-                byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(new Unnamed(key, head.size(), head.etag()));
-            } catch (dev.felix.offload.store.ObjectNotFoundException gone) {
-                // never uploaded (the request did not begin or failed), or deleted: nothing is left
-            }
+        List<String> unseen = pending.stream().filter(key -> key.startsWith(prefix) && shardOf(key, prefix) != null
+                && !named.keys().contains(key) && !seen0.contains(key) && (prelisted != null || fullReason == null)).toList();
+        for (Unnamed u : FullSweep.present(store, unseen)) {
+            seen0.add(u.key());
+            byShard.computeIfAbsent(shardOf(u.key(), prefix), s -> new ArrayList<>()).add(u);
         }
+        int headed = unseen.size();
         String mode = fullReason != null ? "full listing (" + fullReason + "): " + listed + " keys listed"
                 : "journal: " + pending.size() + " pending keys, " + headed + " checked in the store";
         LOG.info("{}: orphan sweep by {}", prefix, mode);
@@ -303,7 +275,7 @@ public final class OrphanSweep {
                 }
             }
             if (!history.isEmpty()) {
-                held.add(unrecordedHistory(prefix, shard, unnamed, history));
+                held.add(UnnamedObjects.unrecordedHistory(prefix, shard, unnamed, history));
             }
             for (Unnamed u : unnamed) {
                 if (!permits.containsKey(u.key())) {
@@ -390,7 +362,7 @@ public final class OrphanSweep {
                 continue;
             }
             ObjectRelease.Verdict v = held == null ? release.streamDeleted(shard, u.key())
-                    : segmentVerdict(release, shard, u, held);
+                    : new UnnamedObjects(root, store).segmentVerdict(release, shard, u, held);
             segments.put(u.key(), v);
             out.add(v);
         }
@@ -404,96 +376,8 @@ public final class OrphanSweep {
         return out;
     }
 
-    /**
-     * A segment object's verdict, learning its offsets as cheaply as the answer allows: its base from
-     * the key; when the shard does not hold the base itself, nothing more is needed (kept); when it
-     * holds everything up to the most records the object's size allows, nothing more either
-     * (deletable); only in between is the object read to find its last offset.
-     */
-    private ObjectRelease.Verdict segmentVerdict(ObjectRelease release, String shard, Unnamed u, HeldOffsets held)
-            throws IOException {
-        java.util.Optional<Long> parsed = baseOffsetOf(u.key());
-        if (parsed.isEmpty()) {
-            return ObjectRelease.offsetsUnknown(u.key(), "the key names no base offset");
-        }
-        long base = parsed.get();
-        if (!held.holds(base, base)) {
-            return release.heldElsewhere(shard, u.key(), base, base, held);
-        }
-        long most = Math.max(0, (u.size() - dev.felix.offload.log.format.SegmentHeader.LENGTH) / MIN_RECORD_BYTES);
-        long bound = most == 0 ? base : base + most - 1;
-        if (Long.compareUnsigned(bound, base) >= 0 && held.holds(base, bound)) {
-            return release.heldElsewhere(shard, u.key(), base, bound, held);
-        }
-        java.util.OptionalLong last = lastOffsetOf(shard, u.key(), base);
-        if (last.isEmpty()) {
-            return ObjectRelease.offsetsUnknown(u.key(), "the object does not scan clean as a segment based at "
-                    + Long.toUnsignedString(base));
-        }
-        return release.heldElsewhere(shard, u.key(), base, last.getAsLong(), held);
-    }
-
-    /** The smallest record: a header without a producer tag, and no payload. */
-    private static final int MIN_RECORD_BYTES = 28;
-
     /** Where the sweep downloads an object whose last offset it must read; dotted, so never a shard. */
     static final String WORK_DIR = ".offload-sweep";
-
-    /** The last offset of a segment object, read whole and scanned; empty when it is no clean segment at {@code base}. */
-    private java.util.OptionalLong lastOffsetOf(String shard, String key, long base) throws IOException {
-        Path work = Files.createDirectories(root.path().resolve(WORK_DIR));
-        Path file = work.resolve("object");
-        try {
-            store.download(key, file, java.util.OptionalLong.empty());
-            dev.felix.offload.log.format.SegmentScan scan = dev.felix.offload.log.format.SegmentScan.of(file, shard, 0, false);
-            if (!scan.isClean() || scan.header() == null || scan.header().baseOffset() != base) {
-                return java.util.OptionalLong.empty();
-            }
-            return java.util.OptionalLong.of(scan.recordCount() == 0 ? base : scan.nextOffset() - 1);
-        } catch (StoreException e) {
-            LOG.warn("{}: could not read {} to learn its offsets ({}); it is kept", shard, key, e.getMessage());
-            return java.util.OptionalLong.empty();
-        } finally {
-            Files.deleteIfExists(file);
-        }
-    }
-
-    /** The report of a live shard's segment objects kept because nothing else holds their offsets. */
-    private static HeldShard unrecordedHistory(String prefix, String shard, List<Unnamed> unnamed,
-                                               List<ObjectRelease.Verdict.Kept> kept) {
-        Set<String> keptKeys = new java.util.TreeSet<>();
-        long firstBase = -1;
-        long lastBase = -1;
-        for (ObjectRelease.Verdict.Kept k : kept) {
-            keptKeys.add(k.key());
-            java.util.Optional<Long> base = baseOffsetOf(k.key());
-            if (base.isPresent()) {
-                firstBase = firstBase == -1 || Long.compareUnsigned(base.get(), firstBase) < 0 ? base.get() : firstBase;
-                lastBase = lastBase == -1 || Long.compareUnsigned(base.get(), lastBase) > 0 ? base.get() : lastBase;
-            }
-        }
-        long bytes = 0;
-        int objects = 0;
-        for (Unnamed u : unnamed) {
-            String segmentKey = u.key().endsWith(SegmentKeys.INDEX_SUFFIX)
-                    ? u.key().substring(0, u.key().length() - SegmentKeys.INDEX_SUFFIX.length()) + SegmentKeys.SEGMENT_SUFFIX
-                    : u.key();
-            if (keptKeys.contains(segmentKey)) {
-                bytes += u.size();
-                objects++;
-            }
-        }
-        HeldShard.Span span = firstBase == -1 ? null : new HeldShard.Span(firstBase, lastBase);
-        String detail = keptKeys.size() + " segment objects" + (span == null ? "" : " based at offsets "
-                + Long.toUnsignedString(firstBase) + ".." + Long.toUnsignedString(lastBase))
-                + " hold records no local segment and no manifest entry holds, e.g. " + kept.get(0).detail()
-                + "; kept: possibly the only copy. `felix-offload restore --shard " + shard + " --merge` records them, "
-                + "`felix-offload forget-shard --shard " + shard + " --yes` deletes them once they are not wanted";
-        HeldShard h = new HeldShard(shard, HeldShard.Reason.UNRECORDED_HISTORY, objects, bytes, detail,
-                List.copyOf(keptKeys), span);
-        LOG.warn("{}: {}", prefix, h.describe());
-        return h;
-    }
 
     /**
      * What forgetting a shard would delete or deleted: for a shard the root does not have, every
@@ -596,18 +480,8 @@ public final class OrphanSweep {
      * undotted directory name, or a container of the root and one such name ({@code dead-letters/<dir>}).
      */
     public static String shardNameProblem(String name) {
-        String[] parts = name.split("/", -1);
-        boolean ok = parts.length == 1 || parts.length == 2 && CONTAINERS.contains(parts[0]);
-        for (String part : parts) {
-            ok &= !part.isEmpty() && !part.startsWith(".") && !part.contains("\\")
-                    && part.chars().noneMatch(c -> c < 0x20 || c == 0x7f);
-        }
-        return ok ? null : "'" + name + "' is not a shard's name (one undotted directory name, or "
-                + String.join("/, ", CONTAINERS) + "/ and one)";
+        return ShardKeyNames.shardNameProblem(name);
     }
-
-    private static final List<String> CONTAINERS = List.of(DataRoot.GROUPS_DIR, DataRoot.DEAD_LETTERS_DIR,
-            DataRoot.CACHES_DIR, DataRoot.COUNTERS_DIR);
 
     /**
      * The shard a key lies under: what follows the node prefix up to the object name, when that is a
@@ -671,7 +545,7 @@ public final class OrphanSweep {
         }
         Path deleted = root.path().resolve(DataRoot.DELETED_DIR);
         if (Files.isDirectory(deleted, LinkOption.NOFOLLOW_LINKS)) {
-            for (Path dir : directories(deleted, true)) {
+            for (Path dir : ShardKeyNames.directories(deleted, true)) {
                 anyShard = true;
                 finishing.add(dir.getFileName().toString());
                 Set<String> ofDeleted = new HashSet<>();
@@ -711,30 +585,6 @@ public final class OrphanSweep {
 
     /** The base offset a segment key names ({@code <20 digits>-<20 digits>.segment}), when it names one. */
     public static java.util.Optional<Long> baseOffsetOf(String key) {
-        String name = key.substring(key.lastIndexOf('/') + 1);
-        if (name.length() != 20 + 1 + 20 + SegmentKeys.SEGMENT_SUFFIX.length() || name.charAt(20) != '-'
-                || !name.endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
-            return java.util.Optional.empty();
-        }
-        try {
-            return java.util.Optional.of(Long.parseUnsignedLong(name.substring(0, 20)));
-        } catch (NumberFormatException e) {
-            return java.util.Optional.empty();
-        }
-    }
-
-    /** The directories directly in {@code dir}, without those whose names start with a dot unless {@code dotted}. */
-    private static List<Path> directories(Path dir, boolean dotted) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path entry : entries) {
-                if ((dotted || !entry.getFileName().toString().startsWith("."))
-                        && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
-                    out.add(entry);
-                }
-            }
-        }
-        out.sort(null);
-        return out;
+        return ShardKeyNames.baseOffsetOf(key);
     }
 }
