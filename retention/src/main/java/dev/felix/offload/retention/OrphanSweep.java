@@ -112,12 +112,12 @@ public final class OrphanSweep {
          * A shard of the root (or one being finished under .deleted/): its unnamed keys are judged one
          * by one by {@link ObjectRelease}.
          *
-         * @param dir      the shard directory (null for one only being finished under .deleted/)
-         * @param manifest its manifest as read before the listing
+         * @param dir the shard directory (null for one only being finished under .deleted/); its manifest
+         *            is read again when its keys are judged, under the same lock, so it is the one read first
          */
-        record Live(Path dir, Manifest manifest) implements Standing {
+        record Live(Path dir) implements Standing {
             static Live finishing() {
-                return new Live(null, Manifest.empty());
+                return new Live(null);
             }
         }
 
@@ -127,7 +127,7 @@ public final class OrphanSweep {
     }
 
     /** What the root's manifests name, and what they could not tell. */
-    private record Named(Set<String> keys, Map<String, Standing> shards, Set<String> finishing,
+    private record Named(NamedKeys keys, Map<String, Standing> shards, Set<String> finishing,
                          List<String> problems, boolean refuse, boolean anyShard) {
 
         /** Live shards whose manifest could not be read: while there is one, no key is deleted (it may name any). */
@@ -162,7 +162,7 @@ public final class OrphanSweep {
         if (reason == null) {
             return null;
         }
-        Set<String> named = named().keys();
+        NamedKeys named = named().keys();
         return FullSweep.list(store, keys.nodePrefix(), reason, key -> !named.contains(key));
     }
 
@@ -354,7 +354,8 @@ public final class OrphanSweep {
     private List<ObjectRelease.Verdict> judge(String shard, Standing.Live live, List<Unnamed> unnamed, Named named,
                                               ExpiryJournal journal) throws IOException {
         ObjectRelease release = new ObjectRelease(new KeyOwnership(keys), LiveKeys.of(Map.of(), named.unreadable()));
-        HeldOffsets held = live.dir() == null ? null : HeldOffsets.of(live.dir(), shard, live.manifest(), Set.of());
+        HeldOffsets held = live.dir() == null ? null : HeldOffsets.of(live.dir(), shard, NamedKeys.manifestOf(live.dir()),
+                Set.of());
         Map<String, ObjectRelease.Verdict> segments = new HashMap<>();
         List<ObjectRelease.Verdict> out = new ArrayList<>();
         for (Unnamed u : unnamed) {
@@ -523,7 +524,7 @@ public final class OrphanSweep {
     }
 
     private Named named() throws IOException {
-        Set<String> named = new HashSet<>();
+        NamedKeys named = new NamedKeys();
         Map<String, Standing> shards = new LinkedHashMap<>();
         Set<String> finishing = new HashSet<>();
         List<String> problems = new ArrayList<>();
@@ -534,7 +535,11 @@ public final class OrphanSweep {
         DataRoot.Listing listing = root.list();
         boolean anyShard = !listing.shards().isEmpty();
         for (DataRoot.Shard shard : listing.shards()) {
-            shards.put(shard.name(), readInto(shard.directory(), named, problems));
+            Standing standing = readInto(shard.directory(), shard.name(), named, problems);
+            shards.put(shard.name(), standing);
+            if (standing instanceof Standing.Live) {
+                named.shard(shard.name(), shard.directory());
+            }
         }
         // A name the listing could not examine (a link to nothing, a directory it may not read, an
         // alias) keeps every key under its prefix.
@@ -552,7 +557,7 @@ public final class OrphanSweep {
                 if (readInto(dir, ofDeleted, problems) instanceof Standing.Held) {
                     refuse = true;
                 }
-                named.addAll(ofDeleted);
+                named.elsewhere(ofDeleted);
                 for (String key : ofDeleted) {
                     if (key.startsWith(keys.nodePrefix())) {
                         String shard = shardOf(key, keys.nodePrefix());
@@ -566,6 +571,18 @@ public final class OrphanSweep {
         return new Named(named, shards, finishing, problems, refuse, anyShard);
     }
 
+    /**
+     * Notes in {@code named} what the manifest of the live shard {@code dir} names outside its own
+     * prefix (what it names inside is read again when asked); held (with a problem) when it cannot be read.
+     */
+    private static Standing readInto(Path dir, String shard, NamedKeys named, List<String> problems) {
+        Set<String> all = new HashSet<>();
+        Standing standing = readInto(dir, all, problems);
+        all.removeIf(key -> NamedKeys.own(key, shard));
+        named.elsewhere(all);
+        return standing;
+    }
+
     /** Adds what the manifest of {@code dir} names; held (with a problem) when it cannot be read. */
     private static Standing readInto(Path dir, Set<String> named, List<String> problems) {
         try {
@@ -573,9 +590,9 @@ public final class OrphanSweep {
             for (ManifestEntry e : manifest.entries()) {
                 named.addAll(BatchDeletes.objectsOf(e));
             }
-            return new Standing.Live(dir, manifest);
+            return new Standing.Live(dir);
         } catch (NoSuchFileException gone) {
-            return new Standing.Live(dir, Manifest.empty()); // removed meanwhile: it names nothing any more
+            return new Standing.Live(dir); // removed meanwhile: it names nothing any more
         } catch (CorruptionException | IOException e) {
             LOG.error("{}: manifest unreadable; the orphan sweep leaves its keys alone: {}", dir, e.getMessage());
             problems.add(dir.getFileName() + ": manifest unreadable, its keys left alone: " + e.getMessage());

@@ -243,4 +243,27 @@ class JournalSweepTest {
         });
         TestData.assertEveryEntryHasItsObject(shard, real);
     }
+
+    @Test
+    void aKeyAnotherShardsManifestNamesIsNeverAnOrphanByJournalOrByListing() throws Exception {
+        Path other = TestData.shardOf(root, "payments", 0);
+        TestData.write(other, 50, Duration.ofSeconds(1), 5);
+        String borrowed = keys.segmentKey(shard.getFileName().toString(), HELD, 80); // under orders' prefix
+        PendingKeys.add(root, borrowed);
+        put(borrowed);
+        dev.felix.offload.manifest.ManifestEntry like = dev.felix.offload.manifest.ManifestStore.read(shard)
+                .oldestEntry().orElseThrow();
+        dev.felix.offload.manifest.ManifestStore payments = dev.felix.offload.manifest.ManifestStore.open(other);
+        payments.save(payments.manifest().withEntry(new dev.felix.offload.manifest.ManifestEntry(999, 10_000_000,
+                10_000_000, like.sizeBytes(), like.oldestTimestampMicros(), like.newestTimestampMicros(),
+                like.objectCrc32(), borrowed)));
+        OrphanSweepSettings now = DAILY.withGrace(Duration.ZERO);
+        sweep(now.withFullSweep(true));
+        OrphanSweepReport byJournal = sweep(now);
+        assertThat(byJournal.sweep()).startsWith("journal");
+        assertThat(byJournal.found()).isEmpty();
+        OrphanSweepReport byListing = sweep(now.withFullSweep(true));
+        assertThat(byListing.found()).isEmpty();
+        assertThat(real.head(borrowed).size()).isPositive();
+    }
 }
