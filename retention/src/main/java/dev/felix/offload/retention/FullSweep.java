@@ -107,6 +107,16 @@ public final class FullSweep {
         return out;
     }
 
+    /** Takes deleted keys out of the journal; a damaged one is left for the next full sweep to write again. */
+    static void done(Path root, java.util.Collection<String> deleted) throws IOException {
+        Journal j = journal(root);
+        if (j.keys().isPresent()) {
+            Set<String> left = new java.util.LinkedHashSet<>(j.keys().get());
+            left.removeAll(deleted);
+            PendingKeys.rewrite(root, left);
+        }
+    }
+
     static Journal journal(Path root) {
         try {
             return new Journal(PendingKeys.read(root), null);

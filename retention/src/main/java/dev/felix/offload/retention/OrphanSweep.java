@@ -263,7 +263,9 @@ public final class OrphanSweep {
                 continue;
             }
             Standing.Live live = (Standing.Live) standing;
-            unnamed.forEach(u -> watch.add(u.key()));
+            // watched until they are gone: the journal's own keys, and the orphans found (not what a full
+            // listing found kept, which the next full listing finds again without a HEAD at every pass)
+            unnamed.stream().map(Unnamed::key).filter(pending::contains).forEach(watch::add);
             List<ObjectRelease.Verdict> verdicts = judge(shard, live, unnamed, named, journal);
             List<ObjectRelease.Verdict.Kept> history = new ArrayList<>();
             for (ObjectRelease.Verdict v : verdicts) {
@@ -282,6 +284,7 @@ public final class OrphanSweep {
                     continue;
                 }
                 found.add(u.key());
+                watch.add(u.key());
                 OrphanLedger.Sighting before = seen.get(u.key());
                 OrphanLedger.Sighting sighting = before != null && before.size() == u.size()
                         && before.etag().equals(OrphanLedger.clean(u.etag()))
@@ -459,21 +462,11 @@ public final class OrphanSweep {
                     RetentionStep.ORPHAN_BATCH_DELETED, prefix);
             deleted = outcome.deleted();
             failure = outcome.problem();
-            forgetPending(deleted);
+            FullSweep.done(root.path(), deleted);
             LOG.warn("{}: forgot shard {}: {} objects deleted{}", keys.nodePrefix(), shard, deleted.size(),
                     failure == null ? "" : ", then: " + failure);
         }
         return new Forgetting(shard, present, doomed, bytes, deleted, kept, refused, failure);
-    }
-
-    /** Takes deleted keys out of the journal of pending writes; a damaged journal is left for the next full sweep. */
-    private void forgetPending(List<String> deleted) throws IOException {
-        FullSweep.Journal j = FullSweep.journal(root.path());
-        if (j.keys().isPresent()) {
-            Set<String> left = new java.util.LinkedHashSet<>(j.keys().get());
-            left.removeAll(deleted);
-            dev.felix.offload.root.PendingKeys.rewrite(root.path(), left);
-        }
     }
 
     /**
@@ -489,13 +482,7 @@ public final class OrphanSweep {
      * shard's name ({@code <dir>} or {@code dead-letters/<dir>}); null otherwise.
      */
     static String shardOf(String key, String prefix) {
-        String rest = key.substring(prefix.length());
-        int slash = rest.lastIndexOf('/');
-        if (slash <= 0) {
-            return null;
-        }
-        String shard = rest.substring(0, slash);
-        return shardNameProblem(shard) == null ? shard : null;
+        return ShardKeyNames.shardOf(key, prefix);
     }
 
     private Standing standingOf(String shard, Named named) {

@@ -32,6 +32,17 @@ final class ShardKeyNames {
     private static final List<String> CONTAINERS = List.of(DataRoot.GROUPS_DIR, DataRoot.DEAD_LETTERS_DIR,
             DataRoot.CACHES_DIR, DataRoot.COUNTERS_DIR);
 
+    /** See {@link OrphanSweep#shardOf}. */
+    static String shardOf(String key, String prefix) {
+        String rest = key.substring(prefix.length());
+        int slash = rest.lastIndexOf('/');
+        if (slash <= 0) {
+            return null;
+        }
+        String shard = rest.substring(0, slash);
+        return shardNameProblem(shard) == null ? shard : null;
+    }
+
     /** The base offset a segment key names ({@code <20 digits>-<20 digits>.segment}), when it names one. */
     static java.util.Optional<Long> baseOffsetOf(String key) {
         String name = key.substring(key.lastIndexOf('/') + 1);

@@ -266,4 +266,23 @@ class JournalSweepTest {
         assertThat(byListing.found()).isEmpty();
         assertThat(real.head(borrowed).size()).isPositive();
     }
+
+    @Test
+    void whatAFullListingKeepsIsNotWatchedAtEveryPassButWhatTheJournalNamedIs() throws Exception {
+        String gone = keys.segmentKey("acme_default_gone_0-0123456789abcdef", 0, 0); // a shard the root lacks
+        put(gone);
+        String ownGone = keys.segmentKey("acme_default_gone_0-0123456789abcdef", 100, 1);
+        PendingKeys.add(root, ownGone); // this node's own upload there, cut short
+        put(ownGone);
+        OrphanSweepReport full = sweep(DAILY.withFullSweep(true));
+        assertThat(full.held()).extracting(HeldShard::shard).containsExactly("acme_default_gone_0-0123456789abcdef");
+        assertThat(PendingKeys.read(root)).hasValueSatisfying(k -> assertThat(k).containsExactly(ownGone));
+        counting.reset();
+        OrphanSweepReport quiet = sweep(DAILY);
+        assertThat(quiet.held()).extracting(HeldShard::objects).containsExactly(1);
+        assertThat(counting.heads.get()).isEqualTo(1);
+        assertThat(counting.lists.get()).isZero();
+        assertThat(real.head(gone).size()).isPositive();
+        assertThat(real.head(ownGone).size()).isPositive();
+    }
 }
