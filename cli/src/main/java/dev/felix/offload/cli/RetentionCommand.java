@@ -50,6 +50,11 @@ final class RetentionCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--full-sweep", description = "List the node's whole key prefix in this pass's orphan sweep, "
+            + "whatever orphans.full-sweep-every says (between full sweeps only the keys of the root's journal of "
+            + "pending writes are checked).")
+    boolean fullSweep;
+
     @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
             + "store; only once that root no longer runs (see docs/reliability.md).")
     boolean takeOver;
@@ -73,7 +78,9 @@ final class RetentionCommand implements Callable<Integer> {
                 err.flush();
                 return FelixOffload.EXIT_CORRUPT;
             }
-            report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, c.retentionPassSettings(),
+            dev.felix.offload.retention.RetentionPassSettings settings = c.retentionPassSettings();
+            settings = settings.withOrphanSweep(settings.orphanSweep().withFullSweep(fullSweep));
+            report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, settings,
                     Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
                     .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))
                     .run(StopSignal.never());
@@ -101,6 +108,7 @@ final class RetentionCommand implements Callable<Integer> {
         r.orphanSweep().ifPresent(o -> out.printf("  orphans under %s: %d found, %d past the grace period, %d deleted, "
                         + "%d incomplete uploads aborted%s%n", o.prefix(), o.foundCount(), o.eligible().size(),
                 o.deletedCount(), o.abortedUploads().size(), o.dryRun() ? " (dry run)" : ""));
+        r.orphanSweep().filter(o -> !o.sweep().isEmpty()).ifPresent(o -> out.printf("  orphan sweep by %s%n", o.sweep()));
         r.orphanSweep().ifPresent(o -> o.held().forEach(h -> out.printf("  %s %s: %d objects (%s) kept, none deleted: %s%n",
                 h.reason().label(), h.shard(), h.objects(), Bytes.human(h.bytes()), h.detail())));
         // why local segments past a limit stay (not offloaded yet, a copy that could not be proven, ...)
@@ -177,6 +185,7 @@ final class RetentionCommand implements Callable<Integer> {
                 g.writeObjectFieldStart("orphans");
                 g.writeStringField("prefix", o.prefix());
                 g.writeBooleanField("dry_run", o.dryRun());
+                g.writeStringField("sweep", o.sweep());
                 writeStrings(g, "found", o.found());
                 writeStrings(g, "eligible", o.eligible());
                 writeStrings(g, "deleted", o.deleted());

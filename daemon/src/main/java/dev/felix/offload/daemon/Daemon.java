@@ -559,13 +559,22 @@ public final class Daemon {
         requireStore();
         RetentionReport report;
         MeteredStore unit = store.unit();
+        RetentionPass pass = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(),
+                Clock.systemUTC(), env, RetentionHook.none()).checkingClaim(claimPolicy(false));
+        // a full orphan listing, when one is due, is made before the root is held: offload runs beside it
+        dev.felix.offload.retention.FullSweep.Listing listed;
+        try {
+            listed = pass.prelist(stop);
+        } catch (RuntimeException | java.io.IOException e) {
+            unit.endUnit();
+            throw e;
+        }
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {
                 return null;
             }
             try {
-                report = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(), Clock.systemUTC(),
-                        env, RetentionHook.none()).checkingClaim(claimPolicy(false)).run(stop);
+                report = pass.run(stop, listed);
             } catch (NodeClaimCheck.RefusedException e) {
                 refusedBy(e); // the daemon ends; the refusal is its one line, no trace
                 return new PassOutcome.Findings("refused", List.of(e.getMessage()));

@@ -54,6 +54,7 @@ public final class DaemonConfig {
     static final String ORPHANS_SWEEP = "orphans.sweep";
     static final String ORPHANS_GRACE = "orphans.grace";
     static final String ORPHANS_DRY_RUN = "orphans.dry-run";
+    static final String ORPHANS_FULL_SWEEP_EVERY = "orphans.full-sweep-every";
     static final String SCRUB_SCHEDULE = "scrub.schedule";
     static final String SCRUB_READ_BANDWIDTH = "scrub.read-bandwidth";
     /** Every object is read in full at least once in this many scheduled scrub runs (1: every run). */
@@ -78,7 +79,7 @@ public final class DaemonConfig {
             RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
-            ORPHANS_DRY_RUN, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
+            ORPHANS_DRY_RUN, ORPHANS_FULL_SWEEP_EVERY, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             HTTP_READ_TIMEOUT, CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
     /**
@@ -116,6 +117,7 @@ public final class DaemonConfig {
     public final Duration unlinkSettle;
     final Duration orphanGrace;
     final boolean orphanDryRun;
+    final Duration orphanFullSweepEvery;
     final Optional<Schedule> scrubSchedule;
     public final long scrubReadBandwidth;
     final int scrubFullReadRuns;
@@ -178,6 +180,7 @@ public final class DaemonConfig {
         this.sweepOrphans = r.bool(ORPHANS_SWEEP, true);
         this.orphanGrace = r.duration(ORPHANS_GRACE, OrphanSweepSettings.DEFAULT_GRACE);
         this.orphanDryRun = r.bool(ORPHANS_DRY_RUN, false);
+        this.orphanFullSweepEvery = r.duration(ORPHANS_FULL_SWEEP_EVERY, OrphanSweepSettings.DEFAULT_FULL_SWEEP_EVERY);
         this.scrubReadBandwidth = r.bytes(SCRUB_READ_BANDWIDTH, DEFAULT_SCRUB_READ_BANDWIDTH, false);
         this.scrubFullReadRuns = r.integer(SCRUB_FULL_READ_RUNS, DEFAULT_SCRUB_FULL_READ_RUNS, 1, 10_000);
         this.httpBind = r.optional(HTTP_BIND).orElse("127.0.0.1");
@@ -424,6 +427,7 @@ public final class DaemonConfig {
         return RetentionPassSettings.defaults().withUnlinkSettle(unlinkSettle).withDeleteBatchSize(deleteBatchSize)
                 .withRemoveDeletedStreams(deletedStreams).withSweepOrphans(sweepOrphans)
                 .withOrphanSweep(OrphanSweepSettings.defaults().withGrace(orphanGrace).withDryRun(orphanDryRun)
+                        .withFullSweepEvery(orphanFullSweepEvery)
                         .withDeleteBatchSize(deleteBatchSize));
     }
 

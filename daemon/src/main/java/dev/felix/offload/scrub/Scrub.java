@@ -376,7 +376,7 @@ public final class Scrub {
     private OrphanSweepReport listOrphans(SegmentKeys keys, StopSignal stop, List<String> notes)
             throws IOException, StoreException {
         OrphanSweep sweep = new OrphanSweep(root, store, keys, clock,
-                OrphanSweepSettings.defaults().withDryRun(true), RetentionHook.none());
+                OrphanSweepSettings.defaults().withDryRun(true).withFullSweep(true), RetentionHook.none());
         RootLock lock = null;
         try {
             lock = RootLock.acquire(root.path());

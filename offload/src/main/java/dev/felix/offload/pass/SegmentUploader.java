@@ -114,6 +114,8 @@ final class SegmentUploader {
      */
     private PutResult putNoReplace(long segmentId, String key, UploadBody body, long crc)
             throws IOException, StoreException, CollisionException {
+        // before the put: an orphan it leaves is in the journal the orphan sweep works from
+        dev.felix.offload.root.PendingKeys.add(dev.felix.offload.root.PendingKeys.rootOf(shardDir, shard), key);
         try {
             return store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
         } catch (PreconditionFailedException taken) {

@@ -20,7 +20,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -113,12 +112,12 @@ public final class OrphanSweep {
          * A shard of the root (or one being finished under .deleted/): its unnamed keys are judged one
          * by one by {@link ObjectRelease}.
          *
-         * @param dir      the shard directory (null for one only being finished under .deleted/)
-         * @param manifest its manifest as read before the listing
+         * @param dir the shard directory (null for one only being finished under .deleted/); its manifest
+         *            is read again when its keys are judged, under the same lock, so it is the one read first
          */
-        record Live(Path dir, Manifest manifest) implements Standing {
+        record Live(Path dir) implements Standing {
             static Live finishing() {
-                return new Live(null, Manifest.empty());
+                return new Live(null);
             }
         }
 
@@ -128,7 +127,7 @@ public final class OrphanSweep {
     }
 
     /** What the root's manifests name, and what they could not tell. */
-    private record Named(Set<String> keys, Map<String, Standing> shards, Set<String> finishing,
+    private record Named(NamedKeys keys, Map<String, Standing> shards, Set<String> finishing,
                          List<String> problems, boolean refuse, boolean anyShard) {
 
         /** Live shards whose manifest could not be read: while there is one, no key is deleted (it may name any). */
@@ -143,16 +142,38 @@ public final class OrphanSweep {
         }
     }
 
-    /** An unnamed key under a shard's prefix. */
-    private record Unnamed(String key, long size, String etag) {
-    }
-
     /**
-     * Runs the sweep.
+     * Runs the sweep, listing the whole prefix (under the caller's lock) only when {@link FullSweep}
+     * says so, else checking the journal's keys alone.
      *
      * @throws StoreException when the listing fails (nothing is deleted then)
      */
     public OrphanSweepReport run(StopSignal stop) throws IOException, StoreException {
+        return run(stop, null);
+    }
+
+    /**
+     * Lists the node prefix without any lock, for a full sweep whose decisions {@link #run(StopSignal,
+     * FullSweep.Listing)} then takes under the lock: the keys the manifests (read first) do not name.
+     * Null when the journal's keys are enough this time.
+     */
+    public FullSweep.Listing prelist() throws IOException {
+        String reason = FullSweep.reason(root.path(), settings, clock.instant(), FullSweep.journal(root.path()));
+        if (reason == null) {
+            return null;
+        }
+        NamedKeys named = named().keys();
+        return FullSweep.list(store, keys.nodePrefix(), reason, key -> !named.contains(key));
+    }
+
+    /**
+     * Runs the sweep under the caller's lock: over {@code prelisted} (a full listing made before the
+     * lock was taken, judged against the manifests as they are now) and the journal's keys, or, when
+     * {@code prelisted} is null, over the journal's keys alone unless a full listing is due.
+     *
+     * @throws StoreException when the listing fails (nothing is deleted then)
+     */
+    public OrphanSweepReport run(StopSignal stop, FullSweep.Listing prelisted) throws IOException, StoreException {
         String prefix = keys.nodePrefix();
         Named named = named();
         List<String> problems = new ArrayList<>(named.problems());
@@ -162,12 +183,25 @@ public final class OrphanSweep {
                     + "deleting nothing under " + prefix + " (is the right data directory mounted?)");
             refuse = true;
         }
+        if (prelisted != null && prelisted.failure() != null) {
+            return new OrphanSweepReport(prefix, settings.dryRun(), List.of(), List.of(), List.of(), List.of(),
+                    List.of(), List.of("listing failed: " + prelisted.failure()), List.of());
+        }
+        FullSweep.Journal journal0 = FullSweep.journal(root.path());
+        Set<String> pending = journal0.keys().orElse(Set.of());
+        String fullReason = prelisted != null ? prelisted.reason()
+                : FullSweep.reason(root.path(), settings, clock.instant(), journal0);
 
         List<String> ignored = new ArrayList<>();
         Map<String, List<Unnamed>> byShard = new LinkedHashMap<>();
-        ObjectListing listing = store.list(prefix);
-        while (listing.hasNext()) {
-            ObjectSummary o = listing.next();
+        Set<String> seen0 = new HashSet<>();
+        long listed = 0;
+        ObjectListing listing = prelisted == null && fullReason != null ? store.list(prefix) : null;
+        java.util.Iterator<ObjectSummary> given = prelisted != null ? prelisted.unnamed().iterator()
+                : java.util.Collections.emptyIterator();
+        while (listing != null ? listing.hasNext() : given.hasNext()) {
+            ObjectSummary o = listing != null ? listing.next() : given.next();
+            listed++;
             String key = o.key();
             if (!key.startsWith(prefix)) {
                 continue; // a store that answered outside the prefix; never ours to judge
@@ -184,8 +218,25 @@ public final class OrphanSweep {
             if (named.keys().contains(key)) {
                 continue;
             }
+            seen0.add(key);
             byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(new Unnamed(key, o.size(), o.etag()));
         }
+        if (prelisted != null) {
+            listed = prelisted.listed();
+        }
+        // The journal's keys: those a manifest names now, or the store does not hold, leave it; a listing
+        // made under this lock saw every key there is, one made before it may have missed a newer upload.
+        List<String> unseen = pending.stream().filter(key -> key.startsWith(prefix) && shardOf(key, prefix) != null
+                && !named.keys().contains(key) && !seen0.contains(key) && (prelisted != null || fullReason == null)).toList();
+        for (Unnamed u : FullSweep.present(store, unseen)) {
+            seen0.add(u.key());
+            byShard.computeIfAbsent(shardOf(u.key(), prefix), s -> new ArrayList<>()).add(u);
+        }
+        int headed = unseen.size();
+        String mode = fullReason != null ? "full listing (" + fullReason + "): " + listed + " keys listed"
+                : "journal: " + pending.size() + " pending keys, " + headed + " checked in the store";
+        LOG.info("{}: orphan sweep by {}", prefix, mode);
+        Set<String> watch = new java.util.LinkedHashSet<>();
 
         Instant now = clock.instant();
         Map<String, OrphanLedger.Sighting> seen = OrphanLedger.load(root.path());
@@ -201,6 +252,7 @@ public final class OrphanSweep {
             List<Unnamed> unnamed = e.getValue();
             Standing standing = standingOf(shard, named);
             if (standing instanceof Standing.Held h) {
+                unnamed.stream().map(Unnamed::key).filter(pending::contains).forEach(watch::add);
                 long bytes = unnamed.stream().mapToLong(Unnamed::size).sum();
                 HeldShard hs = new HeldShard(shard, h.reason(), unnamed.size(), bytes, h.detail());
                 held.add(hs);
@@ -211,6 +263,9 @@ public final class OrphanSweep {
                 continue;
             }
             Standing.Live live = (Standing.Live) standing;
+            // watched until they are gone: the journal's own keys, and the orphans found (not what a full
+            // listing found kept, which the next full listing finds again without a HEAD at every pass)
+            unnamed.stream().map(Unnamed::key).filter(pending::contains).forEach(watch::add);
             List<ObjectRelease.Verdict> verdicts = judge(shard, live, unnamed, named, journal);
             List<ObjectRelease.Verdict.Kept> history = new ArrayList<>();
             for (ObjectRelease.Verdict v : verdicts) {
@@ -222,13 +277,14 @@ public final class OrphanSweep {
                 }
             }
             if (!history.isEmpty()) {
-                held.add(unrecordedHistory(prefix, shard, unnamed, history));
+                held.add(UnnamedObjects.unrecordedHistory(prefix, shard, unnamed, history));
             }
             for (Unnamed u : unnamed) {
                 if (!permits.containsKey(u.key())) {
                     continue;
                 }
                 found.add(u.key());
+                watch.add(u.key());
                 OrphanLedger.Sighting before = seen.get(u.key());
                 OrphanLedger.Sighting sighting = before != null && before.size() == u.size()
                         && before.etag().equals(OrphanLedger.clean(u.etag()))
@@ -245,12 +301,20 @@ public final class OrphanSweep {
         List<String> deleted = List.of();
         List<String> aborted = List.of();
         if (!settings.dryRun()) {
+            if (!watch.equals(pending) || journal0.keys().isEmpty()) {
+                // before any delete: a delete cut short leaves its key watched
+                dev.felix.offload.root.PendingKeys.rewrite(root.path(), watch);
+            }
             if (!refuse && !eligible.isEmpty()) {
                 BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible.stream().map(permits::get).toList(),
                         settings.deleteBatchSize(), stop, hook, RetentionStep.ORPHAN_BATCH_DELETED, prefix);
                 deleted = outcome.deleted();
                 if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
                     problems.add(outcome.left().size() + " orphans not deleted: " + outcome.problem());
+                }
+                if (!deleted.isEmpty()) {
+                    deleted.forEach(watch::remove);
+                    dev.felix.offload.root.PendingKeys.rewrite(root.path(), watch);
                 }
                 for (String key : deleted) {
                     nextSeen.remove(key);
@@ -260,6 +324,9 @@ public final class OrphanSweep {
             if (!nextSeen.equals(seen)) {
                 // Unchanged (no orphans now and none before, say): nothing to write, and no file appears.
                 OrphanLedger.save(root.path(), nextSeen);
+            }
+            if (fullReason != null && !refuse) {
+                FullSweep.record(root.path(), now);
             }
             if (!refuse && store instanceof IncompleteUploads uploads && !stop.stopRequested()) {
                 // Begun before the grace period: no upload of a live pass (which holds the root lock) is that old.
@@ -278,7 +345,7 @@ public final class OrphanSweep {
                     eligible.size(), settings.grace(), deleted.size(), settings.dryRun() ? " (dry run)" : "");
         }
         return new OrphanSweepReport(prefix, settings.dryRun(), found, eligible, deleted, waiting, ignored, problems,
-                aborted, held);
+                aborted, held, mode);
     }
 
     /**
@@ -290,7 +357,8 @@ public final class OrphanSweep {
     private List<ObjectRelease.Verdict> judge(String shard, Standing.Live live, List<Unnamed> unnamed, Named named,
                                               ExpiryJournal journal) throws IOException {
         ObjectRelease release = new ObjectRelease(new KeyOwnership(keys), LiveKeys.of(Map.of(), named.unreadable()));
-        HeldOffsets held = live.dir() == null ? null : HeldOffsets.of(live.dir(), shard, live.manifest(), Set.of());
+        HeldOffsets held = live.dir() == null ? null : HeldOffsets.of(live.dir(), shard, NamedKeys.manifestOf(live.dir()),
+                Set.of());
         Map<String, ObjectRelease.Verdict> segments = new HashMap<>();
         List<ObjectRelease.Verdict> out = new ArrayList<>();
         for (Unnamed u : unnamed) {
@@ -298,7 +366,7 @@ public final class OrphanSweep {
                 continue;
             }
             ObjectRelease.Verdict v = held == null ? release.streamDeleted(shard, u.key())
-                    : segmentVerdict(release, shard, u, held);
+                    : new UnnamedObjects(root, store).segmentVerdict(release, shard, u, held);
             segments.put(u.key(), v);
             out.add(v);
         }
@@ -312,96 +380,8 @@ public final class OrphanSweep {
         return out;
     }
 
-    /**
-     * A segment object's verdict, learning its offsets as cheaply as the answer allows: its base from
-     * the key; when the shard does not hold the base itself, nothing more is needed (kept); when it
-     * holds everything up to the most records the object's size allows, nothing more either
-     * (deletable); only in between is the object read to find its last offset.
-     */
-    private ObjectRelease.Verdict segmentVerdict(ObjectRelease release, String shard, Unnamed u, HeldOffsets held)
-            throws IOException {
-        java.util.Optional<Long> parsed = baseOffsetOf(u.key());
-        if (parsed.isEmpty()) {
-            return ObjectRelease.offsetsUnknown(u.key(), "the key names no base offset");
-        }
-        long base = parsed.get();
-        if (!held.holds(base, base)) {
-            return release.heldElsewhere(shard, u.key(), base, base, held);
-        }
-        long most = Math.max(0, (u.size() - dev.felix.offload.log.format.SegmentHeader.LENGTH) / MIN_RECORD_BYTES);
-        long bound = most == 0 ? base : base + most - 1;
-        if (Long.compareUnsigned(bound, base) >= 0 && held.holds(base, bound)) {
-            return release.heldElsewhere(shard, u.key(), base, bound, held);
-        }
-        java.util.OptionalLong last = lastOffsetOf(shard, u.key(), base);
-        if (last.isEmpty()) {
-            return ObjectRelease.offsetsUnknown(u.key(), "the object does not scan clean as a segment based at "
-                    + Long.toUnsignedString(base));
-        }
-        return release.heldElsewhere(shard, u.key(), base, last.getAsLong(), held);
-    }
-
-    /** The smallest record: a header without a producer tag, and no payload. */
-    private static final int MIN_RECORD_BYTES = 28;
-
     /** Where the sweep downloads an object whose last offset it must read; dotted, so never a shard. */
     static final String WORK_DIR = ".offload-sweep";
-
-    /** The last offset of a segment object, read whole and scanned; empty when it is no clean segment at {@code base}. */
-    private java.util.OptionalLong lastOffsetOf(String shard, String key, long base) throws IOException {
-        Path work = Files.createDirectories(root.path().resolve(WORK_DIR));
-        Path file = work.resolve("object");
-        try {
-            store.download(key, file, java.util.OptionalLong.empty());
-            dev.felix.offload.log.format.SegmentScan scan = dev.felix.offload.log.format.SegmentScan.of(file, shard, 0, false);
-            if (!scan.isClean() || scan.header() == null || scan.header().baseOffset() != base) {
-                return java.util.OptionalLong.empty();
-            }
-            return java.util.OptionalLong.of(scan.recordCount() == 0 ? base : scan.nextOffset() - 1);
-        } catch (StoreException e) {
-            LOG.warn("{}: could not read {} to learn its offsets ({}); it is kept", shard, key, e.getMessage());
-            return java.util.OptionalLong.empty();
-        } finally {
-            Files.deleteIfExists(file);
-        }
-    }
-
-    /** The report of a live shard's segment objects kept because nothing else holds their offsets. */
-    private static HeldShard unrecordedHistory(String prefix, String shard, List<Unnamed> unnamed,
-                                               List<ObjectRelease.Verdict.Kept> kept) {
-        Set<String> keptKeys = new java.util.TreeSet<>();
-        long firstBase = -1;
-        long lastBase = -1;
-        for (ObjectRelease.Verdict.Kept k : kept) {
-            keptKeys.add(k.key());
-            java.util.Optional<Long> base = baseOffsetOf(k.key());
-            if (base.isPresent()) {
-                firstBase = firstBase == -1 || Long.compareUnsigned(base.get(), firstBase) < 0 ? base.get() : firstBase;
-                lastBase = lastBase == -1 || Long.compareUnsigned(base.get(), lastBase) > 0 ? base.get() : lastBase;
-            }
-        }
-        long bytes = 0;
-        int objects = 0;
-        for (Unnamed u : unnamed) {
-            String segmentKey = u.key().endsWith(SegmentKeys.INDEX_SUFFIX)
-                    ? u.key().substring(0, u.key().length() - SegmentKeys.INDEX_SUFFIX.length()) + SegmentKeys.SEGMENT_SUFFIX
-                    : u.key();
-            if (keptKeys.contains(segmentKey)) {
-                bytes += u.size();
-                objects++;
-            }
-        }
-        HeldShard.Span span = firstBase == -1 ? null : new HeldShard.Span(firstBase, lastBase);
-        String detail = keptKeys.size() + " segment objects" + (span == null ? "" : " based at offsets "
-                + Long.toUnsignedString(firstBase) + ".." + Long.toUnsignedString(lastBase))
-                + " hold records no local segment and no manifest entry holds, e.g. " + kept.get(0).detail()
-                + "; kept: possibly the only copy. `felix-offload restore --shard " + shard + " --merge` records them, "
-                + "`felix-offload forget-shard --shard " + shard + " --yes` deletes them once they are not wanted";
-        HeldShard h = new HeldShard(shard, HeldShard.Reason.UNRECORDED_HISTORY, objects, bytes, detail,
-                List.copyOf(keptKeys), span);
-        LOG.warn("{}: {}", prefix, h.describe());
-        return h;
-    }
 
     /**
      * What forgetting a shard would delete or deleted: for a shard the root does not have, every
@@ -477,10 +457,12 @@ public final class OrphanSweep {
         List<String> deleted = List.of();
         String failure = null;
         if (delete && refused == null && !doomed.isEmpty()) {
+            dev.felix.offload.root.PendingKeys.addAll(root.path(), doomed); // a delete cut short stays watched
             BatchDeletes.Outcome outcome = BatchDeletes.delete(store, permits, settings.deleteBatchSize(), stop, hook,
                     RetentionStep.ORPHAN_BATCH_DELETED, prefix);
             deleted = outcome.deleted();
             failure = outcome.problem();
+            FullSweep.done(root.path(), deleted);
             LOG.warn("{}: forgot shard {}: {} objects deleted{}", keys.nodePrefix(), shard, deleted.size(),
                     failure == null ? "" : ", then: " + failure);
         }
@@ -492,31 +474,15 @@ public final class OrphanSweep {
      * undotted directory name, or a container of the root and one such name ({@code dead-letters/<dir>}).
      */
     public static String shardNameProblem(String name) {
-        String[] parts = name.split("/", -1);
-        boolean ok = parts.length == 1 || parts.length == 2 && CONTAINERS.contains(parts[0]);
-        for (String part : parts) {
-            ok &= !part.isEmpty() && !part.startsWith(".") && !part.contains("\\")
-                    && part.chars().noneMatch(c -> c < 0x20 || c == 0x7f);
-        }
-        return ok ? null : "'" + name + "' is not a shard's name (one undotted directory name, or "
-                + String.join("/, ", CONTAINERS) + "/ and one)";
+        return ShardKeyNames.shardNameProblem(name);
     }
-
-    private static final List<String> CONTAINERS = List.of(DataRoot.GROUPS_DIR, DataRoot.DEAD_LETTERS_DIR,
-            DataRoot.CACHES_DIR, DataRoot.COUNTERS_DIR);
 
     /**
      * The shard a key lies under: what follows the node prefix up to the object name, when that is a
      * shard's name ({@code <dir>} or {@code dead-letters/<dir>}); null otherwise.
      */
     static String shardOf(String key, String prefix) {
-        String rest = key.substring(prefix.length());
-        int slash = rest.lastIndexOf('/');
-        if (slash <= 0) {
-            return null;
-        }
-        String shard = rest.substring(0, slash);
-        return shardNameProblem(shard) == null ? shard : null;
+        return ShardKeyNames.shardOf(key, prefix);
     }
 
     private Standing standingOf(String shard, Named named) {
@@ -545,7 +511,7 @@ public final class OrphanSweep {
     }
 
     private Named named() throws IOException {
-        Set<String> named = new HashSet<>();
+        NamedKeys named = new NamedKeys();
         Map<String, Standing> shards = new LinkedHashMap<>();
         Set<String> finishing = new HashSet<>();
         List<String> problems = new ArrayList<>();
@@ -556,7 +522,11 @@ public final class OrphanSweep {
         DataRoot.Listing listing = root.list();
         boolean anyShard = !listing.shards().isEmpty();
         for (DataRoot.Shard shard : listing.shards()) {
-            shards.put(shard.name(), readInto(shard.directory(), named, problems));
+            Standing standing = readInto(shard.directory(), shard.name(), named, problems);
+            shards.put(shard.name(), standing);
+            if (standing instanceof Standing.Live) {
+                named.shard(shard.name(), shard.directory());
+            }
         }
         // A name the listing could not examine (a link to nothing, a directory it may not read, an
         // alias) keeps every key under its prefix.
@@ -567,14 +537,14 @@ public final class OrphanSweep {
         }
         Path deleted = root.path().resolve(DataRoot.DELETED_DIR);
         if (Files.isDirectory(deleted, LinkOption.NOFOLLOW_LINKS)) {
-            for (Path dir : directories(deleted, true)) {
+            for (Path dir : ShardKeyNames.directories(deleted, true)) {
                 anyShard = true;
                 finishing.add(dir.getFileName().toString());
                 Set<String> ofDeleted = new HashSet<>();
                 if (readInto(dir, ofDeleted, problems) instanceof Standing.Held) {
                     refuse = true;
                 }
-                named.addAll(ofDeleted);
+                named.elsewhere(ofDeleted);
                 for (String key : ofDeleted) {
                     if (key.startsWith(keys.nodePrefix())) {
                         String shard = shardOf(key, keys.nodePrefix());
@@ -588,6 +558,18 @@ public final class OrphanSweep {
         return new Named(named, shards, finishing, problems, refuse, anyShard);
     }
 
+    /**
+     * Notes in {@code named} what the manifest of the live shard {@code dir} names outside its own
+     * prefix (what it names inside is read again when asked); held (with a problem) when it cannot be read.
+     */
+    private static Standing readInto(Path dir, String shard, NamedKeys named, List<String> problems) {
+        Set<String> all = new HashSet<>();
+        Standing standing = readInto(dir, all, problems);
+        all.removeIf(key -> NamedKeys.own(key, shard));
+        named.elsewhere(all);
+        return standing;
+    }
+
     /** Adds what the manifest of {@code dir} names; held (with a problem) when it cannot be read. */
     private static Standing readInto(Path dir, Set<String> named, List<String> problems) {
         try {
@@ -595,9 +577,9 @@ public final class OrphanSweep {
             for (ManifestEntry e : manifest.entries()) {
                 named.addAll(BatchDeletes.objectsOf(e));
             }
-            return new Standing.Live(dir, manifest);
+            return new Standing.Live(dir);
         } catch (NoSuchFileException gone) {
-            return new Standing.Live(dir, Manifest.empty()); // removed meanwhile: it names nothing any more
+            return new Standing.Live(dir); // removed meanwhile: it names nothing any more
         } catch (CorruptionException | IOException e) {
             LOG.error("{}: manifest unreadable; the orphan sweep leaves its keys alone: {}", dir, e.getMessage());
             problems.add(dir.getFileName() + ": manifest unreadable, its keys left alone: " + e.getMessage());
@@ -607,30 +589,6 @@ public final class OrphanSweep {
 
     /** The base offset a segment key names ({@code <20 digits>-<20 digits>.segment}), when it names one. */
     public static java.util.Optional<Long> baseOffsetOf(String key) {
-        String name = key.substring(key.lastIndexOf('/') + 1);
-        if (name.length() != 20 + 1 + 20 + SegmentKeys.SEGMENT_SUFFIX.length() || name.charAt(20) != '-'
-                || !name.endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
-            return java.util.Optional.empty();
-        }
-        try {
-            return java.util.Optional.of(Long.parseUnsignedLong(name.substring(0, 20)));
-        } catch (NumberFormatException e) {
-            return java.util.Optional.empty();
-        }
-    }
-
-    /** The directories directly in {@code dir}, without those whose names start with a dot unless {@code dotted}. */
-    private static List<Path> directories(Path dir, boolean dotted) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path entry : entries) {
-                if ((dotted || !entry.getFileName().toString().startsWith("."))
-                        && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
-                    out.add(entry);
-                }
-            }
-        }
-        out.sort(null);
-        return out;
+        return ShardKeyNames.baseOffsetOf(key);
     }
 }

@@ -17,12 +17,15 @@ import java.util.List;
  * @param abortedUploads keys of multipart uploads left incomplete (a killed upload) that were aborted
  * @param held     shards whose unnamed keys were kept, one each (missing, unreadable, unrecorded history);
  *                 their keys are in none of the lists above
+ * @param sweep    how the keys were found: a full listing of the prefix (and why), or the journal's keys
  */
 public record OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
                                 List<String> deleted, List<String> waiting, List<String> ignored,
-                                List<String> problems, List<String> abortedUploads, List<HeldShard> held) {
+                                List<String> problems, List<String> abortedUploads, List<HeldShard> held,
+                                String sweep) {
 
     public OrphanSweepReport {
+        sweep = sweep == null ? "" : sweep;
         found = List.copyOf(found);
         eligible = List.copyOf(eligible);
         deleted = List.copyOf(deleted);
@@ -37,7 +40,14 @@ public record OrphanSweepReport(String prefix, boolean dryRun, List<String> foun
     public OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
                              List<String> deleted, List<String> waiting, List<String> ignored,
                              List<String> problems, List<String> abortedUploads) {
-        this(prefix, dryRun, found, eligible, deleted, waiting, ignored, problems, abortedUploads, List.of());
+        this(prefix, dryRun, found, eligible, deleted, waiting, ignored, problems, abortedUploads, List.of(), "");
+    }
+
+    /** A report that does not say how the keys were found. */
+    public OrphanSweepReport(String prefix, boolean dryRun, List<String> found, List<String> eligible,
+                             List<String> deleted, List<String> waiting, List<String> ignored,
+                             List<String> problems, List<String> abortedUploads, List<HeldShard> held) {
+        this(prefix, dryRun, found, eligible, deleted, waiting, ignored, problems, abortedUploads, held, "");
     }
 
     public int foundCount() {

@@ -25,7 +25,9 @@ import java.util.Optional;
 
 /**
  * One retention pass over a data root, under the root's {@link RootLock} (the one offload takes,
- * so the two never run over a root at once):
+ * so the two never run over a root at once), but for the full listing an orphan sweep makes now and
+ * then ({@link FullSweep}), which is made before the lock is taken ({@link #prelist}) so an offload
+ * pass is not kept waiting behind it:
  * <ol>
  *   <li>each stream shard {@link DataRoot#streamShards()} lists, in name order (cache and counter
  *       shards are compacted in place and never offloaded, so retention has nothing of theirs): {@link ShardRetention} with the settings
@@ -82,8 +84,35 @@ public final class RetentionPass {
      * @throws RootLock.HeldException at once when an offload or retention pass holds the root
      * @throws IOException            when the root itself cannot be read
      */
-    @SuppressWarnings("try") // the lock is held for the body's duration, never referenced
     public RetentionReport run(StopSignal stop) throws IOException {
+        return run(stop, prelist(stop));
+    }
+
+    /**
+     * The full listing an orphan sweep of this pass needs, made without the root's lock so an offload
+     * pass runs beside it (see {@link FullSweep}); null when the sweep is off, the journal's keys are
+     * enough this time, or the root has no node id yet (nothing was uploaded from it).
+     */
+    public FullSweep.Listing prelist(StopSignal stop) throws IOException {
+        if (!settings.sweepOrphans() || stop.stopRequested()) {
+            return null;
+        }
+        if (env.get(NodeId.ENV) == null && !java.nio.file.Files.exists(root.identityFile(DataRoot.NODE_ID))) {
+            return null;
+        }
+        SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), NodeId.resolve(root, env));
+        return new OrphanSweep(root, store, keys, clock, settings.orphanSweep(), hook).prelist();
+    }
+
+    /**
+     * Runs the pass under the root's lock, its orphan sweep judging {@code prelisted} (from
+     * {@link #prelist}, or null).
+     *
+     * @throws RootLock.HeldException at once when an offload or retention pass holds the root
+     * @throws IOException            when the root itself cannot be read
+     */
+    @SuppressWarnings("try") // the lock is held for the body's duration, never referenced
+    public RetentionReport run(StopSignal stop, FullSweep.Listing prelisted) throws IOException {
         long started = System.nanoTime();
         try (RootLock lock = RootLock.acquire(root.path())) {
             String nodeId = NodeId.resolve(root, env);
@@ -137,7 +166,8 @@ public final class RetentionPass {
             Optional<OrphanSweepReport> orphans = Optional.empty();
             if (settings.sweepOrphans() && !stop.stopRequested()) {
                 try {
-                    orphans = Optional.of(new OrphanSweep(root, store, keys, clock, settings.orphanSweep(), hook).run(stop));
+                    orphans = Optional.of(new OrphanSweep(root, store, keys, clock, settings.orphanSweep(), hook)
+                            .run(stop, prelisted));
                 } catch (StoreException e) {
                     LOG.error("{}: orphan sweep failed: {}", keys.nodePrefix(), e.getMessage());
                     orphans = Optional.of(new OrphanSweepReport(keys.nodePrefix(), settings.orphanSweep().dryRun(),
