@@ -8,7 +8,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.RecordCodec;
-import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.read.TieredRead;

@@ -5,7 +5,6 @@ import dev.felix.offload.store.IntegrityRejectedException;
 import dev.felix.offload.store.InvalidRangeException;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.ObjectNotFoundException;
-import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.ThrottledException;
 import dev.felix.offload.store.TransientStoreException;

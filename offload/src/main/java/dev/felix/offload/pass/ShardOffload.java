@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.zip.CRC32;
 
 /**
  * One shard's part of an offload pass. Each sealed segment goes through these steps, in order:

@@ -10,5 +10,3 @@
  * shard keeps locally is {@link dev.felix.offload.copy.LocalRetention}.
  */
 package dev.felix.offload.pass;
-
-import dev.felix.offload.copy.LocalRetention;

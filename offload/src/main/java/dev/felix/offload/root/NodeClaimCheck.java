@@ -17,7 +17,6 @@ import dev.felix.offload.store.UploadBody;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Clock;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.Optional;

@@ -9,7 +9,6 @@ import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.pass.StepHook;
 import dev.felix.offload.pass.TestRoots;
-import dev.felix.offload.copy.VerifyMode;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.manifest.ManifestEntry;

@@ -4,7 +4,6 @@ import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.CopyProofs;
 import dev.felix.offload.manifest.Manifest;

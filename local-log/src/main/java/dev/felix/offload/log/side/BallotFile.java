@@ -4,9 +4,7 @@ import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionSite;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.Optional;
 
 /**

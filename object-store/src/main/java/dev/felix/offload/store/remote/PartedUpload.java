@@ -10,7 +10,6 @@ import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

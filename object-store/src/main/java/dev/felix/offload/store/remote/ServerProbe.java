@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.zip.CRC32;
 
 /**
  * The server behind a remote store: what it does with CRC32 headers, {@code Content-MD5} and

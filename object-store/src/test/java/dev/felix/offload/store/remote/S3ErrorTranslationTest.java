@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.offload.store.AccessDeniedException;
 import dev.felix.offload.store.IntegrityRejectedException;
-import dev.felix.offload.store.InvalidRangeException;
-import dev.felix.offload.store.ObjectNotFoundException;
-import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.ThrottledException;

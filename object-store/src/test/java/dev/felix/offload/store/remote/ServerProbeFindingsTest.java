@@ -3,7 +3,6 @@ package dev.felix.offload.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.offload.store.IntegrityRejectedException;
-import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.PreconditionFailedException;
 import dev.felix.offload.store.StoreAnswer;
 import dev.felix.offload.store.StoreException;
