@@ -1,5 +1,6 @@
 package dev.felix.offload.bench;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.bench.jmh.AppendBenchmark;
 import dev.felix.offload.bench.jmh.IndexRebuildBenchmark;
 import dev.felix.offload.bench.jmh.RecoveryBenchmark;
@@ -56,7 +57,7 @@ final class LocalLogSection {
         System.out.println("  writing the recovery segment (" + Table.bytes(config.recoveryBytes) + ") ...");
         SegmentFile file = RootGenerator.bigSegment(shard, config.recoveryBytes, config.recoveryPayloadBytes);
         long size = Files.size(file.log());
-        long records = SegmentScan.of(file.log(), "shard", 0, false).recordCount();
+        long records = SegmentScan.of(file.log(), "shard", 0, ScanDepth.HEADERS).recordCount();
         List<String> args = List.of("-Dbench.recovery.dir=" + shard);
         JmhRounds rounds = jmh.with(args).singleShot();
         Map<String, List<Double>> s = rounds.run("recovery", List.of(
@@ -89,7 +90,7 @@ final class LocalLogSection {
             SegmentFile file = RootGenerator.bigSegment(dir.resolve(Integer.toString(p)).resolve("shard"),
                     config.rebuildBytes, p);
             long size = Files.size(file.log());
-            long records = SegmentScan.of(file.log(), "shard", 0, false).recordCount();
+            long records = SegmentScan.of(file.log(), "shard", 0, ScanDepth.HEADERS).recordCount();
             JmhRounds rounds = jmh.with(List.of("-Dbench.rebuild.dir=" + dir));
             Map<String, String> params = Map.of("payload", Integer.toString(p));
             Map<String, List<Double>> s = rounds.run("index rebuild " + Table.bytes(p), List.of(

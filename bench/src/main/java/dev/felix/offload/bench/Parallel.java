@@ -18,7 +18,11 @@ final class Parallel {
     static void run(int threads, List<? extends Callable<?>> calls) throws IOException {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
-            for (Future<?> f : pool.invokeAll(calls)) {
+            List<Callable<Object>> tasks = new java.util.ArrayList<>(calls.size());
+            for (Callable<?> c : calls) {
+                tasks.add(c::call);
+            }
+            for (Future<?> f : pool.invokeAll(tasks)) {
                 f.get();
             }
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.cli;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.daemon.Json;
 import dev.felix.offload.daemon.RecordLines;
 
@@ -49,7 +50,7 @@ final class DumpCommand implements Callable<Integer> {
         Path parent = segment.toAbsolutePath().getParent();
         String shard = parent == null || parent.getFileName() == null ? "-" : DataRoot.Shard.nameOf(parent);
         long segmentId = SegmentFile.parseLogName(segment.getFileName().toString()).orElse(CorruptionSite.UNKNOWN_SEGMENT);
-        try (SegmentScanner scanner = SegmentScanner.open(segment, shard, segmentId, true)) {
+        try (SegmentScanner scanner = SegmentScanner.open(segment, shard, segmentId, ScanDepth.RECORDS)) {
             long position = scanner.position();
             Record r;
             while ((r = scanner.nextRecord()) != null) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.BatchTag;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.Record;
@@ -71,7 +72,7 @@ final class LogAppends {
             boolean isActive = i == v.sealed().size();
             SegmentFile file = isActive ? v.active().file() : v.sealed().get(i).file();
             long end = isActive ? v.active().size() : v.sealed().get(i).size();
-            try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, end)) {
+            try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), ScanDepth.HEADERS, end)) {
                 RecordHeader h;
                 while ((h = scanner.nextHeader()) != null) {
                     if (Long.compareUnsigned(h.offset(), from) >= 0) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.IndexedScan;
 import dev.felix.offload.log.format.SegmentScanner;
@@ -50,7 +51,7 @@ final class LogReads {
                 }
             }
             IndexedScan.Outcome outcome = IndexedScan.read(
-                    () -> SegmentScanner.open(file.log(), shard, file.id(), true, end), entry, want, budget,
+                    () -> SegmentScanner.open(file.log(), shard, file.id(), ScanDepth.RECORDS, end), entry, want, budget,
                     (bad, why) -> LOG.warn("{}: index entry for offset {} in {} points at no valid record; scanning from"
                             + " the start", shard, bad.offset(), file.indexName()));
             want = budget.nextOffset(want);

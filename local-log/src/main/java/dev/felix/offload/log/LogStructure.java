@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentHeader;
@@ -168,7 +169,7 @@ final class LogStructure {
 
     /** Byte position of the record holding {@code offset}, by record headers. */
     private long positionOf(SegmentFile file, long end, long offset) throws IOException {
-        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, end)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), ScanDepth.HEADERS, end)) {
             RecordHeader h;
             while ((h = scanner.nextHeader()) != null) {
                 if (h.offset() == offset) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentHeader;
@@ -86,7 +87,7 @@ final class SegmentRecovery {
      */
     public static SegmentIndex rebuildIndexOf(SegmentFile file, String shard, long size, int spacingBytes)
             throws IOException, CorruptionException {
-        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), false, size)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file.log(), shard, file.id(), ScanDepth.HEADERS, size)) {
             GrowingIndex index = new GrowingIndex(scanner.header().baseOffset(), spacingBytes);
             RecordHeader h;
             while ((h = scanner.nextHeader()) != null) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
 import dev.felix.offload.log.format.CorruptionSite;
@@ -107,7 +108,7 @@ public final class ShardReader {
         }
         Seg newest = segs.get(segs.size() - 1);
         End known = end;
-        try (SegmentScanner scanner = SegmentScanner.open(newest.file().log(), shard, newest.file().id(), false)) {
+        try (SegmentScanner scanner = SegmentScanner.open(newest.file().log(), shard, newest.file().id(), ScanDepth.HEADERS)) {
             if (known != null && known.segmentId() == newest.file().id() && known.position() > SegmentHeader.LENGTH
                     && known.position() <= scanner.fileSize()) {
                 scanner.seek(known.position(), known.offset());
@@ -173,7 +174,7 @@ public final class ShardReader {
 
     /** Reads one segment's records from {@code want} into the budget; answers the next offset wanted. */
     private long readSegment(Seg seg, long want, ReadBudget budget) throws IOException, CorruptionException {
-        IndexedScan.read(() -> SegmentScanner.open(seg.file().log(), shard, seg.file().id(), true), entryFor(seg, want),
+        IndexedScan.read(() -> SegmentScanner.open(seg.file().log(), shard, seg.file().id(), ScanDepth.RECORDS), entryFor(seg, want),
                 want, budget, (bad, why) -> indexes.put(seg.file().id(), noIndex(seg)));
         return budget.nextOffset(want);
     }

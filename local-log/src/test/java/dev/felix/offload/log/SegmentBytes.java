@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.log.format.RecordCodec;
@@ -116,7 +117,7 @@ public final class SegmentBytes {
         List<Long> positions = new ArrayList<>();
         SegmentScanner scanner;
         try {
-            scanner = SegmentScanner.open(file, shard, segmentId, true);
+            scanner = SegmentScanner.open(file, shard, segmentId, ScanDepth.RECORDS);
         } catch (CorruptionException e) {
             return new Outcome<>(records, positions, e, null, 0);
         }
@@ -147,7 +148,7 @@ public final class SegmentBytes {
         List<Long> positions = new ArrayList<>();
         SegmentScanner scanner;
         try {
-            scanner = SegmentScanner.open(file, shard, segmentId, true);
+            scanner = SegmentScanner.open(file, shard, segmentId, ScanDepth.RECORDS);
         } catch (CorruptionException e) {
             return new Outcome<>(headers, positions, e, null, 0);
         }
@@ -175,7 +176,7 @@ public final class SegmentBytes {
         List<Long> positions = new ArrayList<>();
         SegmentScanner scanner;
         try {
-            scanner = SegmentScanner.open(file, shard, segmentId, false);
+            scanner = SegmentScanner.open(file, shard, segmentId, ScanDepth.HEADERS);
         } catch (CorruptionException e) {
             return new Outcome<>(headers, positions, e, null, 0);
         }

@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.SegmentBytes.Outcome;
 import dev.felix.offload.log.format.BatchTag;
 import dev.felix.offload.log.format.CorruptionException;
@@ -100,7 +101,7 @@ class SegmentRoundTripPropertiesTest {
                 assertThat(h.totalLength()).isEqualTo(r.encodedLength());
             }
 
-            SegmentScan scan = SegmentScan.of(file.log(), "prop", 3, true);
+            SegmentScan scan = SegmentScan.of(file.log(), "prop", 3, ScanDepth.RECORDS);
             assertThat(scan.isClean()).isTrue();
             assertThat(scan.recordCount()).isEqualTo(written.size());
             assertThat(scan.nextOffset()).isEqualTo(base + written.size());

@@ -1,5 +1,6 @@
 package dev.felix.offload.log;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentScan;
@@ -31,18 +32,18 @@ class SegmentScanCrcTest {
             }
         }
         byte[] whole = Files.readAllBytes(file.log());
-        SegmentScan scan = SegmentScan.of(file.log(), "s", 0, true);
+        SegmentScan scan = SegmentScan.of(file.log(), "s", 0, ScanDepth.RECORDS);
         assertThat(scan.isClean()).isTrue();
         assertThat(scan.validBytesCrc32()).isEqualTo(crc(whole, whole.length));
 
         try (FileChannel ch = FileChannel.open(file.log(), StandardOpenOption.WRITE)) {
             ch.truncate(whole.length - 5);
         }
-        SegmentScan torn = SegmentScan.of(file.log(), "s", 0, true);
+        SegmentScan torn = SegmentScan.of(file.log(), "s", 0, ScanDepth.RECORDS);
         assertThat(torn.isClean()).isFalse();
         assertThat(torn.validEnd()).isLessThan(whole.length);
         assertThat(torn.validBytesCrc32()).isEqualTo(crc(whole, (int) torn.validEnd()));
-        assertThat(SegmentScan.of(file.log(), "s", 0, false).validBytesCrc32()).isEqualTo(-1);
+        assertThat(SegmentScan.of(file.log(), "s", 0, ScanDepth.HEADERS).validBytesCrc32()).isEqualTo(-1);
     }
 
     private static long crc(byte[] bytes, int length) {

@@ -1,5 +1,6 @@
 package dev.felix.offload.copy;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionKind;
@@ -129,7 +130,7 @@ public final class HeldOffsets {
 
     /** One past the last whole record of the newest segment (a torn tail being written does not count). */
     private static long endOf(SegmentFile f, String shard) throws IOException {
-        try (SegmentScanner scanner = SegmentScanner.open(f.log(), shard, f.id(), false)) {
+        try (SegmentScanner scanner = SegmentScanner.open(f.log(), shard, f.id(), ScanDepth.HEADERS)) {
             try {
                 while (scanner.nextHeader() != null) {
                     // headers only, each verified

@@ -1,5 +1,6 @@
 package dev.felix.offload.copy;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.SegmentScan;
@@ -103,7 +104,7 @@ public final class LargestTimestamps {
         Path temp = shardDir.resolve("." + FILE_NAME + ".object" + DurableFiles.TEMP_SUFFIX);
         try {
             store.download(entry.objectKey(), temp, OptionalLong.of(Integer.toUnsignedLong(entry.objectCrc32())));
-            SegmentScan scan = SegmentScan.of(temp, shard, entry.segmentId(), false);
+            SegmentScan scan = SegmentScan.of(temp, shard, entry.segmentId(), ScanDepth.HEADERS);
             if (!scan.isClean()) {
                 throw scan.failure();
             }

@@ -1,5 +1,6 @@
 package dev.felix.offload.copy;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -23,7 +24,7 @@ public record LocalCopyCheck(boolean matches, long localBytes, long localCrc32, 
 
     /** Scans {@code segment} of shard {@code shard} and compares it with {@code entry}. */
     public static LocalCopyCheck of(String shard, SegmentFile segment, ManifestEntry entry) throws IOException {
-        SegmentScan scan = SegmentScan.of(segment.log(), shard, segment.id(), true);
+        SegmentScan scan = SegmentScan.of(segment.log(), shard, segment.id(), ScanDepth.RECORDS);
         if (!scan.isClean()) {
             return new LocalCopyCheck(false, scan.validEnd(), -1, "segment " + Long.toUnsignedString(segment.id())
                     + " is damaged locally: " + scan.failure().getMessage(), true);

@@ -1,5 +1,6 @@
 package dev.felix.offload.copy;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.log.format.SegmentScan;
@@ -298,11 +299,11 @@ public final class LocalRelease {
             if (Files.size(f.log()) > SegmentHeader.LENGTH) {
                 return false;
             }
-            SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), true);
+            SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), ScanDepth.RECORDS);
             if (!scan.isClean() || scan.recordCount() != 0) {
                 return false;
             }
-            SegmentScan after = SegmentScan.of(next.log(), shard, next.id(), false);
+            SegmentScan after = SegmentScan.of(next.log(), shard, next.id(), ScanDepth.HEADERS);
             return after.header() != null && after.header().baseOffset() == scan.nextOffset();
         } catch (NoSuchFileException gone) {
             return false; // removed meanwhile; the next pass sees the directory as it is then

@@ -1,5 +1,6 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.RecordHeader;
 import dev.felix.offload.log.format.SegmentIndex;
@@ -60,7 +61,7 @@ final class SegmentPreparation {
         DigestingChannel channel = new DigestingChannel(FileChannel.open(file, StandardOpenOption.READ), plan);
         SegmentScanner scanner;
         try {
-            scanner = SegmentScanner.open(channel, shard, segmentId, true);
+            scanner = SegmentScanner.open(channel, shard, segmentId, ScanDepth.RECORDS);
         } catch (CorruptionException e) {
             long size = Files.size(file);
             return new Prepared(new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1, -1), null, null, channel.bytesRead);

@@ -1,5 +1,6 @@
 package dev.felix.offload.restore;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.RootLock;
@@ -543,7 +544,7 @@ public final class ShardRestore {
 
     /** The manifest entry the bytes of {@code file} (the object {@code c}) prove. */
     private ManifestEntry entryOf(Candidate c, Path file) throws IOException, RefusedException {
-        SegmentScan scan = SegmentScan.of(file, shard, c.segmentId(), true);
+        SegmentScan scan = SegmentScan.of(file, shard, c.segmentId(), ScanDepth.RECORDS);
         if (!scan.isClean()) {
             throw new RefusedException(c.key() + ": not a whole segment: " + scan.failure().getMessage());
         }

@@ -1,5 +1,6 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.VerifyMode;
 
 import dev.felix.offload.copy.LocalRetention;
@@ -184,7 +185,7 @@ class OffloadPassTest {
         List<SegmentFile> segments = SegmentFile.list(shard);
         assertThat(segments).hasSizeGreaterThanOrEqualTo(4);
         SegmentFile cutIn = segments.get(segments.size() - 2); // the newest sealed segment
-        long cut = SegmentScan.of(cutIn.log(), "s", cutIn.id(), true).baseOffset() + 3;
+        long cut = SegmentScan.of(cutIn.log(), "s", cutIn.id(), ScanDepth.RECORDS).baseOffset() + 3;
         AtomicInteger truncations = new AtomicInteger();
         // Once the pass recorded the newest sealed segment (and before it unlinks anything), the broker
         // truncates the log inside that segment: the entries holding offsets at or after the cut leave the
@@ -283,7 +284,7 @@ class OffloadPassTest {
         assertThat(badResult.complete()).isFalse();
         assertThat(badResult.problem()).contains("RecordChecksum", "segment " + second.id(), "byte ");
         assertThat(badResult.uploaded()).extracting(SegmentUpload::segmentId).containsExactly(firstFile.id());
-        long secondBase = SegmentScan.of(second.log(), "s", second.id(), false).baseOffset();
+        long secondBase = SegmentScan.of(second.log(), "s", second.id(), ScanDepth.HEADERS).baseOffset();
         String secondKey = new SegmentKeys("", "node-a").segmentKey(bad.getFileName().toString(), secondBase, second.id());
         assertThatThrownBy(() -> store.head(secondKey)).isInstanceOf(ObjectNotFoundException.class);
         assertThat(Files.exists(second.log())).as("the corrupt segment stays for an operator").isTrue();

@@ -1,5 +1,6 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.LocalRetention;
 
 import dev.felix.offload.log.DataRoot;
@@ -281,7 +282,7 @@ class PipelinedOffloadTest {
 
     private static long baseOf(SegmentFile f) {
         try {
-            return dev.felix.offload.log.format.SegmentScan.of(f.log(), "s", f.id(), true).baseOffset();
+            return dev.felix.offload.log.format.SegmentScan.of(f.log(), "s", f.id(), ScanDepth.RECORDS).baseOffset();
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -1,5 +1,6 @@
 package dev.felix.offload.pass;
 
+import dev.felix.offload.log.format.ScanDepth;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.offload.log.SegmentFile;
@@ -69,7 +70,7 @@ class SegmentPreparationTest {
             for (long partSize : new long[] {size, 1_000_000, 262_144}) {
                 SegmentPreparation.Prepared p = SegmentPreparation.read(f.log(), "prep", f.id(),
                         SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, java.util.Optional.of(new dev.felix.offload.store.DigestPlan(partSize, true)));
-                sameScan(p.scan(), SegmentScan.of(f.log(), "prep", f.id(), true));
+                sameScan(p.scan(), SegmentScan.of(f.log(), "prep", f.id(), ScanDepth.RECORDS));
                 assertThat(p.index().encode()).isEqualTo(ShardLog.rebuildIndexOf(f, "prep", size,
                         SegmentWriter.DEFAULT_INDEX_SPACING_BYTES).encode());
                 BodyDigests expected = UploadBody.ofFile(f.log()).digests(partSize);
@@ -108,7 +109,7 @@ class SegmentPreparationTest {
         SegmentPreparation.Prepared damaged = SegmentPreparation.read(f.log(), "prep", f.id(),
                 SegmentWriter.DEFAULT_INDEX_SPACING_BYTES, java.util.Optional.of(new dev.felix.offload.store.DigestPlan(bytes.length, true)));
         assertThat(damaged.scan().isClean()).isFalse();
-        sameScan(damaged.scan(), SegmentScan.of(f.log(), "prep", f.id(), true));
+        sameScan(damaged.scan(), SegmentScan.of(f.log(), "prep", f.id(), ScanDepth.RECORDS));
         assertThat(damaged.digests()).isNull();
     }
 }

@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.log.DurableFiles;
 import dev.felix.offload.log.SegmentFile;
@@ -446,7 +447,7 @@ public final class ShardRetention {
     private long localLargestTimestamp(SegmentFile f, ManifestEntry entry) throws IOException {
         SegmentScan scan;
         try {
-            scan = SegmentScan.of(f.log(), shard, f.id(), false);
+            scan = SegmentScan.of(f.log(), shard, f.id(), ScanDepth.HEADERS);
         } catch (NoSuchFileException gone) {
             return -1;
         }
@@ -469,7 +470,7 @@ public final class ShardRetention {
         if (stillLocal) {
             SegmentFile f = SegmentFile.in(shardDir, entry.segmentId());
             try {
-                SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), false);
+                SegmentScan scan = SegmentScan.of(f.log(), shard, f.id(), ScanDepth.HEADERS);
                 if (scan.isClean() && scan.nextOffset() - 1 == entry.lastOffset()) {
                     return scan.largestTimestamp();
                 }

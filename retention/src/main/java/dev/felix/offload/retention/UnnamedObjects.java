@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.HeldOffsets;
 import dev.felix.offload.copy.ObjectRelease;
 import dev.felix.offload.log.DataRoot;
@@ -71,7 +72,7 @@ final class UnnamedObjects {
         Path file = work.resolve("object");
         try {
             store.download(key, file, java.util.OptionalLong.empty());
-            dev.felix.offload.log.format.SegmentScan scan = dev.felix.offload.log.format.SegmentScan.of(file, shard, 0, false);
+            dev.felix.offload.log.format.SegmentScan scan = dev.felix.offload.log.format.SegmentScan.of(file, shard, 0, ScanDepth.HEADERS);
             if (!scan.isClean() || scan.header() == null || scan.header().baseOffset() != base) {
                 return java.util.OptionalLong.empty();
             }

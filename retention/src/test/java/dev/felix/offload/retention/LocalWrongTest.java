@@ -1,5 +1,6 @@
 package dev.felix.offload.retention;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.StopSignal;
 
 import static dev.felix.offload.retention.RetentionSettings.UNLIMITED;
@@ -209,7 +210,7 @@ class LocalWrongTest {
 
     private static List<Record> recordsOf(Path shardDir, SegmentFile f) throws Exception {
         List<Record> out = new ArrayList<>();
-        try (var scanner = dev.felix.offload.log.format.SegmentScanner.open(f.log(), "s", f.id(), true)) {
+        try (var scanner = dev.felix.offload.log.format.SegmentScanner.open(f.log(), "s", f.id(), ScanDepth.RECORDS)) {
             for (Record r = scanner.nextRecord(); r != null; r = scanner.nextRecord()) {
                 out.add(r);
             }

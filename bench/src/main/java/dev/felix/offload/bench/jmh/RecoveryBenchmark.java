@@ -1,5 +1,6 @@
 package dev.felix.offload.bench.jmh;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.FsyncPolicy;
 import dev.felix.offload.log.ShardLog;
 import dev.felix.offload.log.ShardLogConfig;
@@ -47,7 +48,7 @@ public class RecoveryBenchmark {
     /** What recovery does to the newest segment: every record read whole and its checksums verified. */
     @Benchmark
     public long scan() throws IOException {
-        SegmentScan scan = SegmentScan.of(file, shardDir.getFileName().toString(), 0, true);
+        SegmentScan scan = SegmentScan.of(file, shardDir.getFileName().toString(), 0, ScanDepth.RECORDS);
         if (!scan.isClean()) {
             throw new IllegalStateException("segment not clean: " + scan.failure().getMessage());
         }

@@ -32,13 +32,13 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
     /**
      * Scans {@code file} from its header to its end.
      *
-     * @param verifyRecords true to read every record and verify its checksum (recovery, fsck, offload);
-     *                      false to check headers only (index rebuild)
+     * @param depth {@link ScanDepth#RECORDS} to read every record and verify its checksum (recovery,
+     *              fsck, offload); {@link ScanDepth#HEADERS} to check headers only (index rebuild)
      */
-    public static SegmentScan of(Path file, String shard, long segmentId, boolean verifyRecords) throws IOException {
+    public static SegmentScan of(Path file, String shard, long segmentId, ScanDepth depth) throws IOException {
         SegmentScanner scanner;
         try {
-            scanner = SegmentScanner.open(file, shard, segmentId, verifyRecords);
+            scanner = SegmentScanner.open(file, shard, segmentId, depth);
         } catch (CorruptionException e) {
             long size = java.nio.file.Files.size(file);
             return new SegmentScan(null, size, 0, 0, 0, -1, -1, e, -1, -1);
@@ -49,7 +49,7 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
             try {
                 while (true) {
                     long ts;
-                    if (verifyRecords) {
+                    if (depth.wholeRecords()) {
                         RecordHeader h = scanner.nextChecked();
                         if (h == null) {
                             break;
@@ -67,7 +67,7 @@ public record SegmentScan(SegmentHeader header, long fileSize, long validEnd, lo
             } catch (CorruptionException e) {
                 failure = e;
             }
-            return timestamps.scanOf(scanner, failure, verifyRecords ? scanner.validBytesCrc32() : -1);
+            return timestamps.scanOf(scanner, failure, depth.wholeRecords() ? scanner.validBytesCrc32() : -1);
         }
     }
 

@@ -80,11 +80,11 @@ public final class SegmentScanner implements Closeable {
      * @param file            the segment file
      * @param shard           the shard directory name, for error sites
      * @param segmentId       the segment id, for error sites ({@link CorruptionSite#UNKNOWN_SEGMENT} if none)
-     * @param verifyRecords   true to read whole records ({@link #nextRecord()}), false to step over headers
+     * @param depth           {@link ScanDepth#RECORDS} to read whole records ({@link #nextRecord()}), {@link ScanDepth#HEADERS} to step over bodies
      */
-    public static SegmentScanner open(Path file, String shard, long segmentId, boolean verifyRecords)
+    public static SegmentScanner open(Path file, String shard, long segmentId, ScanDepth depth)
             throws IOException, CorruptionException {
-        return open(file, shard, segmentId, verifyRecords, -1);
+        return open(file, shard, segmentId, depth, -1);
     }
 
     /**
@@ -92,13 +92,13 @@ public final class SegmentScanner implements Closeable {
      * it when negative): a reader of a segment being appended to passes the size published by the
      * writer, so it never sees a record that is not yet whole.
      */
-    public static SegmentScanner open(Path file, String shard, long segmentId, boolean verifyRecords, long endPosition)
+    public static SegmentScanner open(Path file, String shard, long segmentId, ScanDepth depth, long endPosition)
             throws IOException, CorruptionException {
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
             CorruptionSite site = new CorruptionSite(shard, segmentId, 0);
             return new SegmentScanner(new FileSegmentSource(channel, site,
-                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW, endPosition), site);
+                    depth.wholeRecords() ? RECORD_WINDOW : HEADER_WINDOW, endPosition), site);
         } catch (IOException | CorruptionException | RuntimeException e) {
             channel.close();
             throw e;
@@ -123,15 +123,15 @@ public final class SegmentScanner implements Closeable {
     }
 
     /**
-     * As {@link #open(Path, String, long, boolean)}, over a channel already open on the segment (one
+     * As {@link #open(Path, String, long, ScanDepth)}, over a channel already open on the segment (one
      * that counts or digests what is read, say); the scanner owns it from here and closes it.
      */
-    public static SegmentScanner open(FileChannel channel, String shard, long segmentId, boolean verifyRecords)
+    public static SegmentScanner open(FileChannel channel, String shard, long segmentId, ScanDepth depth)
             throws IOException, CorruptionException {
         try {
             CorruptionSite site = new CorruptionSite(shard, segmentId, 0);
             return new SegmentScanner(new FileSegmentSource(channel, site,
-                    verifyRecords ? RECORD_WINDOW : HEADER_WINDOW, -1), site);
+                    depth.wholeRecords() ? RECORD_WINDOW : HEADER_WINDOW, -1), site);
         } catch (IOException | CorruptionException | RuntimeException e) {
             channel.close();
             throw e;

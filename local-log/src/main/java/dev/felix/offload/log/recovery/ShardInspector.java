@@ -1,5 +1,6 @@
 package dev.felix.offload.log.recovery;
 
+import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
@@ -83,7 +84,7 @@ public final class ShardInspector {
         for (int i = 0; i < files.size(); i++) {
             SegmentFile file = files.get(i);
             boolean newest = i == files.size() - 1;
-            SegmentScan scan = SegmentScan.of(file.log(), shard, file.id(), newest || depth == Depth.EVERY_SEGMENT);
+            SegmentScan scan = SegmentScan.of(file.log(), shard, file.id(), (newest || depth == Depth.EVERY_SEGMENT ? ScanDepth.RECORDS : ScanDepth.HEADERS));
             Action action = Action.KEEP;
             CorruptionException failure = scan.failure();
 

@@ -56,7 +56,7 @@ class RecordTooLargeTest {
         com.sun.management.ThreadMXBean threads = threads();
         long thread = Thread.currentThread().getId();
 
-        try (SegmentScanner scanner = SegmentScanner.open(file, "big", 9, verify)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file, "big", 9, (verify ? ScanDepth.RECORDS : ScanDepth.HEADERS))) {
             long before = threads.getThreadAllocatedBytes(thread);
             CorruptionException e = catchThrowableOfType(CorruptionException.class,
                     () -> {
@@ -84,7 +84,7 @@ class RecordTooLargeTest {
         Path file = SegmentBytes.writeSegment(tmp.resolve("big_0-02"), 9, bytes);
         com.sun.management.ThreadMXBean threads = threads();
         long thread = Thread.currentThread().getId();
-        try (SegmentScanner scanner = SegmentScanner.open(file, "big", 9, verify)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file, "big", 9, (verify ? ScanDepth.RECORDS : ScanDepth.HEADERS))) {
             long before = threads.getThreadAllocatedBytes(thread);
             CorruptionException e = catchThrowableOfType(CorruptionException.class,
                     () -> {

@@ -129,7 +129,7 @@ class SegmentGoldenFilesTest {
     @MethodSource("segments")
     void segmentScanSummaryAgreesWithTheDump(Path log) throws IOException {
         Expected expected = Expected.of(log);
-        SegmentScan scan = SegmentScan.of(log, SHARD, SEGMENT_ID, true);
+        SegmentScan scan = SegmentScan.of(log, SHARD, SEGMENT_ID, ScanDepth.RECORDS);
         assertThat(scan.fileSize()).isEqualTo(Files.size(log));
         assertThat(scan.recordCount()).isEqualTo(expected.records.size());
         if (expected.error == null) {

@@ -29,7 +29,7 @@ class SegmentScannerCheckedWalkTest {
         Path file = SegmentBytes.writeSegment(tmp.resolve(SHARD), 0, f.bytes);
         CRC32 whole = new CRC32();
         whole.update(f.bytes);
-        try (SegmentScanner scanner = SegmentScanner.open(file, SHARD, 0, true)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file, SHARD, 0, ScanDepth.RECORDS)) {
             for (int i = 0; i < f.records.size(); i++) {
                 assertThat(scanner.position()).isEqualTo(f.boundaries[i]);
                 RecordHeader h = scanner.nextChecked();
@@ -53,7 +53,7 @@ class SegmentScannerCheckedWalkTest {
         Path file = SegmentBytes.writeSegment(tmp.resolve(SHARD), 0, f.bytes);
         CRC32 whole = new CRC32();
         whole.update(f.bytes);
-        try (SegmentScanner scanner = SegmentScanner.open(file, SHARD, 0, true)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file, SHARD, 0, ScanDepth.RECORDS)) {
             for (int i = 0; i < f.records.size(); i++) {
                 if (i % 2 == 0) {
                     assertThat(scanner.nextChecked().offset()).isEqualTo(f.records.get(i).offset());
@@ -72,7 +72,7 @@ class SegmentScannerCheckedWalkTest {
         // the last byte of record 1: its payload, under the record checksum only
         byte[] damaged = SegmentBytes.flipBit(f.bytes, (int) (f.boundaries[victim + 1] - 1) * 8);
         Path file = SegmentBytes.writeSegment(tmp.resolve(SHARD), 0, damaged);
-        try (SegmentScanner scanner = SegmentScanner.open(file, SHARD, 0, true)) {
+        try (SegmentScanner scanner = SegmentScanner.open(file, SHARD, 0, ScanDepth.RECORDS)) {
             assertThat(scanner.nextChecked()).isNotNull();
             assertThatThrownBy(scanner::nextChecked).isInstanceOfSatisfying(CorruptionException.class, e -> {
                 assertThat(e.kind()).isEqualTo(CorruptionKind.RECORD_CHECKSUM);

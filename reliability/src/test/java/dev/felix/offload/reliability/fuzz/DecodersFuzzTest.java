@@ -1,5 +1,6 @@
 package dev.felix.offload.reliability.fuzz;
 
+import dev.felix.offload.log.format.ScanDepth;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.felix.offload.log.format.CorruptionException;
 import dev.felix.offload.log.format.CorruptionSite;
@@ -105,8 +106,8 @@ class DecodersFuzzTest {
 
     private static void scan(byte[] data) throws IOException {
         Files.write(SEGMENT, data);
-        SegmentScan verified = SegmentScan.of(SEGMENT, "fuzz", 0, true);
-        SegmentScan headers = SegmentScan.of(SEGMENT, "fuzz", 0, false);
+        SegmentScan verified = SegmentScan.of(SEGMENT, "fuzz", 0, ScanDepth.RECORDS);
+        SegmentScan headers = SegmentScan.of(SEGMENT, "fuzz", 0, ScanDepth.HEADERS);
         if (verified.fileSize() != data.length || verified.validEnd() > data.length) {
             throw new AssertionError("scan of " + data.length + " bytes claims size " + verified.fileSize()
                     + ", valid end " + verified.validEnd());
@@ -131,7 +132,7 @@ class DecodersFuzzTest {
             throw new AssertionError("no header and no failure");
         }
         // The scanner itself, record by record, as readers use it.
-        try (SegmentScanner scanner = SegmentScanner.open(SEGMENT, "fuzz", 0, true)) {
+        try (SegmentScanner scanner = SegmentScanner.open(SEGMENT, "fuzz", 0, ScanDepth.RECORDS)) {
             long n = 0;
             Record r;
             while ((r = scanner.nextRecord()) != null) {
