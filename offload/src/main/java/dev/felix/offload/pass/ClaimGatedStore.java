@@ -68,6 +68,14 @@ final class ClaimGatedStore extends ForwardingObjectStore {
         return gated;
     }
 
+    /**
+     * Waits for the check as a request would, and fails unsent the same way: for a step that writes
+     * locally before its request (the pending-keys journal), so that a refused pass writes nothing.
+     */
+    void awaitPassed() throws StoreException {
+        target();
+    }
+
     @Override
     public Optional<DigestPlan> digestPlan(long length) throws StoreException {
         return delegate().digestPlan(length); // answers at once: a plan asks nothing of the store
