@@ -84,6 +84,12 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
     private final Path root;
     private final Path staging;
     private final boolean userAttributes;
+    /**
+     * Held while a put makes its parent directories and links its file in, and while a delete removes
+     * a file and prunes the directories it left empty: without it one thread's prune removes the
+     * directory another thread's put just made (or the one whose removal another delete syncs).
+     */
+    private final Object tree = new Object();
 
     private FilesystemStore(Path root, Path staging, boolean userAttributes) {
         this.root = root;
@@ -156,19 +162,22 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
             if (userAttributes) {
                 writeAttributes(temp, crc, options.userMetadata());
             }
-            List<Path> created = createParents(target.getParent());
-            if (options.createOnly()) {
-                try {
-                    Files.createLink(target, temp);
-                } catch (FileAlreadyExistsException e) {
-                    throw new PreconditionFailedException("create-only put of key '" + key + "' refused: it exists", key, null, e);
+            List<Path> created;
+            synchronized (tree) {
+                created = createParents(target.getParent());
+                if (options.createOnly()) {
+                    try {
+                        Files.createLink(target, temp);
+                    } catch (FileAlreadyExistsException e) {
+                        throw new PreconditionFailedException("create-only put of key '" + key + "' refused: it exists", key, null, e);
+                    }
+                } else {
+                    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+                        throw collision(key, null);
+                    }
+                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    temp = null;
                 }
-            } else {
-                if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
-                    throw collision(key, null);
-                }
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                temp = null;
             }
             StoreFiles.fsyncDirectory(target.getParent());
             for (Path dir : created) {
@@ -478,9 +487,11 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
             if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
                 return; // a directory of other keys: no object under this key
             }
-            if (Files.deleteIfExists(file)) {
-                StoreFiles.fsyncDirectory(file.getParent());
-                pruneEmptyParents(file.getParent());
+            synchronized (tree) {
+                if (Files.deleteIfExists(file)) {
+                    StoreFiles.fsyncDirectory(file.getParent());
+                    pruneEmptyParents(file.getParent());
+                }
             }
         } catch (NotDirectoryException e) {
             // a parent is an object: nothing under this key

@@ -63,6 +63,37 @@ class FilesystemStoreTest {
         assertThat(store.readAll("a", 10, OptionalLong.empty())).containsExactly(2);
     }
 
+    /**
+     * Puts and deletes of keys under one directory from two threads at once: a delete that prunes
+     * the directory it emptied must not take it from under the other thread's put, nor fail syncing
+     * a directory the other thread's delete pruned.
+     */
+    @Test
+    void concurrentPutsAndDeletesUnderOneDirectoryNeverFail() throws Exception {
+        FilesystemStore store = FilesystemStore.open(dir);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < threads.length; t++) {
+            String key = "node/shard/" + t;
+            threads[t] = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 400 && failure.get() == null; i++) {
+                        store.put(key, UploadBody.ofBytes(new byte[] {(byte) i}));
+                        store.delete(key);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(failure.get()).as("a put or delete failed").isNull();
+        assertThat(dir.resolve("node")).doesNotExist();
+    }
+
     @Test
     void openingRemovesStaleStagingFilesOnly() throws Exception {
         FilesystemStore.open(dir);
