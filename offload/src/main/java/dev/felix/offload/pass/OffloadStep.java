@@ -9,12 +9,16 @@ public enum OffloadStep {
     SELECTED,
     /** Scanned in full, every record's checksum verified. */
     VALIDATED,
-    /** Its sparse index is in the store (best effort: an index is derived). */
-    INDEX_UPLOADED,
     /** Its valid bytes are in the store. */
     UPLOADED,
     /** What the store holds is proven to have the local CRC32 and size. */
     VERIFIED,
+    /**
+     * Its sparse index is in the store (best effort: an index is derived, and a reader rebuilds a
+     * missing one). It goes after the proven copy, so that nothing a stop or crash cuts short leaves
+     * an index object beside no segment.
+     */
+    INDEX_UPLOADED,
     /** The manifest naming it is durable: the commit point. */
     RECORDED,
     /** The local file and its index are unlinked. */

@@ -28,7 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32;
 
 /**
- * One shard's segment uploads, steps {@code INDEX_UPLOADED} to {@code VERIFIED} of {@link OffloadStep}:
+ * One shard's segment uploads, steps {@code UPLOADED} to {@code INDEX_UPLOADED} of {@link OffloadStep}:
  * the one read that prepares a segment, its create-only put (adopting a key that already holds these
  * very bytes, refusing one that holds others as a {@link KeyCollision}), the proof of the copy as
  * {@link VerifyMode} asks, pacing under the pass's bandwidth limit, and the bounded attempts with
@@ -161,13 +161,15 @@ final class SegmentUploader {
                 plan);
     }
 
-    /** Steps INDEX_UPLOADED to VERIFIED, with a bounded number of attempts on a verification mismatch. */
+    /**
+     * Steps UPLOADED to INDEX_UPLOADED, with a bounded number of attempts on a verification mismatch.
+     * The index goes last: a stop or crash that cuts the steps short then leaves either nothing, or a
+     * proven copy whose index a reader can rebuild, never an index beside no segment.
+     */
     SegmentUpload upload(LocalSegment seg, SegmentPreparation.Prepared prepared, long last)
             throws IOException, StoreException, VerificationFailedException, CollisionException {
         SegmentScan scan = prepared.scan();
         String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
-        uploadIndex(seg, prepared, key);
-        hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
 
         long size = scan.validEnd();
         long crc = scan.validBytesCrc32();
@@ -197,6 +199,9 @@ final class SegmentUploader {
                 throw new CollisionException(new KeyCollision(seg.file().id(), key, found.size(), found.crc32(), size, crc));
             }
             if (mismatch == null) {
+                hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
+                uploadIndex(seg, prepared, key);
+                hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
                 progress.uploaded(size);
                 return new SegmentUpload(seg.file().id(), seg.header().baseOffset(), last, size, crc, key, verifiedBy,
                         attempt);
@@ -231,6 +236,10 @@ final class SegmentUploader {
         } catch (ClaimGatedStore.NotSentException e) {
             // The claim check failed: the pass reports that once, and the segment is not sent either.
             LOG.debug("{}: index of segment {} not sent: {}", shard, seg.file().id(), e.getMessage());
+        } catch (dev.felix.offload.store.StoreStoppedException e) {
+            // The process is stopping: the proven copy is recorded without its index, as it would be after any failure here.
+            LOG.info("{}: index of segment {} not sent: the process is stopping; readers will rebuild it", shard,
+                    seg.file().id());
         } catch (IOException | CorruptionException | StoreException e) {
             // Derived: a reader rebuilds a missing index from the segment, so this is not worth failing for.
             LOG.warn("{}: could not upload the index of segment {} ({}); readers will rebuild it", shard,

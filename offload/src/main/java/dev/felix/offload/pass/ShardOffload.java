@@ -25,16 +25,15 @@ import java.util.OptionalLong;
  * One shard's part of an offload pass. Each sealed segment goes through these steps, in order:
  *
  * <pre>
- *   SELECTED ──full scan ok──▶ VALIDATED ──index put──▶ INDEX_UPLOADED ──segment put──▶ UPLOADED
- *      │                          │                                                     │
- *      │ not sealed, above the    │ corrupt: the shard is reported                      │ verify
- *      │ commit offset, or in     │ with the site; nothing is                           ▼
- *      │ the manifest: skipped    │ uploaded; the pass goes on     mismatch: delete ◀── VERIFIED?
- *                                 ▼ with other shards               the object and       │ yes
- *                                                                   put again (bounded)  ▼
- *                                       ┌────────────────────────────────────────── RECORDED  ◀── commit point:
- *                                       ▼                                                        the manifest naming
- *                                    UNLINKED  (oldest first, as local retention allows,          it is durable
+ *   SELECTED ──full scan ok──▶ VALIDATED ──segment put──▶ UPLOADED ──verify──▶ VERIFIED? ──yes──▶ INDEX_UPLOADED
+ *      │                          │                                              │               (index put,
+ *      │ not sealed, above the    │ corrupt: the shard is reported               │ mismatch:      best effort)
+ *      │ commit offset, or in     │ with the site; nothing is                    ▼                   │
+ *      │ the manifest: skipped    │ uploaded; the pass goes on     delete the object and put          ▼
+ *                                 ▼ with other shards              again (bounded)              RECORDED  ◀── commit point:
+ *                                       ┌───────────────────────────────────────────────────────────┘   the manifest naming
+ *                                       ▼                                                               it is durable
+ *                                    UNLINKED  (oldest first, as local retention allows,
  *                                               only with a matching entry; never the active)
  * </pre>
  *
@@ -69,7 +68,7 @@ public final class ShardOffload {
     private final ObjectStore store;
     private final OffloadSettings settings;
     private final StepHook hook;
-    /** Steps INDEX_UPLOADED to VERIFIED of each segment. */
+    /** Steps UPLOADED to INDEX_UPLOADED of each segment. */
     private final SegmentUploader uploader;
     private final OptionalLong commitOffset;
     private final java.util.function.BooleanSupplier stopRequested;

@@ -262,12 +262,10 @@ final class ShardPipeline {
                 new ShardStop.Requested(seg.file().id()), countPending(locals, i));
     }
 
-    /** On an upload thread: steps INDEX_UPLOADED to VERIFIED, whatever ends them kept for the commit. */
+    /** On an upload thread: steps UPLOADED to INDEX_UPLOADED, whatever ends them kept for the commit. */
     private void upload(InFlight f) {
         try {
-            SegmentUpload up = uploader.upload(f.seg, f.prepared, f.last);
-            hook.reached(OffloadStep.VERIFIED, shard, f.seg.file().id());
-            f.upload = up;
+            f.upload = uploader.upload(f.seg, f.prepared, f.last);
         } catch (Throwable t) {
             f.failure = t;
         } finally {

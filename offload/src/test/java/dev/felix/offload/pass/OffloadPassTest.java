@@ -362,6 +362,53 @@ class OffloadPassTest {
         assertThat(manifest.entries()).isNotEmpty().allMatch(e -> e.lastOffset() < commit);
     }
 
+    /**
+     * A stop that lands the moment a segment's put returned (the daemon's SIGTERM refuses every request
+     * after it): the segment's index goes after its proven copy, so no index object is left beside a
+     * segment no entry names. (With the index put first, the index was left alone.)
+     */
+    @Test
+    void aStopRightAfterAPutLeavesNoIndexBesideAnUnrecordedSegment() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 400, 4);
+        Path shard = written.keySet().iterator().next();
+        java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+        ObjectStore stopping = new dev.felix.offload.store.ForwardingObjectStore(store) {
+            @Override
+            protected ObjectStore target() throws dev.felix.offload.store.StoreException {
+                if (stopped.get()) {
+                    throw new dev.felix.offload.store.StoreStoppedException("not sent: the process is stopping", null);
+                }
+                return super.target();
+            }
+
+            @Override
+            public dev.felix.offload.store.PutResult put(String key, dev.felix.offload.store.UploadBody body,
+                    dev.felix.offload.store.PutOptions options) throws dev.felix.offload.store.StoreException {
+                try {
+                    return super.put(key, body, options);
+                } finally {
+                    stopped.set(true);
+                }
+            }
+        };
+        PassReport report = new OffloadPass(new DataRoot(root), stopping, keepOne(), StepHook.none(),
+                Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none(), stopped::get);
+        assertThat(report.complete()).isFalse();
+        java.util.Set<String> named = new java.util.HashSet<>();
+        ManifestStore.read(shard).entries().forEach(e -> named.add(e.objectKey()));
+        List<String> keys = store.list("").toList().stream().map(dev.felix.offload.store.ObjectSummary::key).toList();
+        assertThat(keys).as("what the stopped pass left in the store").isNotEmpty();
+        for (String key : keys) {
+            if (key.endsWith(".index")) {
+                String segment = key.substring(0, key.length() - ".index".length()) + ".segment";
+                assertThat(named).as("the segment beside index %s (stored: %s)", key, keys).contains(segment);
+            }
+        }
+        assertThat(pass(keepOne(), StepHook.none()).complete()).isTrue();
+        TestRoots.assertEveryOffsetReadsBack(written, store);
+    }
+
     @Test
     void aStopEndsThePassBetweenSegmentsAndTheNextPassGoesOn() throws Exception {
         setUp();
@@ -376,7 +423,7 @@ class OffloadPassTest {
             if (step == OffloadStep.RECORDED) {
                 recorded.incrementAndGet();
             }
-            if (step == OffloadStep.INDEX_UPLOADED) {
+            if (step == OffloadStep.UPLOADED) {
                 begun.add(id);
             }
         };
