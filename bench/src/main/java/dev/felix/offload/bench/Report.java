@@ -66,7 +66,7 @@ final class Report {
                 .append("the upload rate it measured sends one within 4 s, else parts of 16 MiB, 4 at a time, as above ")
                 .append("64 MiB before anything is measured; one store for all runs, so the warm-up run measures); ")
                 .append("one read of each segment checks every record and builds its ")
-                .append("index, CRC32 and MD5s; the index and the segment are uploaded create-only (a HEAD first ")
+                .append("index, CRC32 and MD5s; the segment and then its index are uploaded create-only (a HEAD first ")
                 .append("where the server ignores `If-None-Match`), with uploads of several segments in flight up to ")
                 .append("256 MiB; each copy is proven (the server checked its Content-MD5 and answered it as the ETag, ")
                 .append("or keeps a CRC32 it checked, or else a read-back) and recorded in the manifest (fsync), ")
