@@ -50,6 +50,11 @@ public final class OffloadPass {
     private final Function<Path, OptionalLong> commitOffsets;
     private NodeClaimCheck.Policy claimPolicy;
     private QuietShards quiet;
+    /**
+     * How many times a one-shot pass waits for entries to settle: every entry it recorded settles
+     * within the settle time of the pass's end, so the second round finds none left but by a clock step.
+     */
+    private static final int SETTLE_ROUNDS = 3;
 
     /**
      * @param env           where {@value NodeId#ENV} is looked up (normally {@code System.getenv()})
@@ -243,51 +248,55 @@ public final class OffloadPass {
     /**
      * For a one-shot pass: waits until the entries it recorded have settled (at most the settle time,
      * as they were recorded during this pass) and unlinks then what local retention lets go, shard by
-     * shard, so the command leaves the local disk as its options ask. A stop request ends the wait.
-     * {@code store} is the pass's, through the node's lease where the claim was checked.
+     * shard, so the command leaves the local disk as its options ask. A shard whose unlinking finds
+     * younger entries still settling (recorded later than those it waited for) is waited for again, a
+     * few rounds at most. A stop request ends the wait. {@code store} is the pass's, through the node's
+     * lease where the claim was checked.
      */
     private void awaitSettled(ObjectStore store, List<DataRoot.Shard> shards, List<ShardResult> results, SegmentKeys keys,
                               java.util.function.BooleanSupplier stopRequested) throws IOException {
-        java.time.Instant until = null;
-        for (ShardResult r : results) {
-            if (r.settling() != null && (until == null || r.settling().isAfter(until))) {
-                until = r.settling();
+        for (int round = 0; round < SETTLE_ROUNDS; round++) {
+            java.time.Instant until = null;
+            for (ShardResult r : results) {
+                if (r.settling() != null && (until == null || r.settling().isAfter(until))) {
+                    until = r.settling();
+                }
             }
-        }
-        if (until == null) {
-            return;
-        }
-        long waitMs = Math.min(java.time.Duration.between(java.time.Instant.now(), until).toMillis(),
-                settings.unlinkSettle().toMillis());
-        LOG.info("waiting {} ms for the entries this pass recorded to settle before their local segments go", waitMs);
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMs) + 20);
-        while (System.nanoTime() < deadline) {
-            if (stopRequested.getAsBoolean()) {
+            if (until == null) {
                 return;
             }
-            try {
-                Thread.sleep(Math.min(100, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+            long waitMs = Math.min(java.time.Duration.between(java.time.Instant.now(), until).toMillis(),
+                    settings.unlinkSettle().toMillis());
+            LOG.info("waiting {} ms for the entries this pass recorded to settle before their local segments go", waitMs);
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMs) + 20);
+            while (System.nanoTime() < deadline) {
+                if (stopRequested.getAsBoolean()) {
+                    return;
+                }
+                try {
+                    Thread.sleep(Math.min(100, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
-        }
-        for (int i = 0; i < results.size(); i++) {
-            ShardResult r = results.get(i);
-            if (r.settling() == null) {
-                continue;
-            }
-            DataRoot.Shard shard = shards.get(i);
-            try {
-                List<Long> more = new ShardOffload(shard.name(), shard.directory(), store, keys, settings, hook, null,
-                        ProgressListener.none(), OptionalLong.empty(), stopRequested).releaseSettled();
-                results.set(i, r.withSettledUnlinks(more));
-            } catch (IOException e) {
-                // What was recorded stands; only the unlinks after it failed. Named, without a trace.
-                String why = IoProblem.describe(e);
-                LOG.error("{}: unlinking settled segments failed: {}", shard.name(), why);
-                LOG.debug("{}: unlinking settled segments failed", shard.name(), e);
-                results.set(i, r.failedAfter("failed while unlinking settled segments: " + why));
+            for (int i = 0; i < results.size(); i++) {
+                ShardResult r = results.get(i);
+                if (r.settling() == null) {
+                    continue;
+                }
+                DataRoot.Shard shard = shards.get(i);
+                try {
+                    ShardRelease.Settled settled = new ShardOffload(shard.name(), shard.directory(), store, keys, settings,
+                            hook, null, ProgressListener.none(), OptionalLong.empty(), stopRequested).releaseSettled();
+                    results.set(i, r.withSettledUnlinks(settled.unlinked(), settled.stillSettling()));
+                } catch (IOException e) {
+                    // What was recorded stands; only the unlinks after it failed. Named, without a trace.
+                    String why = IoProblem.describe(e);
+                    LOG.error("{}: unlinking settled segments failed: {}", shard.name(), why);
+                    LOG.debug("{}: unlinking settled segments failed", shard.name(), e);
+                    results.set(i, r.failedAfter("failed while unlinking settled segments: " + why));
+                }
             }
         }
     }

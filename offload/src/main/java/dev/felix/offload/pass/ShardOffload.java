@@ -243,7 +243,7 @@ public final class ShardOffload {
      * manifest the broker replaced meanwhile ends it quietly (nothing is unlinked on a stale reading;
      * the next pass takes the shard up).
      */
-    List<Long> releaseSettled() throws IOException {
+    ShardRelease.Settled releaseSettled() throws IOException {
         return release().releaseSettled();
     }
 }

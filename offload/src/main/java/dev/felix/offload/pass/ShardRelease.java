@@ -76,8 +76,11 @@ final class ShardRelease {
                 LocalSegment seg = locals.get(i);
                 SegmentFile f = seg.file();
                 ManifestEntry entry = LocalRelease.entryFor(manifest, f, seg.header().baseOffset());
-                if (entry == null && settling == null && rule.isEmptySealed(f, locals.get(i + 1).file())) {
+                if (entry == null && rule.isEmptySealed(f, locals.get(i + 1).file())) {
                     // Holds no record, so nothing to copy and nothing to lose: it goes once those below it went.
+                    if (settling != null) {
+                        continue; // after the older ones settling; the younger ones' entries may settle later still
+                    }
                     if (!LocalRelease.releaseEmpty(f)) {
                         break;
                     }
@@ -123,35 +126,39 @@ final class ShardRelease {
         return settling;
     }
 
+    /** What {@link #releaseSettled} unlinked, and when the entries still settling may go (null: none). */
+    record Settled(List<Long> unlinked, java.time.Instant stillSettling) {
+    }
+
     /**
      * Step 6 alone, for a shard whose recorded entries were settling when its pass ended: reads the
      * manifest and the directory as they are now and unlinks what {@link #unlink} lets go. A manifest
      * the broker replaced meanwhile ends it quietly (nothing is unlinked on a stale reading; the next
      * pass takes the shard up).
      */
-    List<Long> releaseSettled() throws IOException {
+    Settled releaseSettled() throws IOException {
         List<Long> unlinked = new ArrayList<>();
         ManifestStore manifests;
         try {
             manifests = ManifestStore.open(shardDir);
         } catch (CorruptionException e) {
-            return unlinked;
+            return new Settled(unlinked, null);
         }
         List<LocalSegment> locals = new ArrayList<>();
         for (SegmentFile f : SegmentFile.list(shardDir)) {
             try {
                 locals.add(LocalSegment.read(f, shard));
             } catch (CorruptionException | NoSuchFileException e) {
-                return unlinked; // the pass reported it; nothing is unlinked past what cannot be read
+                return new Settled(unlinked, null); // the pass reported it; nothing is unlinked past what cannot be read
             }
         }
         try {
-            unlink(manifests, locals, Map.of(), CopyProofs.read(shardDir, clock), unlinked);
+            return new Settled(unlinked, unlink(manifests, locals, Map.of(), CopyProofs.read(shardDir, clock), unlinked));
         } catch (ManifestChangedException changed) {
             LOG.info("{}: the broker changed offload.manifest before its settled segments could go; the next pass "
                     + "takes the shard up", shard);
+            return new Settled(unlinked, null);
         }
-        return unlinked;
     }
 
     /** How many of the oldest segments local retention lets go (never the newest). */

@@ -43,11 +43,14 @@ public record ShardResult(String shard, boolean complete, List<SegmentUpload> up
         return new ShardResult(shard, complete, uploaded, unlinked, pending, problem, collision, stop, until);
     }
 
-    /** This result with {@code more} segments unlinked after it settled, and none settling any more. */
-    public ShardResult withSettledUnlinks(List<Long> more) {
+    /**
+     * This result with {@code more} segments unlinked after it settled, and {@code stillSettling} as
+     * when those still settling may go (null: none).
+     */
+    public ShardResult withSettledUnlinks(List<Long> more, java.time.Instant stillSettling) {
         List<Long> all = new java.util.ArrayList<>(unlinked);
         all.addAll(more);
-        return new ShardResult(shard, complete, uploaded, all, pending, problem, collision, stop, null);
+        return new ShardResult(shard, complete, uploaded, all, pending, problem, collision, stop, stillSettling);
     }
 
     /** This result, not complete, with {@code why} as its problem (a step after the pass's own failed). */

@@ -149,6 +149,44 @@ class OffloadPassTest {
         TestRoots.assertEveryOffsetReadsBack(Map.of(shard, records), store);
     }
 
+    /**
+     * The segments after an empty sealed segment are recorded later than those before it (here the
+     * first of them waits 200 ms before its entry is written): the one-shot pass still waits until
+     * every entry it recorded has settled and leaves only the active segment. (It once waited only for
+     * those before the empty segment, and left the later ones behind with the pass reported complete.)
+     */
+    @Test
+    void entriesRecordedLaterBeyondAnEmptySegmentSettleBeforeTheCommandEnds() throws Exception {
+        setUp();
+        Path shard = root.resolve("acme_default_rolled_0-00000000000000ab");
+        List<Record> records = TestRoots.writeWithEmptySegments(shard, 3, 120, 22);
+        List<SegmentFile> before = SegmentFile.list(shard);
+        long firstEmpty = -1;
+        for (SegmentFile f : before) {
+            if (Files.size(f.log()) == 32) {
+                firstEmpty = f.id();
+                break;
+            }
+        }
+        assertThat(firstEmpty).as("an empty sealed segment").isPositive();
+        long late = firstEmpty + 1;
+        StepHook slow = (step, s, id) -> {
+            if (step == OffloadStep.INDEX_UPLOADED && id == late) {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+
+        PassReport report = pass(keepOne(), slow);
+
+        assertThat(report.complete()).as(report.toString()).isTrue();
+        assertThat(SegmentFile.list(shard)).as("only the active segment stays: %s", report).hasSize(1);
+        TestRoots.assertEveryOffsetReadsBack(Map.of(shard, records), store);
+    }
+
     @Test
     void shardsUnderContainersAreOffloadedUnderTheirPathAndCachesAreLeftAlone() throws Exception {
         setUp();
