@@ -476,6 +476,7 @@ final class CrashCampaign {
         /** Starts the process again with no kill: its pass must complete, and leave everything recorded. */
         void complete(String what) throws Exception {
             long t0 = System.nanoTime();
+            String said; // what the completing pass reported, for a failure's message
             if (cycle % realRestartEvery == 0) {
                 long lockAt;
                 Felix.Result r;
@@ -487,6 +488,7 @@ final class CrashCampaign {
                     throw new AssertionError(what + ": the restarted pass did not complete: " + r.describe());
                 }
                 stats.completions++;
+                said = r.describe();
                 learn(lockAt, r.took().toNanos());
             } else {
                 OffloadSettings settings = OffloadSettings.defaults()
@@ -498,6 +500,7 @@ final class CrashCampaign {
                     throw new AssertionError(what + ": the pass did not complete: " + report);
                 }
                 stats.completionsInProcess++;
+                said = report.toString();
             }
             stats.completionMillis += (System.nanoTime() - t0) / 1_000_000;
             check(what);
@@ -521,9 +524,21 @@ final class CrashCampaign {
                 }
                 if (local > KEEP_LOCAL_SEGMENTS) {
                     throw new AssertionError(what + ": " + w.name() + " keeps " + local + " local segments, more than "
-                            + KEEP_LOCAL_SEGMENTS);
+                            + KEEP_LOCAL_SEGMENTS + "; files: " + filesOf(w.dir()) + "; manifest: " + m
+                            + "; the pass said: " + said);
                 }
             }
+        }
+
+        /** The shard directory's files with their sizes, for a failure's message. */
+        private static String filesOf(Path dir) throws IOException {
+            StringBuilder out = new StringBuilder();
+            try (Stream<Path> files = Files.list(dir).sorted()) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    out.append(f.getFileName()).append('=').append(Files.size(f)).append(' ');
+                }
+            }
+            return out.toString().trim();
         }
 
         private void learn(long lockAtNanos, long tookNanos) {
