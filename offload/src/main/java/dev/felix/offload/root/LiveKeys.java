@@ -18,18 +18,40 @@ import java.util.TreeSet;
 
 /**
  * The object keys the manifests of a root's live shards name (segment and index), and which shards
- * name each: read once, under the root's lock, before anything deletes. A manifest that cannot be
- * read is listed in {@link #unreadable()}: what it names is unknown, so {@link KeyOwnership} lets no
- * key be deleted while one is.
+ * name each: every manifest read once, under the root's lock, before anything deletes. A manifest that
+ * cannot be read is listed in {@link #unreadable()}: what it names is unknown, so {@link KeyOwnership}
+ * lets no key be deleted while one is.
+ *
+ * <p>Read with the node's {@link SegmentKeys}, it holds in memory only the keys a manifest names
+ * outside its own shard's prefix (a legacy key, another shard's or another node's): a key in a live
+ * shard's own prefix is answered from that shard's manifest when asked (a few shards' keys cached), so
+ * the heap grows with the root's shards and its unusual keys, not with the objects it has offloaded. A
+ * manifest unreadable when asked counts as naming the key.
  */
 public final class LiveKeys {
 
+    /** Shards whose keys are held at once when answered from their manifests. */
+    private static final int SHARDS_CACHED = 8;
+
     private final Map<String, Set<String>> namedBy;
     private final List<String> unreadable;
+    /** The node's keys, or null when every named key is in {@link #namedBy}. */
+    private final SegmentKeys keys;
+    /** The live shards by name, for the keys in their own prefixes (empty without {@link #keys}). */
+    private final Map<String, Path> shards;
+    private final com.github.benmanes.caffeine.cache.Cache<String, Set<String>> ownKeys;
 
-    private LiveKeys(Map<String, Set<String>> namedBy, List<String> unreadable) {
+    private LiveKeys(Map<String, Set<String>> namedBy, List<String> unreadable, SegmentKeys keys, Map<String, Path> shards) {
         this.namedBy = namedBy;
         this.unreadable = List.copyOf(unreadable);
+        this.keys = keys;
+        this.shards = shards;
+        this.ownKeys = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(SHARDS_CACHED).build();
+    }
+
+    /** As {@link #read(DataRoot, SegmentKeys)}, holding every named key in memory. */
+    public static LiveKeys read(DataRoot root) throws IOException {
+        return read(root, null);
     }
 
     /**
@@ -37,8 +59,11 @@ public final class LiveKeys {
      * directory holding only a manifest is a shard too; what is under {@code .deleted/} is not live).
      * A name the listing could not examine counts as an unreadable manifest, unless it is a link to
      * nothing or a second name of a listed shard, which name nothing of their own.
+     *
+     * @param keys the node's keys: a key in a shard's own prefix under them is not held but answered
+     *             from that shard's manifest when asked; null to hold every key
      */
-    public static LiveKeys read(DataRoot root) throws IOException {
+    public static LiveKeys read(DataRoot root, SegmentKeys keys) throws IOException {
         Map<String, Set<String>> named = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
         DataRoot.Listing listing = root.list();
@@ -66,11 +91,10 @@ public final class LiveKeys {
             unreadable.add(u.name());
         }
         for (Map.Entry<String, Path> d : dirs.entrySet()) {
-            Path dir = d.getValue();
             String shard = d.getKey();
             List<ManifestEntry> entries;
             try {
-                entries = ManifestStore.read(dir).entries();
+                entries = ManifestStore.read(d.getValue()).entries();
             } catch (NoSuchFileException gone) {
                 continue; // no manifest (offload never ran there), or removed meanwhile
             } catch (CorruptionException e) {
@@ -78,30 +102,95 @@ public final class LiveKeys {
                 continue;
             }
             for (ManifestEntry e : entries) {
+                if (keys != null && shard.equals(ownerOf(keys, e.objectKey()))) {
+                    continue; // in its own prefix: answered from this manifest when asked
+                }
                 named.computeIfAbsent(e.objectKey(), k -> new TreeSet<>()).add(shard);
                 if (e.objectKey().endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
                     named.computeIfAbsent(SegmentKeys.indexKeyFor(e.objectKey()), k -> new TreeSet<>()).add(shard);
                 }
             }
         }
-        return new LiveKeys(named, unreadable);
+        return new LiveKeys(named, unreadable, keys, keys == null ? Map.of() : dirs);
     }
 
     /** For tests and callers that know the names: {@code namedBy} maps keys to the shards naming them. */
     public static LiveKeys of(Map<String, Set<String>> namedBy, List<String> unreadable) {
         Map<String, Set<String>> copy = new HashMap<>();
         namedBy.forEach((k, v) -> copy.put(k, new TreeSet<>(v)));
-        return new LiveKeys(copy, unreadable);
+        return new LiveKeys(copy, unreadable, null, Map.of());
     }
 
     /** The live shards whose manifests name the key (as a segment or its index), sorted; empty if none. */
     public Set<String> shardsNaming(String key) {
-        Set<String> shards = namedBy.get(key);
-        return shards == null ? Set.of() : java.util.Collections.unmodifiableSet(shards);
+        Set<String> held = namedBy.get(key);
+        String owner = keys == null ? null : ownerOf(keys, key);
+        if (owner == null || !shards.containsKey(owner) || !ownKeysOf(owner).contains(key)) {
+            return held == null ? Set.of() : java.util.Collections.unmodifiableSet(held);
+        }
+        Set<String> all = new TreeSet<>(held == null ? Set.of() : held);
+        all.add(owner);
+        return java.util.Collections.unmodifiableSet(all);
     }
 
     /** Live shards whose manifest could not be read. */
     public List<String> unreadable() {
         return unreadable;
+    }
+
+    /** How many keys are held in memory (the rest are answered from manifests when asked). */
+    public int keysHeld() {
+        return namedBy.size();
+    }
+
+    /**
+     * The shard whose own prefix under {@code keys} holds {@code key} directly ({@code
+     * <node prefix><shard>/<file>}), or null.
+     */
+    private static String ownerOf(SegmentKeys keys, String key) {
+        String node = keys.nodePrefix();
+        int slash = key.lastIndexOf('/');
+        if (!key.startsWith(node) || slash <= node.length()) {
+            return null;
+        }
+        return key.substring(node.length(), slash);
+    }
+
+    /** The keys {@code shard}'s manifest names now (segments and their indexes); null-safe on a failed read. */
+    private Set<String> ownKeysOf(String shard) {
+        return ownKeys.get(shard, s -> {
+            Set<String> out = new java.util.HashSet<>();
+            try {
+                for (ManifestEntry e : ManifestStore.read(shards.get(s)).entries()) {
+                    out.add(e.objectKey());
+                    if (e.objectKey().endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
+                        out.add(SegmentKeys.indexKeyFor(e.objectKey()));
+                    }
+                }
+                return out;
+            } catch (NoSuchFileException gone) {
+                return out; // removed since: it names nothing now
+            } catch (IOException | CorruptionException e) {
+                return new NamesEverything(); // unknown now: counts as naming whatever is asked
+            }
+        });
+    }
+
+    /** What a manifest unreadable when asked names, as far as a delete may assume: everything. */
+    private static final class NamesEverything extends java.util.AbstractSet<String> {
+        @Override
+        public boolean contains(Object o) {
+            return true;
+        }
+
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.Collections.emptyIterator();
+        }
+
+        @Override
+        public int size() {
+            return 0;
+        }
     }
 }

@@ -121,8 +121,9 @@ public final class RetentionPass {
             ObjectStore store = claimPolicy == null ? this.store
                     : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, claimPolicy).fenced(this.store);
             KeyOwnership ownership = KeyOwnership.of(root, keys);
-            // read before anything deletes; a shard's own deletes only shrink what it names
-            LiveKeys live = LiveKeys.read(root);
+            // read before anything deletes; a shard's own deletes only shrink what it names. Keys in a
+            // shard's own prefix are answered from its manifest when asked, so the heap does not grow with the store.
+            LiveKeys live = LiveKeys.read(root, keys);
             if (!live.unreadable().isEmpty()) {
                 LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
                         + "may name any key", live.unreadable());
