@@ -424,7 +424,7 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
     }
 
     /** A new inode per put (the temp file) and the modification time make each put's tag differ. */
-    private static String etagOf(BasicFileAttributes attrs) {
+    static String etagOf(BasicFileAttributes attrs) {
         FileTime modified = attrs.lastModifiedTime();
         Instant at = modified.toInstant();
         String identity = String.valueOf(attrs.fileKey());
@@ -446,36 +446,15 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
         if (!start.startsWith(root) || !Files.isDirectory(start, LinkOption.NOFOLLOW_LINKS)) {
             return new ListPage(List.of(), Optional.empty());
         }
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> walk = Files.walk(start)) {
-            walk.filter(p -> !p.startsWith(staging) && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).forEach(files::add);
+        String base = start.equals(root) ? "" : root.relativize(start).toString()
+                .replace(start.getFileSystem().getSeparator(), "/") + "/";
+        List<ObjectSummary> entries = new ArrayList<>();
+        try {
+            boolean more = new KeyOrderWalk(staging, FilesystemStore::etagOf).walk(start, base, checked, continuation, maxKeys, entries);
+            return new ListPage(entries, more ? Optional.of(entries.get(entries.size() - 1).key()) : Optional.empty());
         } catch (IOException | UncheckedIOException e) {
             throw new TransientStoreException("listing prefix '" + checked + "' failed: " + e, null, null, e);
         }
-        List<String> keys = new ArrayList<>();
-        for (Path p : files) {
-            String key = root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/");
-            if (key.startsWith(checked) && (continuation == null || KeyRules.UTF8_ORDER.compare(key, continuation) > 0)) {
-                keys.add(key);
-            }
-        }
-        keys.sort(KeyRules.UTF8_ORDER);
-        List<ObjectSummary> entries = new ArrayList<>();
-        for (String key : keys) {
-            if (entries.size() == maxKeys) {
-                break;
-            }
-            try {
-                BasicFileAttributes attrs = Files.readAttributes(root.resolve(key), BasicFileAttributes.class);
-                entries.add(new ObjectSummary(key, attrs.size(), etagOf(attrs)));
-            } catch (NoSuchFileException e) {
-                // deleted while listing: such keys may or may not appear
-            } catch (IOException e) {
-                throw new TransientStoreException("listing prefix '" + checked + "' failed: " + e, key, null, e);
-            }
-        }
-        boolean more = keys.size() > entries.size() && !entries.isEmpty();
-        return new ListPage(entries, more ? Optional.of(entries.get(entries.size() - 1).key()) : Optional.empty());
     }
 
     // ---- delete

@@ -14,6 +14,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -92,6 +93,56 @@ class FilesystemStoreTest {
         }
         assertThat(failure.get()).as("a put or delete failed").isNull();
         assertThat(dir.resolve("node")).doesNotExist();
+    }
+
+    /**
+     * Listing in pages walks directories in key order (a directory's keys sort as its name and '/',
+     * after "a-1" and "a.x", before "a0"): every page, every prefix, every page size gives exactly the
+     * keys a sort of all of them gives.
+     */
+    @Test
+    void pagesFollowKeyOrderAcrossDirectoriesForEveryPrefixAndPageSize() throws Exception {
+        String[] parts = {"a", "a-1", "a.x", "a0", "ab", "b", "\u00e9", "z"};
+        for (long seed = 0; seed < 25; seed++) {
+            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+            Path storeDir = Files.createDirectories(dir.resolve("s" + seed));
+            FilesystemStore store = FilesystemStore.open(storeDir);
+            java.util.TreeSet<String> keys = new java.util.TreeSet<>(dev.felix.offload.store.KeyRules.UTF8_ORDER);
+            for (int i = 0; i < 40; i++) {
+                StringBuilder key = new StringBuilder();
+                int depth = 1 + random.nextInt(3);
+                for (int d = 0; d < depth; d++) {
+                    key.append(d == 0 ? "" : "/").append(parts[random.nextInt(parts.length)]);
+                }
+                try {
+                    store.put(key.toString(), UploadBody.ofBytes(new byte[] {(byte) i}));
+                    keys.add(key.toString());
+                } catch (StoreRejectedException collision) {
+                    // a key that is another key's directory: the store refuses it, and so does this test
+                }
+            }
+            List<String> prefixes = new java.util.ArrayList<>(List.of("", "a", "a/", "a-", "a.", "b/a", "z/z/"));
+            for (String k : keys) {
+                prefixes.add(k.substring(0, random.nextInt(k.length() + 1)));
+            }
+            for (String prefix : prefixes) {
+                List<String> expected = keys.stream().filter(k -> k.startsWith(prefix)).toList();
+                for (int size : new int[] {1, 2, 3, 7, 1000}) {
+                    List<String> listed = new java.util.ArrayList<>();
+                    String continuation = null;
+                    for (int page = 0; page <= keys.size() + 1; page++) {
+                        dev.felix.offload.store.ListPage p = store.listPage(prefix, continuation, size);
+                        p.entries().forEach(e -> listed.add(e.key()));
+                        if (p.continuation().isEmpty()) {
+                            break;
+                        }
+                        continuation = p.continuation().get();
+                    }
+                    assertThat(listed).as("seed %d, prefix '%s', pages of %d", seed, prefix, size)
+                            .containsExactlyElementsOf(expected);
+                }
+            }
+        }
     }
 
     @Test
