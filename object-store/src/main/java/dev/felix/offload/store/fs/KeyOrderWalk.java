@@ -20,6 +20,10 @@ import java.util.function.Function;
  */
 final class KeyOrderWalk {
 
+    /** A directory's entry: its key (a directory's ends with '/', as every key below it begins), its name. */
+    private record Child(String key, String name, boolean directory) {
+    }
+
     private final Path staging;
     private final Function<BasicFileAttributes, String> etags;
 
@@ -38,7 +42,7 @@ final class KeyOrderWalk {
      */
     boolean walk(Path dir, String base, String prefix, String after, int max, List<ObjectSummary> out)
             throws IOException {
-        List<String[]> children = new ArrayList<>(); // {sort key, name, "d" or "f"}
+        List<Child> children = new ArrayList<>();
         try (java.nio.file.DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path child : stream) {
                 if (child.equals(staging)) {
@@ -46,19 +50,18 @@ final class KeyOrderWalk {
                 }
                 String name = child.getFileName().toString();
                 if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-                    children.add(new String[] {base + name + "/", name, "d"});
+                    children.add(new Child(base + name + "/", name, true));
                 } else if (Files.isRegularFile(child, LinkOption.NOFOLLOW_LINKS)) {
-                    children.add(new String[] {base + name, name, "f"});
+                    children.add(new Child(base + name, name, false));
                 }
             }
         } catch (NoSuchFileException gone) {
             return false; // removed while listing: its keys may or may not appear
         }
-        children.sort((x, y) -> KeyRules.UTF8_ORDER.compare(x[0], y[0]));
-        for (String[] c : children) {
-            String key = c[0];
-            boolean directory = c[2].equals("d");
-            if (directory) {
+        children.sort((x, y) -> KeyRules.UTF8_ORDER.compare(x.key(), y.key()));
+        for (Child c : children) {
+            String key = c.key();
+            if (c.directory()) {
                 // every key below starts with `key`: skip it when none can match the prefix or follow `after`
                 if (!key.startsWith(prefix) && !prefix.startsWith(key)) {
                     continue;
@@ -66,7 +69,7 @@ final class KeyOrderWalk {
                 if (after != null && KeyRules.UTF8_ORDER.compare(key, after) < 0 && !after.startsWith(key)) {
                     continue;
                 }
-                if (walk(dir.resolve(c[1]), key, prefix, after, max, out)) {
+                if (walk(dir.resolve(c.name()), key, prefix, after, max, out)) {
                     return true;
                 }
                 continue;
@@ -76,7 +79,7 @@ final class KeyOrderWalk {
             }
             BasicFileAttributes attrs;
             try {
-                attrs = Files.readAttributes(dir.resolve(c[1]), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                attrs = Files.readAttributes(dir.resolve(c.name()), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             } catch (NoSuchFileException e) {
                 continue; // deleted while listing: such keys may or may not appear
             }
