@@ -404,18 +404,12 @@ public final class Daemon {
         return region > 0 ? description.substring(0, region) : description;
     }
 
-    /** The most of a stop's patience kept for aborting open uploads and closing: a third, at most 10 s. */
-    static Duration abortReserve(Duration patience) {
-        Duration third = patience.dividedBy(3);
-        return third.compareTo(Duration.ofSeconds(10)) < 0 ? third : Duration.ofSeconds(10);
-    }
-
     /**
-     * Stops within {@code patience}: no pass and no store request starts from now on (but aborts of
-     * open multipart uploads); running passes get the patience less {@link #abortReserve} to end by
-     * themselves; then the multipart uploads still open are aborted, the HTTP endpoint stops and the
-     * store is closed, none of it waited for past the patience. Safe to call more than once, and at
-     * any moment of {@link #open} and {@link #connect}.
+     * Stops within {@code patience} (see {@link StopSequence}): no pass and no store request starts
+     * from now on (but aborts of open multipart uploads); running passes get the patience less
+     * {@link StopSequence#abortReserve} to end by themselves; then the multipart uploads still open are
+     * aborted, the HTTP endpoint stops and the store is closed, none of it waited for past the
+     * patience. Safe to call more than once, and at any moment of {@link #open} and {@link #connect}.
      *
      * @return true when every pass ended
      */
@@ -426,18 +420,7 @@ public final class Daemon {
             }
             stopping = true;
         }
-        long deadline = System.nanoTime() + patience.toNanos();
-        Duration reserve = abortReserve(patience);
-        store.stopRequests();
-        LOG.info("stopping: no new pass or store request starts; running passes get up to {} s to end",
-                patience.minus(reserve).toMillis() / 1000.0);
-        boolean ended = scheduler.stop(patience.minus(reserve), Duration.ZERO);
-        // What is left must not outlast the patience: each step runs on its own thread, waited for until the deadline.
-        List<String> aborted = within(deadline, "aborting open multipart uploads", store::abortOpenUploads);
-        if (aborted != null && !aborted.isEmpty()) {
-            LOG.info("aborted {} multipart uploads the stop cut short: {}", aborted.size(), aborted);
-        }
-        within(deadline, "stopping the HTTP endpoint and closing the store", () -> {
+        boolean ended = StopSequence.run(patience, store, scheduler, () -> {
             if (http != null) {
                 http.stop();
             }
@@ -445,42 +428,11 @@ public final class Daemon {
             chunks.close();
             store.close();
             return Boolean.TRUE;
-        });
-        if (daemonLock != null) {
-            try {
-                daemonLock.close();
-            } catch (IOException e) {
-                LOG.warn("releasing {}: {}", RootLock.DAEMON_FILE_NAME, dev.felix.offload.log.IoProblem.describe(e));
-            }
-        }
-        if (ended) {
-            LOG.info("stopped");
-        } else {
-            LOG.warn("stopped; passes still running were left as a crash leaves them (nothing unproven is recorded): {}",
-                    scheduler.passNames().stream().filter(scheduler::isRunning).toList());
-        }
+        }, daemonLock);
         synchronized (this) {
             stopResult = ended;
         }
         return ended;
-    }
-
-    /** Runs {@code step} on a thread of its own and waits for it until {@code deadline}; null when it did not end by then. */
-    private static <T> T within(long deadline, String what, java.util.concurrent.Callable<T> step) {
-        java.util.concurrent.FutureTask<T> task = new java.util.concurrent.FutureTask<>(step);
-        Thread t = new Thread(task, "stop");
-        t.setDaemon(true);
-        t.start();
-        try {
-            return task.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            LOG.warn("{} did not end within the stop's patience; left to the process's end", what);
-        } catch (java.util.concurrent.ExecutionException e) {
-            LOG.warn("{} failed: {}", what, e.getCause().toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return null;
     }
 
     public int httpPort() {
