@@ -15,7 +15,6 @@ import dev.felix.offload.schedule.Schedule;
 import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.pass.OffloadPass;
@@ -24,7 +23,6 @@ import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.root.RootLock;
-import dev.felix.offload.root.SegmentKeys;
 import dev.felix.offload.pass.ShardResult;
 import dev.felix.offload.pass.ShardStop;
 import dev.felix.offload.pass.StepHook;
@@ -101,8 +99,7 @@ public final class Daemon {
     private final Map<String, String> objectMismatches = new ConcurrentHashMap<>();
     private final PassScheduler scheduler;
     private final StoreHealth health;
-    /** Whether the store's capabilities are known (the start-up probe, or a later one, went through). */
-    private volatile boolean probed;
+    private final StoreProbe probe;
     private volatile boolean stopping;
     private Boolean stopResult;
     /** The blocking part of /read answers, so that an answer can be given at its deadline (see ReadEndpoint). */
@@ -125,8 +122,9 @@ public final class Daemon {
         this.root = new DataRoot(config.dataDir);
         this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime);
         this.metrics = new DaemonMetrics();
-        this.health = new StoreHealth(shortName(store.describe()));
+        this.health = new StoreHealth(StoreProbe.shortName(store.describe()));
         this.store = new MeteredStore(store, metrics, health);
+        this.probe = new StoreProbe(this.store, health, root, config.retentionPassSettings().keyPrefix(), this::nodeId);
         // Twice the read threads: reads a deadline gave up on may still wait for the store a while.
         int workers = 2 * config.httpReadThreads;
         this.readWork = new java.util.concurrent.ThreadPoolExecutor(workers, workers, 60, java.util.concurrent.TimeUnit.SECONDS,
@@ -170,7 +168,7 @@ public final class Daemon {
             try {
                 return pass.run(stop);
             } catch (StoreException e) {
-                throw new StoreCallFailedException(shortName(store.describe()), e);
+                throw new StoreCallFailedException(StoreProbe.shortName(store.describe()), e);
             }
         };
     }
@@ -301,11 +299,11 @@ public final class Daemon {
         if (stopping) {
             return;
         }
-        probeStore();
+        probe.probe();
         if (stopping) {
             return;
         }
-        checkClaim();
+        probe.checkClaim(claimPolicy(takeOverNodeId), () -> stopping);
         synchronized (this) {
             if (stopping) {
                 return;
@@ -323,85 +321,8 @@ public final class Daemon {
         return stopping;
     }
 
-    /**
-     * Refuses to start (a usage error, exit 2) where every pass would be refused: another root's claim
-     * on this node id, or a store that is not this root's. A store that does not answer is left to the
-     * passes, as {@link #probeStore} leaves it; so is a root another process holds right now, or a root
-     * without a node id yet (its first pass creates a fresh one, which no other root can hold).
-     */
-    private void checkClaim() throws IOException {
-        if (!health.ready() || nodeId().isEmpty()) {
-            return;
-        }
-        SegmentKeys keys = new SegmentKeys(config.retentionPassSettings().keyPrefix(), nodeId().get());
-        MeteredStore unit = store.unit();
-        try (RootLock lock = RootLock.acquire(root.path());
-             StartupWait wait = StartupWait.begin("the store to answer the node claim check", shortName(store.describe()))) {
-            // the claim and the node's lease checked as any writer checks them; a pass takes the lease
-            NodeClaimCheck.enforce(root, unit, keys, claimPolicy(takeOverNodeId));
-            wait.ended("checked");
-        } catch (RootLock.HeldException e) {
-            LOG.info("the node claim is checked by the first pass: {}", e.getMessage());
-        } catch (NodeClaimCheck.RefusedException e) {
-            if (stopping) {
-                return; // refused because the stop cut the store off, not because of a claim
-            }
-            throw new StartRefusedException(e.getMessage());
-        } catch (IOException e) {
-            LOG.error("{}", e.getMessage());
-        } finally {
-            unit.endUnit();
-        }
-    }
-
     private NodeClaimCheck.Policy claimPolicy(boolean takeOver) {
         return new NodeClaimCheck.Policy(config.file + ": " + DaemonConfig.STORE, takeOver);
-    }
-
-    /**
-     * Asks the store what it can do, and lists the node's prefix (one key), so that a store already
-     * probed before still answers a request of its own; remembers whether it answered.
-     */
-    private void probeStore() {
-        MeteredStore unit = store.unit();
-        if (!probed) {
-            health.notReady("waiting for its first answer (asked at " + Instant.now() + ")");
-        }
-        try (StartupWait wait = StartupWait.begin("the store to answer", shortName(store.describe())
-                + "; /health answers 503 until it does")) {
-            try {
-                unit.capabilities();
-                unit.listPage(probePrefix(), null, 1);
-                if (!probed) {
-                    LOG.info("store answered: {}", store.describe());
-                }
-                probed = true;
-                wait.ended("it answered");
-            } catch (StoreStoppedException e) {
-                wait.ended("the daemon is stopping");
-            } catch (StoreException | RuntimeException e) {
-                String why = DaemonMetrics.kindOf(e) + ": " + String.valueOf(e.getMessage()).replace('\n', ' ');
-                if (!StoreHealth.unavailable(e)) {
-                    health.notReady(why);
-                }
-                wait.ended("it did not answer: " + why);
-                LOG.error("store did not answer ({}): {}", shortName(store.describe()), why);
-            }
-        } finally {
-            unit.endUnit();
-        }
-    }
-
-    /** The node's prefix where the node id is known, else the store's own (an empty key prefix). */
-    private String probePrefix() {
-        return nodeId().map(id -> new SegmentKeys(config.retentionPassSettings().keyPrefix(), id).nodePrefix())
-                .orElse("");
-    }
-
-    /** A store's description up to its region: kind, bucket, prefix and endpoint ("S3 store, bucket b at URL"). */
-    static String shortName(String description) {
-        int region = description.indexOf(" region ");
-        return region > 0 ? description.substring(0, region) : description;
     }
 
     /**
@@ -463,7 +384,7 @@ public final class Daemon {
     }
 
     private PassOutcome.Findings offload(StopSignal stop) throws Exception {
-        requireStore();
+        probe.require();
         OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
         PassReport report;
         MeteredStore unit = store.unit();
@@ -508,7 +429,7 @@ public final class Daemon {
     }
 
     private PassOutcome.Findings retention(StopSignal stop) throws Exception {
-        requireStore();
+        probe.require();
         RetentionReport report;
         MeteredStore unit = store.unit();
         RetentionPass pass = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(),
@@ -550,7 +471,7 @@ public final class Daemon {
     }
 
     private PassOutcome.Findings scrub(StopSignal stop) throws Exception {
-        requireStore();
+        probe.require();
         // A rotating share is read in full behind the server's checksum, so every object is read within
         // scrub.full-read-runs runs; the share's start is random, so restarts do not always read the same.
         Scrub.Share share = Scrub.Share.ofRun(scrubRuns.getAndIncrement(), config.scrubFullReadRuns);
@@ -577,16 +498,6 @@ public final class Daemon {
         }
         return finish(SCRUB, report.entriesChecked() + " entries checked, " + report.anomalies().size()
                 + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
-    }
-
-    /** A pass needs the store's capabilities: where the start-up probe did not get them, it asks again. */
-    private void requireStore() {
-        if (!probed) {
-            probeStore();
-            if (!probed) {
-                throw new IllegalStateException("the store did not answer: " + health.problem());
-            }
-        }
     }
 
     private static PassOutcome.Findings finish(String pass, String summary, List<String> problems) {
