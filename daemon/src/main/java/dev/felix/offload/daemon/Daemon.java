@@ -1,31 +1,15 @@
 package dev.felix.offload.daemon;
 
-import dev.felix.offload.schedule.DataRootGuard;
-import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.schedule.Pass;
 import dev.felix.offload.schedule.PassClock;
-import dev.felix.offload.schedule.PassListener;
 import dev.felix.offload.schedule.PassOutcome;
 import dev.felix.offload.schedule.PassScheduler;
-import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.retention.RetentionPass;
-import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.schedule.Schedule;
-import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.store.StoreException;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;
-import dev.felix.offload.pass.OffloadPass;
-import dev.felix.offload.pass.OffloadSettings;
-import dev.felix.offload.pass.PassReport;
-import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.root.RootLock;
-import dev.felix.offload.pass.ShardResult;
-import dev.felix.offload.pass.ShardStop;
-import dev.felix.offload.pass.StepHook;
 import dev.felix.offload.read.TieredReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +17,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,8 +49,6 @@ public final class Daemon {
     static final String OFFLOAD = "offload";
     static final String RETENTION = "retention";
     static final String SCRUB = "scrub";
-    /** The most problems one pass result keeps. */
-    private static final int MAX_PROBLEMS = 20;
 
     /** The last thing a pass did to a shard. */
     record ShardNote(Instant at, String result, boolean ok) {
@@ -78,25 +59,14 @@ public final class Daemon {
     private final DaemonMetrics metrics;
     private final MeteredStore store;
     private final Map<String, String> env;
-    private final PassClock clock;
-    private final DataRootGuard guard = new DataRootGuard();
-    /** The shards the last offload pass found with nothing to do (see {@link dev.felix.offload.pass.QuietShards}). */
-    private final dev.felix.offload.pass.QuietShards quietShards = new dev.felix.offload.pass.QuietShards();
-    /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
-    private final java.util.concurrent.atomic.AtomicLong scrubRuns =
-            new java.util.concurrent.atomic.AtomicLong(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
     private final ChunkCache chunks;
     private final Map<String, TieredReader> readers = new ConcurrentHashMap<>();
-    /** Each pass's latest findings: a run that threw or found nothing to say leaves the previous ones. */
-    private final Map<String, PassOutcome.Findings> results = new ConcurrentHashMap<>();
-    private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
-    private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
-    private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
     /**
      * Reads refused because the store holds another object than an entry names, by shard: the latest
      * one's message. Kept until the next scrub run, whose findings then say what the store holds.
      */
     private final Map<String, String> objectMismatches = new ConcurrentHashMap<>();
+    private final ScheduledPasses passes;
     private final PassScheduler scheduler;
     private final StoreHealth health;
     private final StoreProbe probe;
@@ -135,55 +105,21 @@ public final class Daemon {
                 });
         this.readWork.allowCoreThreadTimeOut(true);
         this.env = config.environment(processEnv);
-        this.clock = clock;
         this.chunks = new ChunkCache(this.store, ChunkCache.DEFAULT_CHUNK_BYTES, config.chunkCacheBytes);
-        PassScheduler.Builder b = PassScheduler.builder(clock).listener(new PassListener() {
-            @Override
-            public void finished(PassOutcome outcome) {
-                metrics.passFinished(outcome);
-                if (outcome.findings() != null) {
-                    results.put(outcome.pass(), outcome.findings());
-                }
-                if (outcome.succeeded()) {
-                    PassOutcome.Findings r = results.get(outcome.pass());
-                    if (r == null || r.ok()) {
-                        lastSuccess.put(outcome.pass(), outcome.finished());
+        this.passes = new ScheduledPasses(config, root, env, this.store, metrics, probe, clock,
+                new ScheduledPasses.Listener() {
+                    @Override
+                    public void refused(NodeClaimCheck.RefusedException e) {
+                        refusedBy(e);
                     }
-                }
-            }
-        });
-        add(b, OFFLOAD, config.offloadSchedule, namingTheStore(this::offload));
-        add(b, RETENTION, config.retentionSchedule, namingTheStore(this::retention));
-        add(b, SCRUB, config.scrubSchedule, namingTheStore(this::scrub));
-        this.scheduler = b.build();
+
+                    @Override
+                    public void scrubbed() {
+                        objectMismatches.clear();
+                    }
+                });
+        this.scheduler = passes.scheduler();
         registerGauges();
-    }
-
-    /**
-     * A pass that fails on a store call says which store: its one log line and {@code /health} then
-     * name the pass, the store and the cause.
-     */
-    private Pass namingTheStore(Pass pass) {
-        return stop -> {
-            try {
-                return pass.run(stop);
-            } catch (StoreException e) {
-                throw new StoreCallFailedException(StoreProbe.shortName(store.describe()), e);
-            }
-        };
-    }
-
-    /** A store call a pass could not do without; the message names the store. */
-    static final class StoreCallFailedException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        StoreCallFailedException(String store, StoreException cause) {
-            super("store " + store + ": " + cause.getMessage(), cause);
-        }
-    }
-
-    private static void add(PassScheduler.Builder b, String name, Optional<Schedule> schedule, Pass pass) {
-        schedule.ifPresent(s -> b.pass(name, s, pass));
     }
 
     private void registerGauges() {
@@ -213,7 +149,7 @@ public final class Daemon {
         metrics.chunkCache(chunks);
         for (String pass : List.of(OFFLOAD, RETENTION, SCRUB)) {
             metrics.gauge("felix.pass.last.success", "When a pass last ended without problems, seconds since the epoch",
-                    lastSuccess, m -> m.containsKey(pass) ? m.get(pass).getEpochSecond() : 0, "pass", pass);
+                    passes.lastSuccess(), m -> m.containsKey(pass) ? m.get(pass).getEpochSecond() : 0, "pass", pass);
         }
     }
 
@@ -303,7 +239,7 @@ public final class Daemon {
         if (stopping) {
             return;
         }
-        probe.checkClaim(claimPolicy(takeOverNodeId), () -> stopping);
+        probe.checkClaim(StoreProbe.claimPolicy(config, takeOverNodeId), () -> stopping);
         synchronized (this) {
             if (stopping) {
                 return;
@@ -319,10 +255,6 @@ public final class Daemon {
     /** True once {@link #stop} was called. */
     public boolean stopping() {
         return stopping;
-    }
-
-    private NodeClaimCheck.Policy claimPolicy(boolean takeOver) {
-        return new NodeClaimCheck.Policy(config.file + ": " + DaemonConfig.STORE, takeOver);
     }
 
     /**
@@ -380,138 +312,7 @@ public final class Daemon {
 
     /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */
     boolean requestRun(String pass) {
-        return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);
-    }
-
-    private PassOutcome.Findings offload(StopSignal stop) throws Exception {
-        probe.require();
-        OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
-        PassReport report;
-        MeteredStore unit = store.unit();
-        try (DataRootGuard.Held held = guard.hold(stop)) {
-            if (held == null) {
-                return null;
-            }
-            try {
-                report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                        .checkingClaim(claimPolicy(false)).remembering(quietShards)
-                        .run(ProgressListener.none(), stop::stopRequested);
-            } catch (NodeClaimCheck.RefusedException e) {
-                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
-                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
-            }
-        } finally {
-            unit.endUnit();
-        }
-        metrics.offloaded(report);
-        Instant now = clock.now();
-        List<String> problems = new ArrayList<>();
-        for (ShardResult s : report.shards()) {
-            boolean stopped = s.stop() instanceof ShardStop.Requested;
-            String result = s.problem() == null
-                    ? s.uploaded().size() + " uploaded, " + s.unlinked().size() + " unlinked, " + s.pending() + " pending"
-                    : stopped ? "stopped: " + s.uploaded().size() + " uploaded before the stop" : s.problem();
-            offloadNotes.put(s.shard(), new ShardNote(now, result, s.problem() == null || stopped));
-            if (s.problem() != null && !stopped) {
-                problems.add(s.shard() + ": " + s.problem());
-            }
-        }
-        for (String u : report.unreadable()) {
-            problems.add(u + " (not offloaded, could not be read)");
-        }
-        String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
-                + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
-        PassOutcome.Findings found = finish(OFFLOAD, summary, problems);
-        if (report.segmentsUploaded() > 0 && !stop.stopRequested()) {
-            requestRun(RETENTION); // local retention can let the new copies' local files go now
-        }
-        return found;
-    }
-
-    private PassOutcome.Findings retention(StopSignal stop) throws Exception {
-        probe.require();
-        RetentionReport report;
-        MeteredStore unit = store.unit();
-        RetentionPass pass = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(),
-                Clock.systemUTC(), env, RetentionHook.none()).checkingClaim(claimPolicy(false));
-        // a full orphan listing, when one is due, is made before the root is held: offload runs beside it
-        dev.felix.offload.retention.FullSweep.Listing listed;
-        try {
-            listed = pass.prelist(stop);
-        } catch (RuntimeException | java.io.IOException e) {
-            unit.endUnit();
-            throw e;
-        }
-        try (DataRootGuard.Held held = guard.hold(stop)) {
-            if (held == null) {
-                return null;
-            }
-            try {
-                report = pass.run(stop, listed);
-            } catch (NodeClaimCheck.RefusedException e) {
-                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
-                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
-            }
-        } finally {
-            unit.endUnit();
-        }
-        metrics.retained(report);
-        Instant now = clock.now();
-        report.shards().forEach(s -> retentionNotes.put(s.shard(), new ShardNote(now, s.failed() ? s.failure()
-                : s.local().removedSegments().size() + " local and " + s.remote().expiredSegments().size()
-                + " remote segments removed" + (s.problems().isEmpty() ? "" : "; " + s.problems().stream()
-                .map(dev.felix.offload.retention.RetentionProblem::describe).collect(java.util.stream.Collectors
-                        .joining("; "))), !s.failed() && s.problems().isEmpty())));
-        List<String> problems = new ArrayList<>();
-        report.failures().forEach((where, why) -> problems.add(where + ": " + why));
-        String summary = report.localSegmentsDeleted() + " local and " + report.remoteSegmentsDeleted()
-                + " remote segments removed, " + report.orphansFound() + " orphans found, " + report.orphansDeleted()
-                + " deleted";
-        return finish(RETENTION, summary, problems);
-    }
-
-    private PassOutcome.Findings scrub(StopSignal stop) throws Exception {
-        probe.require();
-        // A rotating share is read in full behind the server's checksum, so every object is read within
-        // scrub.full-read-runs runs; the share's start is random, so restarts do not always read the same.
-        Scrub.Share share = Scrub.Share.ofRun(scrubRuns.getAndIncrement(), config.scrubFullReadRuns);
-        Scrub.Report report;
-        MeteredStore unit = store.unit();
-        try {
-            report = new Scrub(root, unit, env, config.scrubReadBandwidth, Clock.systemUTC(), share).run(stop, guard);
-        } finally {
-            unit.endUnit();
-        }
-        if (!stop.stopRequested()) {
-            objectMismatches.clear(); // scrub's own findings say now what the store holds for each entry
-        }
-        metrics.scrubbed(report);
-        List<String> problems = new ArrayList<>();
-        // Orphans are the sweep's to delete once their grace period is over; only when nothing will
-        // sweep them do they make the daemon degraded.
-        boolean swept = config.retentionSchedule.isPresent() && config.sweepOrphans && !config.orphanDryRun;
-        for (Scrub.Anomaly a : report.anomalies()) {
-            if (swept && a.kind() == Scrub.Kind.ORPHAN) {
-                continue;
-            }
-            problems.add(a.kind().label() + " " + (a.key() == null ? a.shard() : a.key()) + ": " + a.detail());
-        }
-        return finish(SCRUB, report.entriesChecked() + " entries checked, " + report.anomalies().size()
-                + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
-    }
-
-    private static PassOutcome.Findings finish(String pass, String summary, List<String> problems) {
-        List<String> kept = problems.size() > MAX_PROBLEMS ? new ArrayList<>(problems.subList(0, MAX_PROBLEMS)) : problems;
-        if (problems.size() > MAX_PROBLEMS) {
-            kept.add((problems.size() - MAX_PROBLEMS) + " more");
-        }
-        PassOutcome.Findings found = new PassOutcome.Findings(summary, kept);
-        if (problems.isEmpty()) {
-            LOG.info("{} pass: {}", pass, summary);
-        } else {
-            LOG.warn("{} pass: {}; {} problems, first: {}", pass, summary, problems.size(), problems.get(0));
-        }
-        return found;
+        return passes.requestRun(pass);
     }
 
     DaemonMetrics metrics() {
@@ -552,11 +353,11 @@ public final class Daemon {
     }
 
     ShardNote lastOffload(String shard) {
-        return offloadNotes.get(shard);
+        return passes.lastOffload(shard);
     }
 
     ShardNote lastRetention(String shard) {
-        return retentionNotes.get(shard);
+        return passes.lastRetention(shard);
     }
 
     /** The node id, without creating one. */
@@ -614,7 +415,7 @@ public final class Daemon {
         for (String pass : scheduler.passNames()) {
             out.add(new PassState(pass, scheduler.schedule(pass), scheduler.isRunning(pass),
                     scheduler.completedRuns(pass), scheduler.nextRun(pass), scheduler.lastOutcome(pass),
-                    Optional.ofNullable(results.get(pass))));
+                    passes.findings(pass)));
         }
         return out;
     }

@@ -50,6 +50,11 @@ final class StoreProbe {
         return region > 0 ? description.substring(0, region) : description;
     }
 
+    /** How the claim checks of this daemon's file refuse, and whether a check replaces another root's claim. */
+    static NodeClaimCheck.Policy claimPolicy(DaemonConfig config, boolean takeOver) {
+        return new NodeClaimCheck.Policy(config.file + ": " + DaemonConfig.STORE, takeOver);
+    }
+
     /**
      * Asks the store what it can do, and lists the node's prefix (one key), so that a store already
      * probed before still answers a request of its own; remembers whether it answered.
