@@ -26,7 +26,6 @@ import dev.felix.offload.store.StoreAnswer;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
-import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
 import java.nio.file.Path;
@@ -70,8 +69,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     private final ServerProbe server;
     private final UploadPlan uploads;
     private final Map<String, String> uploadHeaders;
-    /** Set by {@link #stopRequests()}: no request starts any more but the abort of an open upload. */
-    private volatile boolean stopped;
+    private final WireCalls calls;
     /** Multipart uploads begun and neither completed nor aborted: upload id to full key. */
     private final Map<String, String> openUploads = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -83,6 +81,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire, ProbeOptions probe) {
         this.settings = settings;
         this.wire = wire;
+        this.calls = new WireCalls(settings, wire);
         this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
             Thread t = new Thread(r, "part-upload-" + THREADS.incrementAndGet());
             t.setDaemon(true);
@@ -176,43 +175,6 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         server.close();
     }
 
-    // ---- calls
-
-    @FunctionalInterface
-    private interface WireCall<T> {
-        T run() throws Exception;
-    }
-
-    private <T> T call(String operation, String key, WireCall<T> call) throws StoreException {
-        return settings.retryPolicy().run(() -> once(operation, key, call));
-    }
-
-    private <T> T once(String operation, String key, WireCall<T> call) throws StoreException {
-        if (stopped) {
-            throw new StoreStoppedException(operation + (key == null ? "" : " of key '" + key + "'")
-                    + " not sent: the process is stopping", key);
-        }
-        return sent(operation, key, call);
-    }
-
-    /** One attempt, sent whether or not requests were stopped (only aborts of open uploads are). */
-    private <T> T sent(String operation, String key, WireCall<T> call) throws StoreException {
-        try {
-            return call.run();
-        } catch (StoreException e) {
-            throw e;
-        } catch (Exception e) {
-            // Clients wrap what their threads throw, errors too (the MinIO client's futures do): an
-            // OutOfMemoryError is the JVM's, not a store failure to retry, and goes on as itself.
-            for (Throwable c = e; c != null; c = c.getCause()) {
-                if (c instanceof VirtualMachineError vm) {
-                    throw vm;
-                }
-            }
-            throw CaBundle.explain(wire.translate(operation, key, e), e, operation, key, settings);
-        }
-    }
-
     // ---- upload
 
     @Override
@@ -276,7 +238,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
      */
     private String singlePut(String key, String fullKey, UploadBody body, S3Wire.Upload upload) throws StoreException {
         try {
-            return call("put", key, () -> {
+            return calls.call("put", key, () -> {
                 long started = System.nanoTime();
                 try {
                     String etag = unquote(wire.putObject(fullKey, body, upload));
@@ -328,7 +290,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             public String create(Map<String, String> userMetadata) throws StoreException {
                 S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(),
                         Optional.empty(), false);
-                String uploadId = once("create multipart upload", key,
+                String uploadId = calls.once("create multipart upload", key,
                         () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
                 openUploads.put(uploadId, fullKey);
                 return uploadId;
@@ -337,7 +299,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             @Override
             public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
                     Optional<String> crc, Optional<String> md5) throws StoreException {
-                String etag = once("upload of part " + partNumber, key, () -> {
+                String etag = calls.once("upload of part " + partNumber, key, () -> {
                     try {
                         return wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
                     } catch (Exception e) {
@@ -350,12 +312,12 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
             @Override
             public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
-                String etag = unquote(once("complete multipart upload", key,
+                String etag = unquote(calls.once("complete multipart upload", key,
                         () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
                 openUploads.remove(uploadId);
                 if (etag.isEmpty()) {
                     // The MinIO client reads no ETag from RGW's completion answer: ask the server for it
-                    etag = unquote(once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
+                    etag = unquote(calls.once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
                 }
                 return etag;
             }
@@ -363,7 +325,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             @Override
             public void abort(String uploadId) throws StoreException {
                 // sent even when requests were stopped: the stop must not leave the upload open
-                sent("abort multipart upload", key, () -> {
+                calls.sent("abort multipart upload", key, () -> {
                     wire.abortMultipartUpload(fullKey, uploadId);
                     return null;
                 });
@@ -394,7 +356,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         }
         String fullSource = settings.fullKey(sourceKey);
         String fullTarget = settings.fullKey(targetKey);
-        String etag = call("copy", targetKey, () -> unquote(wire.copyObject(fullSource, fullTarget, uploadHeaders)));
+        String etag = calls.call("copy", targetKey, () -> unquote(wire.copyObject(fullSource, fullTarget, uploadHeaders)));
         return new PutResult(targetKey, source.size(), etag, 1);
     }
 
@@ -402,7 +364,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
     @Override
     public void stopRequests() {
-        stopped = true;
+        calls.stopRequests();
     }
 
     /** Sequentially, each abort bounded by the connect and read timeouts; a failure leaves the upload to the orphan sweep. */
@@ -413,7 +375,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             String uploadId = open.getKey();
             String fullKey = open.getValue();
             try {
-                sent("abort multipart upload", fullKey, () -> {
+                calls.sent("abort multipart upload", fullKey, () -> {
                     wire.abortMultipartUpload(fullKey, uploadId);
                     return null;
                 });
@@ -448,7 +410,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         for (int page = 0; page < 10_000; page++) {
             String km = keyMarker;
             String um = uploadMarker;
-            S3Wire.UploadPage res = call("list multipart uploads", prefix,
+            S3Wire.UploadPage res = calls.call("list multipart uploads", prefix,
                     () -> wire.listMultipartUploads(fullPrefix, km, um));
             for (S3Wire.PendingUpload u : res.uploads()) {
                 if (u.initiated() == null || !u.initiated().isBefore(startedBefore) || !u.fullKey().startsWith(fullPrefix)) {
@@ -456,7 +418,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 }
                 String key = u.fullKey().substring(base.length());
                 try {
-                    call("abort multipart upload", key, () -> {
+                    calls.call("abort multipart upload", key, () -> {
                         wire.abortMultipartUpload(u.fullKey(), u.uploadId());
                         return null;
                     });
@@ -492,7 +454,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         boolean withChecksum = server.asksStoredCrc32();
-        S3Wire.Head r = call("head", key, () -> wire.headObject(fullKey, withChecksum));
+        S3Wire.Head r = calls.call("head", key, () -> wire.headObject(fullKey, withChecksum));
         return server.head(key, r.length(), unquote(r.etag()), r.userMetadata(), r.crc32Base64());
     }
 
@@ -510,7 +472,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         int[] done = {0}; // targets filled by earlier attempts: a retry asks for the rest only
-        call("ranged get", key, () -> {
+        calls.call("ranged get", key, () -> {
             long skipped = 0;
             for (int i = 0; i < done[0]; i++) {
                 skipped += targets.get(i).length;
@@ -541,7 +503,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         boolean withChecksum = server.asksStoredCrc32();
-        return call("get", key, () -> {
+        return calls.call("get", key, () -> {
             S3Wire.Body in = wire.getObject(fullKey, null, withChecksum);
             boolean complete = false;
             try {
@@ -576,7 +538,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         boolean withChecksum = server.asksStoredCrc32();
-        return call("download", key, () -> {
+        return calls.call("download", key, () -> {
             S3Wire.Body in = wire.getObject(fullKey, null, withChecksum);
             boolean complete = false;
             try (DownloadTarget out = DownloadTarget.beside(target)) {
@@ -612,7 +574,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             throw new IllegalArgumentException("list max-keys must be in [1, 1000]: " + maxKeys);
         }
         String base = settings.listPrefix();
-        S3Wire.KeyPage r = call("list", null, () -> wire.listObjects(base + p, continuation, maxKeys));
+        S3Wire.KeyPage r = calls.call("list", null, () -> wire.listObjects(base + p, continuation, maxKeys));
         List<ObjectSummary> entries = new ArrayList<>();
         for (S3Wire.Listed o : r.objects()) {
             if (!o.fullKey().startsWith(base + p)) {
@@ -637,7 +599,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
     private void deleteFull(String key, String fullKey) throws StoreException {
         try {
-            call("delete", key, () -> {
+            calls.call("delete", key, () -> {
                 wire.deleteObject(fullKey);
                 return null;
             });
@@ -668,7 +630,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             List<String> fullKeys = batch.stream().map(settings::fullKey).toList();
             List<S3Wire.DeleteFailure> errors;
             try {
-                errors = call("batch delete", null, () -> wire.deleteObjects(fullKeys));
+                errors = calls.call("batch delete", null, () -> wire.deleteObjects(fullKeys));
             } catch (StoreException e) {
                 failed.addAll(batch);
                 first = first == null ? e : first;
@@ -699,12 +661,12 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
                 boolean createOnly) throws StoreException {
             S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, contentMd5, createOnly);
-            return unquote(call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
+            return unquote(calls.call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
         }
 
         @Override
         public OptionalLong storedCrc32(String fullKey) throws StoreException {
-            S3Wire.Head r = call("probe head", fullKey, () -> wire.headObject(fullKey, true));
+            S3Wire.Head r = calls.call("probe head", fullKey, () -> wire.headObject(fullKey, true));
             return Crc32Text.fromBase64(r.crc32Base64());
         }
 
@@ -715,14 +677,14 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
         @Override
         public List<String> listFullKeys(String fullPrefix) throws StoreException {
-            S3Wire.KeyPage page = call("probe list", fullPrefix, () -> wire.listObjects(fullPrefix, null, 1000));
+            S3Wire.KeyPage page = calls.call("probe list", fullPrefix, () -> wire.listObjects(fullPrefix, null, 1000));
             return page.objects().stream().map(S3Wire.Listed::fullKey).toList();
         }
 
         @Override
         public Optional<byte[]> read(String fullKey) throws StoreException {
             try {
-                return Optional.of(call("get", fullKey, () -> {
+                return Optional.of(calls.call("get", fullKey, () -> {
                     S3Wire.Body in = wire.getObject(fullKey, null, false);
                     boolean complete = false;
                     try {
