@@ -38,9 +38,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 /**
@@ -61,17 +58,14 @@ import java.util.zip.CRC32;
  */
 public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier, RequestGate {
     private static final int DELETE_BATCH = 1000;
-    private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final RemoteStoreSettings settings;
     private final S3Wire wire;
-    private final ExecutorService partUploads;
+    private final MultipartUploads multipart;
     private final ServerProbe server;
     private final UploadPlan uploads;
     private final Map<String, String> uploadHeaders;
     private final WireCalls calls;
-    /** Multipart uploads begun and neither completed nor aborted: upload id to full key. */
-    private final Map<String, String> openUploads = new java.util.concurrent.ConcurrentHashMap<>();
 
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire) {
         this(settings, wire, ProbeOptions.inMemory());
@@ -82,14 +76,10 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         this.settings = settings;
         this.wire = wire;
         this.calls = new WireCalls(settings, wire);
-        this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
-            Thread t = new Thread(r, "part-upload-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
         this.server = new ServerProbe(settings, new ProbeTarget(), probe, java.time.Clock.systemUTC());
         this.uploads = new UploadPlan(settings, wire.buffersPacedBodies(), rate -> server.keepUploadRate(rate));
         this.uploadHeaders = uploadHeaders(settings);
+        this.multipart = new MultipartUploads(settings, wire, calls, uploads, uploadHeaders);
         wire.onServerIdentity(server::answered);
     }
 
@@ -170,7 +160,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
     @Override
     public void close() {
-        partUploads.shutdownNow();
+        multipart.close();
         wire.close();
         server.close();
     }
@@ -275,7 +265,6 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     }
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
-        String fullKey = settings.fullKey(key);
         boolean sendMd5 = server.sendsContentMd5();
         if (sendMd5) {
             wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CONTENT_MD5);
@@ -284,54 +273,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         if (crc32Checked) {
             wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CRC32);
         }
-        return PartedUpload.run(key, body, options, sendCrc, crc32Checked, sendMd5, server.provesByContentMd5(),
-                settings, partUploads, new PartedUpload.Calls() {
-            @Override
-            public String create(Map<String, String> userMetadata) throws StoreException {
-                S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(),
-                        Optional.empty(), false);
-                String uploadId = calls.once("create multipart upload", key,
-                        () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
-                openUploads.put(uploadId, fullKey);
-                return uploadId;
-            }
-
-            @Override
-            public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
-                    Optional<String> crc, Optional<String> md5) throws StoreException {
-                String etag = calls.once("upload of part " + partNumber, key, () -> {
-                    try {
-                        return wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
-                    } catch (Exception e) {
-                        uploads.failed(body.length());
-                        throw e;
-                    }
-                });
-                return new PartedUpload.PartReceipt(partNumber, etag, crc);
-            }
-
-            @Override
-            public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
-                String etag = unquote(calls.once("complete multipart upload", key,
-                        () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
-                openUploads.remove(uploadId);
-                if (etag.isEmpty()) {
-                    // The MinIO client reads no ETag from RGW's completion answer: ask the server for it
-                    etag = unquote(calls.once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
-                }
-                return etag;
-            }
-
-            @Override
-            public void abort(String uploadId) throws StoreException {
-                // sent even when requests were stopped: the stop must not leave the upload open
-                calls.sent("abort multipart upload", key, () -> {
-                    wire.abortMultipartUpload(fullKey, uploadId);
-                    return null;
-                });
-                openUploads.remove(uploadId);
-            }
-        });
+        return multipart.put(key, body, options, sendCrc, crc32Checked, sendMd5, server.provesByContentMd5());
     }
 
     // ---- server-side copy
@@ -370,71 +312,18 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     /** Sequentially, each abort bounded by the connect and read timeouts; a failure leaves the upload to the orphan sweep. */
     @Override
     public List<String> abortOpenUploads() {
-        List<String> aborted = new ArrayList<>();
-        for (Map.Entry<String, String> open : List.copyOf(openUploads.entrySet())) {
-            String uploadId = open.getKey();
-            String fullKey = open.getValue();
-            try {
-                calls.sent("abort multipart upload", fullKey, () -> {
-                    wire.abortMultipartUpload(fullKey, uploadId);
-                    return null;
-                });
-                String base = settings.listPrefix();
-                aborted.add(fullKey.startsWith(base) ? fullKey.substring(base.length()) : fullKey);
-            } catch (ObjectNotFoundException gone) {
-                // NoSuchUpload: its own pass aborted it meanwhile
-            } catch (StoreException | RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(RemoteStore.class).warn("could not abort the multipart upload of {}"
-                        + " ({}); the orphan sweep aborts it later: {}", fullKey, uploadId, e.getMessage());
-            }
-            openUploads.remove(uploadId);
-        }
-        return aborted;
+        return multipart.abortOpen();
     }
 
     // ---- incomplete uploads
 
     /**
      * Lists the multipart uploads under the prefix page by page (key and upload-id markers) and
-     * aborts each begun before {@code startedBefore}. An upload outside the prefix is skipped even if
-     * a server lists it (it may be another node's); one gone by the time it is aborted (completed or
-     * aborted by its own process) is not an error and is not counted.
+     * aborts each begun before {@code startedBefore} (see {@link MultipartUploads#abortIncomplete}).
      */
     @Override
     public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
-        String fullPrefix = settings.fullKey(prefix);
-        String base = settings.fullKey("");
-        List<String> aborted = new ArrayList<>();
-        String keyMarker = null;
-        String uploadMarker = null;
-        for (int page = 0; page < 10_000; page++) {
-            String km = keyMarker;
-            String um = uploadMarker;
-            S3Wire.UploadPage res = calls.call("list multipart uploads", prefix,
-                    () -> wire.listMultipartUploads(fullPrefix, km, um));
-            for (S3Wire.PendingUpload u : res.uploads()) {
-                if (u.initiated() == null || !u.initiated().isBefore(startedBefore) || !u.fullKey().startsWith(fullPrefix)) {
-                    continue;
-                }
-                String key = u.fullKey().substring(base.length());
-                try {
-                    calls.call("abort multipart upload", key, () -> {
-                        wire.abortMultipartUpload(u.fullKey(), u.uploadId());
-                        return null;
-                    });
-                    aborted.add(key);
-                } catch (ObjectNotFoundException gone) {
-                    // NoSuchUpload: it was completed or aborted meanwhile, so there is nothing left to abort
-                }
-            }
-            if (!res.truncated() || res.nextKeyMarker() == null || res.nextKeyMarker().isEmpty()) {
-                // done, or truncated without a marker to go on from: nothing more can be asked for
-                return aborted;
-            }
-            keyMarker = res.nextKeyMarker();
-            uploadMarker = res.nextUploadIdMarker();
-        }
-        return aborted;
+        return multipart.abortIncomplete(prefix, startedBefore);
     }
 
     // ---- fetch
