@@ -286,7 +286,7 @@ final class ScheduledPasses {
             if (swept && a.kind() == Scrub.Kind.ORPHAN) {
                 continue;
             }
-            problems.add(a.kind().label() + " " + (a.key() == null ? a.shard() : a.key()) + ": " + a.detail());
+            problems.add(a.kind().label() + " " + a.key().orElse(a.shard()) + ": " + a.detail());
         }
         return finish(SCRUB, report.entriesChecked() + " entries checked, " + report.anomalies().size()
                 + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
