@@ -76,9 +76,11 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         this.settings = settings;
         this.wire = wire;
         this.calls = new WireCalls(settings, wire);
-        this.server = new ServerProbe(settings, new ProbeTarget(), probe, java.time.Clock.systemUTC());
-        this.uploads = new UploadPlan(settings, wire.buffersPacedBodies(), rate -> server.keepUploadRate(rate));
         this.uploadHeaders = uploadHeaders(settings);
+        this.server = new ServerProbe(settings,
+                new WireProbeTarget(calls, wire, uploadHeaders, fullKey -> deleteFull(fullKey, fullKey)), probe,
+                java.time.Clock.systemUTC());
+        this.uploads = new UploadPlan(settings, wire.buffersPacedBodies(), rate -> server.keepUploadRate(rate));
         this.multipart = new MultipartUploads(settings, wire, calls, uploads, uploadHeaders);
         wire.onServerIdentity(server::answered);
     }
@@ -447,7 +449,8 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         });
     }
 
-    private static void release(S3Wire.Body in, boolean complete) {
+    /** Ends a body's answer; one not read to its end drops its connection rather than returning it to the pool. */
+    static void release(S3Wire.Body in, boolean complete) {
         if (!complete) {
             in.dropConnection().run();
         }
@@ -541,58 +544,6 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             first.addSuppressed(new StoreRejectedException(failed.size() + " of " + all.size()
                     + " keys could not be deleted, first: " + failed.subList(0, Math.min(5, failed.size())), null, null, null));
             throw first;
-        }
-    }
-
-    /** Raw operations for the capability probe, on full keys. */
-    private final class ProbeTarget implements CapabilityProbe.Target {
-        @Override
-        public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
-                boolean createOnly) throws StoreException {
-            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, contentMd5, createOnly);
-            return unquote(calls.call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
-        }
-
-        @Override
-        public OptionalLong storedCrc32(String fullKey) throws StoreException {
-            S3Wire.Head r = calls.call("probe head", fullKey, () -> wire.headObject(fullKey, true));
-            return Crc32Text.fromBase64(r.crc32Base64());
-        }
-
-        @Override
-        public void delete(String fullKey) throws StoreException {
-            deleteFull(fullKey, fullKey);
-        }
-
-        @Override
-        public List<String> listFullKeys(String fullPrefix) throws StoreException {
-            S3Wire.KeyPage page = calls.call("probe list", fullPrefix, () -> wire.listObjects(fullPrefix, null, 1000));
-            return page.objects().stream().map(S3Wire.Listed::fullKey).toList();
-        }
-
-        @Override
-        public Optional<byte[]> read(String fullKey) throws StoreException {
-            try {
-                return Optional.of(calls.call("get", fullKey, () -> {
-                    S3Wire.Body in = wire.getObject(fullKey, null, false);
-                    boolean complete = false;
-                    try {
-                        Long length = in.contentLength();
-                        if (length == null || length < 0 || length > ServerFindingsFile.MAX_BYTES) {
-                            throw new StoreRejectedException("get of key '" + fullKey + "' answered " + length
-                                    + " bytes, not a findings file", fullKey, null, null);
-                        }
-                        byte[] out = new byte[length.intValue()];
-                        ResponseChecks.readFully(fullKey, in.stream(), out);
-                        complete = in.stream().read() < 0;
-                        return out;
-                    } finally {
-                        release(in, complete);
-                    }
-                }));
-            } catch (ObjectNotFoundException absent) {
-                return Optional.empty();
-            }
         }
     }
 }
