@@ -12,7 +12,6 @@ import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.root.RootLock;
 import dev.felix.offload.read.TieredReader;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -44,15 +43,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Daemon {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+    private static final Logger LOG = DaemonLog.LOG;
 
-    static final String OFFLOAD = "offload";
-    static final String RETENTION = "retention";
-    static final String SCRUB = "scrub";
-
-    /** The last thing a pass did to a shard. */
-    record ShardNote(Instant at, String result, boolean ok) {
-    }
 
     private final DaemonConfig config;
     private final DataRoot root;
@@ -147,7 +139,7 @@ public final class Daemon {
                 m -> m.values().stream().mapToLong(TieredReader::remoteRecordBytes).sum());
         metrics.perShard(config.metricsShards, this::survey);
         metrics.chunkCache(chunks);
-        for (String pass : List.of(OFFLOAD, RETENTION, SCRUB)) {
+        for (String pass : PassNames.ALL) {
             metrics.gauge("felix.pass.last.success", "When a pass last ended without problems, seconds since the epoch",
                     passes.lastSuccess(), m -> m.containsKey(pass) ? m.get(pass).getEpochSecond() : 0, "pass", pass);
         }
@@ -352,11 +344,11 @@ public final class Daemon {
         return t == null ? totals() : t;
     }
 
-    ShardNote lastOffload(String shard) {
+    ScheduledPasses.ShardNote lastOffload(String shard) {
         return passes.lastOffload(shard);
     }
 
-    ShardNote lastRetention(String shard) {
+    ScheduledPasses.ShardNote lastRetention(String shard) {
         return passes.lastRetention(shard);
     }
 

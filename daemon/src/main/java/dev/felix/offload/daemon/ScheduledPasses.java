@@ -26,7 +26,6 @@ import dev.felix.offload.schedule.Schedule;
 import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.store.StoreException;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
@@ -40,9 +39,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
-import static dev.felix.offload.daemon.Daemon.OFFLOAD;
-import static dev.felix.offload.daemon.Daemon.RETENTION;
-import static dev.felix.offload.daemon.Daemon.SCRUB;
+import static dev.felix.offload.daemon.PassNames.OFFLOAD;
+import static dev.felix.offload.daemon.PassNames.RETENTION;
+import static dev.felix.offload.daemon.PassNames.SCRUB;
 
 /**
  * The daemon's offload, retention and scrub passes on their cron schedules: each run over a unit of
@@ -55,9 +54,13 @@ import static dev.felix.offload.daemon.Daemon.SCRUB;
 final class ScheduledPasses {
 
     /** The daemon's logger: an operator reads the passes' lines as the daemon's. */
-    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+    private static final Logger LOG = DaemonLog.LOG;
     /** The most problems one pass result keeps. */
     private static final int MAX_PROBLEMS = 20;
+
+    /** The last thing a pass did to a shard. */
+    record ShardNote(Instant at, String result, boolean ok) {
+    }
 
     /** What the passes tell the daemon beyond their findings. */
     interface Listener {
@@ -83,8 +86,8 @@ final class ScheduledPasses {
     private final AtomicLong scrubRuns = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
     /** Each pass's latest findings: a run that threw or found nothing to say leaves the previous ones. */
     private final Map<String, PassOutcome.Findings> results = new ConcurrentHashMap<>();
-    private final Map<String, Daemon.ShardNote> offloadNotes = new ConcurrentHashMap<>();
-    private final Map<String, Daemon.ShardNote> retentionNotes = new ConcurrentHashMap<>();
+    private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
+    private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
     private final PassScheduler scheduler;
 
@@ -163,11 +166,11 @@ final class ScheduledPasses {
         return lastSuccess;
     }
 
-    Daemon.ShardNote lastOffload(String shard) {
+    ShardNote lastOffload(String shard) {
         return offloadNotes.get(shard);
     }
 
-    Daemon.ShardNote lastRetention(String shard) {
+    ShardNote lastRetention(String shard) {
         return retentionNotes.get(shard);
     }
 
@@ -204,7 +207,7 @@ final class ScheduledPasses {
             String result = s.problem() == null
                     ? s.uploaded().size() + " uploaded, " + s.unlinked().size() + " unlinked, " + s.pending() + " pending"
                     : stopped ? "stopped: " + s.uploaded().size() + " uploaded before the stop" : s.problem();
-            offloadNotes.put(s.shard(), new Daemon.ShardNote(now, result, s.problem() == null || stopped));
+            offloadNotes.put(s.shard(), new ShardNote(now, result, s.problem() == null || stopped));
             if (s.problem() != null && !stopped) {
                 problems.add(s.shard() + ": " + s.problem());
             }
@@ -250,7 +253,7 @@ final class ScheduledPasses {
         }
         metrics.retained(report);
         Instant now = clock.now();
-        report.shards().forEach(s -> retentionNotes.put(s.shard(), new Daemon.ShardNote(now, s.failed() ? s.failure()
+        report.shards().forEach(s -> retentionNotes.put(s.shard(), new ShardNote(now, s.failed() ? s.failure()
                 : s.local().removedSegments().size() + " local and " + s.remote().expiredSegments().size()
                 + " remote segments removed" + (s.problems().isEmpty() ? "" : "; " + s.problems().stream()
                 .map(RetentionProblem::describe).collect(Collectors.joining("; "))), !s.failed() && s.problems().isEmpty())));

@@ -4,7 +4,6 @@ import dev.felix.offload.log.IoProblem;
 import dev.felix.offload.root.RootLock;
 import dev.felix.offload.schedule.PassScheduler;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -26,7 +25,7 @@ import java.util.concurrent.TimeoutException;
 final class StopSequence {
 
     /** The daemon's logger: an operator reads the stop's lines as the daemon's. */
-    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+    private static final Logger LOG = DaemonLog.LOG;
 
     private StopSequence() {
     }

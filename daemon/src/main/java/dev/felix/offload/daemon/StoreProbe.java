@@ -7,7 +7,6 @@ import dev.felix.offload.root.SegmentKeys;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreStoppedException;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Instant;
@@ -24,7 +23,7 @@ import java.util.function.Supplier;
 final class StoreProbe {
 
     /** The daemon's logger: an operator reads the start-up's lines as the daemon's. */
-    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+    private static final Logger LOG = DaemonLog.LOG;
 
     private final MeteredStore store;
     private final StoreHealth health;

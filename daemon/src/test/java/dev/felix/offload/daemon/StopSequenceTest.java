@@ -15,4 +15,9 @@ class StopSequenceTest {
         assertThat(StopSequence.abortReserve(Duration.ofMinutes(5))).isEqualTo(Duration.ofSeconds(10));
         assertThat(StopSequence.abortReserve(Duration.ZERO)).isEqualTo(Duration.ZERO);
     }
+
+    @Test
+    void theStopsLinesAreToldUnderTheDaemonsLoggerName() {
+        assertThat(DaemonLog.LOG.getName()).isEqualTo(Daemon.class.getName());
+    }
 }
