@@ -5,7 +5,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The daemon's log: its start-up, its passes and its stop are told under one logger name, that of
- * {@link Daemon} (operators' filters and alerts know it), whichever class of the daemon tells them.
+ * {@code Daemon} (operators' filters and alerts know it), whichever class of the daemon tells them.
  * Named by its text so that the classes split out of {@code Daemon} need not refer back to it.
  */
 final class DaemonLog {

@@ -19,13 +19,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The multipart uploads of a {@link RemoteStore}: a body's parts sent over the wire, several at once
+ * The multipart uploads of a {@code RemoteStore}: a body's parts sent over the wire, several at once
  * on the store's part threads ({@link PartedUpload} decides the parts and their digests), every
  * upload tracked as open from its creation until its completion or abort, so that a stop can abort
  * those it cut short; and the uploads a killed process left behind, found by listing and aborted.
  * Which checksums travel is the caller's to say: this class knows nothing of the server's traits.
  */
 final class MultipartUploads {
+    /** The store's own logger name (by its text, so as not to refer back to the store): its lines read as before. */
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger("dev.felix.offload.store.remote.RemoteStore");
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final RemoteStoreSettings settings;
@@ -139,7 +142,7 @@ final class MultipartUploads {
             } catch (ObjectNotFoundException gone) {
                 // NoSuchUpload: its own pass aborted it meanwhile
             } catch (StoreException | RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(RemoteStore.class).warn("could not abort the multipart upload of {}"
+                LOG.warn("could not abort the multipart upload of {}"
                         + " ({}); the orphan sweep aborts it later: {}", fullKey, uploadId, e.getMessage());
             }
             openUploads.remove(uploadId);

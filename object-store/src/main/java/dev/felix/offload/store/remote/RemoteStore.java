@@ -384,7 +384,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 }
                 return null;
             } finally {
-                release(in, complete);
+                ResponseChecks.release(in, complete);
             }
         });
     }
@@ -419,7 +419,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 ResponseChecks.crc(key, crc.getValue(), expectedCrc32, Crc32Text.fromBase64(in.crc32Base64()));
                 return out;
             } finally {
-                release(in, complete);
+                ResponseChecks.release(in, complete);
             }
         });
     }
@@ -444,17 +444,9 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 out.commit();
                 return new DownloadResult(length, unquote(in.etag()), out.crc32());
             } finally {
-                release(in, complete);
+                ResponseChecks.release(in, complete);
             }
         });
-    }
-
-    /** Ends a body's answer; one not read to its end drops its connection rather than returning it to the pool. */
-    static void release(S3Wire.Body in, boolean complete) {
-        if (!complete) {
-            in.dropConnection().run();
-        }
-        in.close();
     }
 
     // ---- list

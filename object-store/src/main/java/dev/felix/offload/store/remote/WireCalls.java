@@ -5,7 +5,7 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreStoppedException;
 
 /**
- * How a {@link RemoteStore} sends a request: under the settings' {@link RetryPolicy}, refused without
+ * How a {@code RemoteStore} sends a request: under the settings' {@link RetryPolicy}, refused without
  * being sent once {@link #stopRequests()} was called (a retry included), and its failure translated by
  * the client ({@link S3Wire#translate}) into the typed {@link StoreException} tree, with the CA bundle's
  * part told where a TLS handshake failed ({@link CaBundle#explain}). Only the abort of an open upload

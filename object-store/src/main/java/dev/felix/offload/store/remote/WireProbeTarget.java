@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The raw operations a {@link RemoteStore}'s capability probe sends ({@link CapabilityProbe.Target}),
+ * The raw operations a {@code RemoteStore}'s capability probe sends ({@link CapabilityProbe.Target}),
  * on full keys and through the store's own {@link WireCalls}: the probe's requests are retried and
  * stopped as the store's are.
  */
@@ -78,7 +78,7 @@ final class WireProbeTarget implements CapabilityProbe.Target {
                         complete = in.stream().read() < 0;
                         return out;
                     } finally {
-                        RemoteStore.release(in, complete);
+                        ResponseChecks.release(in, complete);
                     }
                 }));
             } catch (ObjectNotFoundException absent) {
