@@ -112,8 +112,8 @@ final class RetentionCommand implements Callable<Integer> {
         r.orphanSweep().ifPresent(o -> o.held().forEach(h -> out.printf("  %s %s: %d objects (%s) kept, none deleted: %s%n",
                 h.reason().label(), h.shard(), h.objects(), Bytes.human(h.bytes()), h.detail())));
         // why local segments past a limit stay (not offloaded yet, a copy that could not be proven, ...)
-        r.shards().stream().filter(s -> s.local().blockedBy() != null).forEach(s -> out.printf(
-                "  %s: local segments kept: %s%n", s.shard(), s.local().blockedBy()));
+        r.shards().forEach(s -> s.local().blockedBy().ifPresent(b -> out.printf(
+                "  %s: local segments kept: %s%n", s.shard(), b.label())));
         r.uncertainStreams().forEach((shard, why) -> out.printf("  %s: %s%n", shard, why));
         r.failureList().stream().filter(f -> f.site() != RetentionReport.Failure.Site.HELD_BY_SWEEP) // its line is above
                 .forEach(f -> out.printf("  %s: %s%n", f.where(), f.why()));
@@ -154,11 +154,11 @@ final class RetentionCommand implements Callable<Integer> {
                     }
                     g.writeEndObject();
                 }
-                if (s.local().blockedBy() != null) {
-                    g.writeStringField("local_blocked_by", s.local().blockedBy());
+                if (s.local().blockedBy().isPresent()) {
+                    g.writeStringField("local_blocked_by", s.local().blockedBy().get().label());
                 }
-                if (s.remote().blockedBy() != null) {
-                    g.writeStringField("remote_blocked_by", s.remote().blockedBy());
+                if (s.remote().blockedBy().isPresent()) {
+                    g.writeStringField("remote_blocked_by", s.remote().blockedBy().get().label());
                 }
                 if (s.failure() != null) {
                     g.writeStringField("failure", s.failure());

@@ -99,15 +99,9 @@ final class ScrubCommand implements Callable<Integer> {
     static void writeText(PrintWriter out, Scrub.Report r) {
         for (Scrub.Anomaly a : r.anomalies()) {
             StringBuilder line = new StringBuilder(a.kind().label()).append(" shard=").append(a.shard());
-            if (a.segmentId() >= 0) {
-                line.append(" segment=").append(Long.toUnsignedString(a.segmentId()));
-            }
-            if (a.key() != null) {
-                line.append(" key=").append(a.key());
-            }
-            if (a.byteAt() >= 0) {
-                line.append(" byte=").append(a.byteAt());
-            }
+            a.segmentId().ifPresent(id -> line.append(" segment=").append(Long.toUnsignedString(id)));
+            a.key().ifPresent(key -> line.append(" key=").append(key));
+            a.byteAt().ifPresent(at -> line.append(" byte=").append(at));
             out.println(line.append(": ").append(a.detail()));
         }
         for (String note : r.notes()) {
@@ -143,22 +137,22 @@ final class ScrubCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeStringField("kind", a.kind().label());
                 g.writeStringField("shard", a.shard());
-                if (a.segmentId() >= 0) {
-                    Json.u64(g, "segment", a.segmentId());
+                if (a.segmentId().isPresent()) {
+                    Json.u64(g, "segment", a.segmentId().getAsLong());
                 }
-                if (a.key() != null) {
-                    g.writeStringField("key", a.key());
+                if (a.key().isPresent()) {
+                    g.writeStringField("key", a.key().get());
                 }
-                if (a.byteAt() >= 0) {
-                    g.writeNumberField("byte", a.byteAt());
+                if (a.byteAt().isPresent()) {
+                    g.writeNumberField("byte", a.byteAt().getAsLong());
                 }
                 g.writeStringField("detail", a.detail());
-                if (a.keyShard() != null) {
-                    g.writeStringField("key_shard", a.keyShard());
+                if (a.keyShard().isPresent()) {
+                    g.writeStringField("key_shard", a.keyShard().get());
                 }
-                if (a.objects() >= 0) {
-                    g.writeNumberField("objects", a.objects());
-                    g.writeNumberField("bytes", a.bytes());
+                if (a.held().isPresent()) {
+                    g.writeNumberField("objects", a.held().get().objects());
+                    g.writeNumberField("bytes", a.held().get().bytes());
                 }
                 g.writeEndObject();
             }

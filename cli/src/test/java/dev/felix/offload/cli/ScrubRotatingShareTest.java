@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -150,7 +151,7 @@ class ScrubRotatingShareTest {
             for (int run = 0; run < runs; run++) {
                 Scrub.Report r = new Scrub(dataRoot, store, env, 0, Clock.systemUTC(),
                         Scrub.Share.ofRun(start + run, runs)).run(StopSignal.never(), null);
-                if (r.anomalies().stream().anyMatch(a -> a.kind() == Scrub.Kind.CRC_MISMATCH && a.key().equals(victim))) {
+                if (r.anomalies().stream().anyMatch(a -> a.kind() == Scrub.Kind.CRC_MISMATCH && a.key().equals(Optional.of(victim)))) {
                     assertThat(foundIn).as("found in exactly one run of the rotation").isEqualTo(-1);
                     foundIn = run;
                 } else {

@@ -1,41 +1,21 @@
 package dev.felix.offload.daemon;
 
-import dev.felix.offload.schedule.DataRootGuard;
-import dev.felix.offload.scrub.Scrub;
 import dev.felix.offload.log.DataRoot;
-import dev.felix.offload.schedule.Pass;
 import dev.felix.offload.schedule.PassClock;
-import dev.felix.offload.schedule.PassListener;
 import dev.felix.offload.schedule.PassOutcome;
 import dev.felix.offload.schedule.PassScheduler;
-import dev.felix.offload.retention.RetentionHook;
-import dev.felix.offload.retention.RetentionPass;
-import dev.felix.offload.retention.RetentionReport;
 import dev.felix.offload.schedule.Schedule;
-import dev.felix.offload.copy.StopSignal;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.store.StoreException;
-import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.read.ChunkCache;
 import dev.felix.offload.root.NodeId;
-import dev.felix.offload.pass.OffloadPass;
-import dev.felix.offload.pass.OffloadSettings;
-import dev.felix.offload.pass.PassReport;
-import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.root.RootLock;
-import dev.felix.offload.root.SegmentKeys;
-import dev.felix.offload.pass.ShardResult;
-import dev.felix.offload.pass.ShardStop;
-import dev.felix.offload.pass.StepHook;
 import dev.felix.offload.read.TieredReader;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,46 +43,25 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Daemon {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+    private static final Logger LOG = DaemonLog.LOG;
 
-    static final String OFFLOAD = "offload";
-    static final String RETENTION = "retention";
-    static final String SCRUB = "scrub";
-    /** The most problems one pass result keeps. */
-    private static final int MAX_PROBLEMS = 20;
-
-    /** The last thing a pass did to a shard. */
-    record ShardNote(Instant at, String result, boolean ok) {
-    }
 
     private final DaemonConfig config;
     private final DataRoot root;
     private final DaemonMetrics metrics;
     private final MeteredStore store;
     private final Map<String, String> env;
-    private final PassClock clock;
-    private final DataRootGuard guard = new DataRootGuard();
-    /** The shards the last offload pass found with nothing to do (see {@link dev.felix.offload.pass.QuietShards}). */
-    private final dev.felix.offload.pass.QuietShards quietShards = new dev.felix.offload.pass.QuietShards();
-    /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
-    private final java.util.concurrent.atomic.AtomicLong scrubRuns =
-            new java.util.concurrent.atomic.AtomicLong(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
     private final ChunkCache chunks;
     private final Map<String, TieredReader> readers = new ConcurrentHashMap<>();
-    /** Each pass's latest findings: a run that threw or found nothing to say leaves the previous ones. */
-    private final Map<String, PassOutcome.Findings> results = new ConcurrentHashMap<>();
-    private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
-    private final Map<String, ShardNote> retentionNotes = new ConcurrentHashMap<>();
-    private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
     /**
      * Reads refused because the store holds another object than an entry names, by shard: the latest
      * one's message. Kept until the next scrub run, whose findings then say what the store holds.
      */
     private final Map<String, String> objectMismatches = new ConcurrentHashMap<>();
+    private final ScheduledPasses passes;
     private final PassScheduler scheduler;
     private final StoreHealth health;
-    /** Whether the store's capabilities are known (the start-up probe, or a later one, went through). */
-    private volatile boolean probed;
+    private final StoreProbe probe;
     private volatile boolean stopping;
     private Boolean stopResult;
     /** The blocking part of /read answers, so that an answer can be given at its deadline (see ReadEndpoint). */
@@ -125,8 +84,9 @@ public final class Daemon {
         this.root = new DataRoot(config.dataDir);
         this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime);
         this.metrics = new DaemonMetrics();
-        this.health = new StoreHealth(shortName(store.describe()));
+        this.health = new StoreHealth(StoreProbe.shortName(store.describe()));
         this.store = new MeteredStore(store, metrics, health);
+        this.probe = new StoreProbe(this.store, health, root, config.retentionPassSettings().keyPrefix(), this::nodeId);
         // Twice the read threads: reads a deadline gave up on may still wait for the store a while.
         int workers = 2 * config.httpReadThreads;
         this.readWork = new java.util.concurrent.ThreadPoolExecutor(workers, workers, 60, java.util.concurrent.TimeUnit.SECONDS,
@@ -137,55 +97,21 @@ public final class Daemon {
                 });
         this.readWork.allowCoreThreadTimeOut(true);
         this.env = config.environment(processEnv);
-        this.clock = clock;
         this.chunks = new ChunkCache(this.store, ChunkCache.DEFAULT_CHUNK_BYTES, config.chunkCacheBytes);
-        PassScheduler.Builder b = PassScheduler.builder(clock).listener(new PassListener() {
-            @Override
-            public void finished(PassOutcome outcome) {
-                metrics.passFinished(outcome);
-                if (outcome.findings() != null) {
-                    results.put(outcome.pass(), outcome.findings());
-                }
-                if (outcome.succeeded()) {
-                    PassOutcome.Findings r = results.get(outcome.pass());
-                    if (r == null || r.ok()) {
-                        lastSuccess.put(outcome.pass(), outcome.finished());
+        this.passes = new ScheduledPasses(config, root, env, this.store, metrics, probe, clock,
+                new ScheduledPasses.Listener() {
+                    @Override
+                    public void refused(NodeClaimCheck.RefusedException e) {
+                        refusedBy(e);
                     }
-                }
-            }
-        });
-        add(b, OFFLOAD, config.offloadSchedule, namingTheStore(this::offload));
-        add(b, RETENTION, config.retentionSchedule, namingTheStore(this::retention));
-        add(b, SCRUB, config.scrubSchedule, namingTheStore(this::scrub));
-        this.scheduler = b.build();
+
+                    @Override
+                    public void scrubbed() {
+                        objectMismatches.clear();
+                    }
+                });
+        this.scheduler = passes.scheduler();
         registerGauges();
-    }
-
-    /**
-     * A pass that fails on a store call says which store: its one log line and {@code /health} then
-     * name the pass, the store and the cause.
-     */
-    private Pass namingTheStore(Pass pass) {
-        return stop -> {
-            try {
-                return pass.run(stop);
-            } catch (StoreException e) {
-                throw new StoreCallFailedException(shortName(store.describe()), e);
-            }
-        };
-    }
-
-    /** A store call a pass could not do without; the message names the store. */
-    static final class StoreCallFailedException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        StoreCallFailedException(String store, StoreException cause) {
-            super("store " + store + ": " + cause.getMessage(), cause);
-        }
-    }
-
-    private static void add(PassScheduler.Builder b, String name, Optional<Schedule> schedule, Pass pass) {
-        schedule.ifPresent(s -> b.pass(name, s, pass));
     }
 
     private void registerGauges() {
@@ -213,9 +139,9 @@ public final class Daemon {
                 m -> m.values().stream().mapToLong(TieredReader::remoteRecordBytes).sum());
         metrics.perShard(config.metricsShards, this::survey);
         metrics.chunkCache(chunks);
-        for (String pass : List.of(OFFLOAD, RETENTION, SCRUB)) {
+        for (String pass : PassNames.ALL) {
             metrics.gauge("felix.pass.last.success", "When a pass last ended without problems, seconds since the epoch",
-                    lastSuccess, m -> m.containsKey(pass) ? m.get(pass).getEpochSecond() : 0, "pass", pass);
+                    passes.lastSuccess(), m -> m.containsKey(pass) ? m.get(pass).getEpochSecond() : 0, "pass", pass);
         }
     }
 
@@ -301,11 +227,11 @@ public final class Daemon {
         if (stopping) {
             return;
         }
-        probeStore();
+        probe.probe();
         if (stopping) {
             return;
         }
-        checkClaim();
+        probe.checkClaim(StoreProbe.claimPolicy(config, takeOverNodeId), () -> stopping);
         synchronized (this) {
             if (stopping) {
                 return;
@@ -324,98 +250,11 @@ public final class Daemon {
     }
 
     /**
-     * Refuses to start (a usage error, exit 2) where every pass would be refused: another root's claim
-     * on this node id, or a store that is not this root's. A store that does not answer is left to the
-     * passes, as {@link #probeStore} leaves it; so is a root another process holds right now, or a root
-     * without a node id yet (its first pass creates a fresh one, which no other root can hold).
-     */
-    private void checkClaim() throws IOException {
-        if (!health.ready() || nodeId().isEmpty()) {
-            return;
-        }
-        SegmentKeys keys = new SegmentKeys(config.retentionPassSettings().keyPrefix(), nodeId().get());
-        MeteredStore unit = store.unit();
-        try (RootLock lock = RootLock.acquire(root.path());
-             StartupWait wait = StartupWait.begin("the store to answer the node claim check", shortName(store.describe()))) {
-            // the claim and the node's lease checked as any writer checks them; a pass takes the lease
-            NodeClaimCheck.enforce(root, unit, keys, claimPolicy(takeOverNodeId));
-            wait.ended("checked");
-        } catch (RootLock.HeldException e) {
-            LOG.info("the node claim is checked by the first pass: {}", e.getMessage());
-        } catch (NodeClaimCheck.RefusedException e) {
-            if (stopping) {
-                return; // refused because the stop cut the store off, not because of a claim
-            }
-            throw new StartRefusedException(e.getMessage());
-        } catch (IOException e) {
-            LOG.error("{}", e.getMessage());
-        } finally {
-            unit.endUnit();
-        }
-    }
-
-    private NodeClaimCheck.Policy claimPolicy(boolean takeOver) {
-        return new NodeClaimCheck.Policy(config.file + ": " + DaemonConfig.STORE, takeOver);
-    }
-
-    /**
-     * Asks the store what it can do, and lists the node's prefix (one key), so that a store already
-     * probed before still answers a request of its own; remembers whether it answered.
-     */
-    private void probeStore() {
-        MeteredStore unit = store.unit();
-        if (!probed) {
-            health.notReady("waiting for its first answer (asked at " + Instant.now() + ")");
-        }
-        try (StartupWait wait = StartupWait.begin("the store to answer", shortName(store.describe())
-                + "; /health answers 503 until it does")) {
-            try {
-                unit.capabilities();
-                unit.listPage(probePrefix(), null, 1);
-                if (!probed) {
-                    LOG.info("store answered: {}", store.describe());
-                }
-                probed = true;
-                wait.ended("it answered");
-            } catch (StoreStoppedException e) {
-                wait.ended("the daemon is stopping");
-            } catch (StoreException | RuntimeException e) {
-                String why = DaemonMetrics.kindOf(e) + ": " + String.valueOf(e.getMessage()).replace('\n', ' ');
-                if (!StoreHealth.unavailable(e)) {
-                    health.notReady(why);
-                }
-                wait.ended("it did not answer: " + why);
-                LOG.error("store did not answer ({}): {}", shortName(store.describe()), why);
-            }
-        } finally {
-            unit.endUnit();
-        }
-    }
-
-    /** The node's prefix where the node id is known, else the store's own (an empty key prefix). */
-    private String probePrefix() {
-        return nodeId().map(id -> new SegmentKeys(config.retentionPassSettings().keyPrefix(), id).nodePrefix())
-                .orElse("");
-    }
-
-    /** A store's description up to its region: kind, bucket, prefix and endpoint ("S3 store, bucket b at URL"). */
-    static String shortName(String description) {
-        int region = description.indexOf(" region ");
-        return region > 0 ? description.substring(0, region) : description;
-    }
-
-    /** The most of a stop's patience kept for aborting open uploads and closing: a third, at most 10 s. */
-    static Duration abortReserve(Duration patience) {
-        Duration third = patience.dividedBy(3);
-        return third.compareTo(Duration.ofSeconds(10)) < 0 ? third : Duration.ofSeconds(10);
-    }
-
-    /**
-     * Stops within {@code patience}: no pass and no store request starts from now on (but aborts of
-     * open multipart uploads); running passes get the patience less {@link #abortReserve} to end by
-     * themselves; then the multipart uploads still open are aborted, the HTTP endpoint stops and the
-     * store is closed, none of it waited for past the patience. Safe to call more than once, and at
-     * any moment of {@link #open} and {@link #connect}.
+     * Stops within {@code patience} (see {@link StopSequence}): no pass and no store request starts
+     * from now on (but aborts of open multipart uploads); running passes get the patience less
+     * {@link StopSequence#abortReserve} to end by themselves; then the multipart uploads still open are
+     * aborted, the HTTP endpoint stops and the store is closed, none of it waited for past the
+     * patience. Safe to call more than once, and at any moment of {@link #open} and {@link #connect}.
      *
      * @return true when every pass ended
      */
@@ -426,18 +265,7 @@ public final class Daemon {
             }
             stopping = true;
         }
-        long deadline = System.nanoTime() + patience.toNanos();
-        Duration reserve = abortReserve(patience);
-        store.stopRequests();
-        LOG.info("stopping: no new pass or store request starts; running passes get up to {} s to end",
-                patience.minus(reserve).toMillis() / 1000.0);
-        boolean ended = scheduler.stop(patience.minus(reserve), Duration.ZERO);
-        // What is left must not outlast the patience: each step runs on its own thread, waited for until the deadline.
-        List<String> aborted = within(deadline, "aborting open multipart uploads", store::abortOpenUploads);
-        if (aborted != null && !aborted.isEmpty()) {
-            LOG.info("aborted {} multipart uploads the stop cut short: {}", aborted.size(), aborted);
-        }
-        within(deadline, "stopping the HTTP endpoint and closing the store", () -> {
+        boolean ended = StopSequence.run(patience, store, scheduler, () -> {
             if (http != null) {
                 http.stop();
             }
@@ -445,42 +273,11 @@ public final class Daemon {
             chunks.close();
             store.close();
             return Boolean.TRUE;
-        });
-        if (daemonLock != null) {
-            try {
-                daemonLock.close();
-            } catch (IOException e) {
-                LOG.warn("releasing {}: {}", RootLock.DAEMON_FILE_NAME, dev.felix.offload.log.IoProblem.describe(e));
-            }
-        }
-        if (ended) {
-            LOG.info("stopped");
-        } else {
-            LOG.warn("stopped; passes still running were left as a crash leaves them (nothing unproven is recorded): {}",
-                    scheduler.passNames().stream().filter(scheduler::isRunning).toList());
-        }
+        }, daemonLock);
         synchronized (this) {
             stopResult = ended;
         }
         return ended;
-    }
-
-    /** Runs {@code step} on a thread of its own and waits for it until {@code deadline}; null when it did not end by then. */
-    private static <T> T within(long deadline, String what, java.util.concurrent.Callable<T> step) {
-        java.util.concurrent.FutureTask<T> task = new java.util.concurrent.FutureTask<>(step);
-        Thread t = new Thread(task, "stop");
-        t.setDaemon(true);
-        t.start();
-        try {
-            return task.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            LOG.warn("{} did not end within the stop's patience; left to the process's end", what);
-        } catch (java.util.concurrent.ExecutionException e) {
-            LOG.warn("{} failed: {}", what, e.getCause().toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return null;
     }
 
     public int httpPort() {
@@ -507,148 +304,7 @@ public final class Daemon {
 
     /** Runs {@code pass} as soon as it is idle (tests and operators); false when it is off or stopping. */
     boolean requestRun(String pass) {
-        return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);
-    }
-
-    private PassOutcome.Findings offload(StopSignal stop) throws Exception {
-        requireStore();
-        OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
-        PassReport report;
-        MeteredStore unit = store.unit();
-        try (DataRootGuard.Held held = guard.hold(stop)) {
-            if (held == null) {
-                return null;
-            }
-            try {
-                report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                        .checkingClaim(claimPolicy(false)).remembering(quietShards)
-                        .run(ProgressListener.none(), stop::stopRequested);
-            } catch (NodeClaimCheck.RefusedException e) {
-                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
-                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
-            }
-        } finally {
-            unit.endUnit();
-        }
-        metrics.offloaded(report);
-        Instant now = clock.now();
-        List<String> problems = new ArrayList<>();
-        for (ShardResult s : report.shards()) {
-            boolean stopped = s.stop() instanceof ShardStop.Requested;
-            String result = s.problem() == null
-                    ? s.uploaded().size() + " uploaded, " + s.unlinked().size() + " unlinked, " + s.pending() + " pending"
-                    : stopped ? "stopped: " + s.uploaded().size() + " uploaded before the stop" : s.problem();
-            offloadNotes.put(s.shard(), new ShardNote(now, result, s.problem() == null || stopped));
-            if (s.problem() != null && !stopped) {
-                problems.add(s.shard() + ": " + s.problem());
-            }
-        }
-        for (String u : report.unreadable()) {
-            problems.add(u + " (not offloaded, could not be read)");
-        }
-        String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
-                + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
-        PassOutcome.Findings found = finish(OFFLOAD, summary, problems);
-        if (report.segmentsUploaded() > 0 && !stop.stopRequested()) {
-            requestRun(RETENTION); // local retention can let the new copies' local files go now
-        }
-        return found;
-    }
-
-    private PassOutcome.Findings retention(StopSignal stop) throws Exception {
-        requireStore();
-        RetentionReport report;
-        MeteredStore unit = store.unit();
-        RetentionPass pass = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(),
-                Clock.systemUTC(), env, RetentionHook.none()).checkingClaim(claimPolicy(false));
-        // a full orphan listing, when one is due, is made before the root is held: offload runs beside it
-        dev.felix.offload.retention.FullSweep.Listing listed;
-        try {
-            listed = pass.prelist(stop);
-        } catch (RuntimeException | java.io.IOException e) {
-            unit.endUnit();
-            throw e;
-        }
-        try (DataRootGuard.Held held = guard.hold(stop)) {
-            if (held == null) {
-                return null;
-            }
-            try {
-                report = pass.run(stop, listed);
-            } catch (NodeClaimCheck.RefusedException e) {
-                refusedBy(e); // the daemon ends; the refusal is its one line, no trace
-                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
-            }
-        } finally {
-            unit.endUnit();
-        }
-        metrics.retained(report);
-        Instant now = clock.now();
-        report.shards().forEach(s -> retentionNotes.put(s.shard(), new ShardNote(now, s.failed() ? s.failure()
-                : s.local().removedSegments().size() + " local and " + s.remote().expiredSegments().size()
-                + " remote segments removed" + (s.problems().isEmpty() ? "" : "; " + s.problems().stream()
-                .map(dev.felix.offload.retention.RetentionProblem::describe).collect(java.util.stream.Collectors
-                        .joining("; "))), !s.failed() && s.problems().isEmpty())));
-        List<String> problems = new ArrayList<>();
-        report.failures().forEach((where, why) -> problems.add(where + ": " + why));
-        String summary = report.localSegmentsDeleted() + " local and " + report.remoteSegmentsDeleted()
-                + " remote segments removed, " + report.orphansFound() + " orphans found, " + report.orphansDeleted()
-                + " deleted";
-        return finish(RETENTION, summary, problems);
-    }
-
-    private PassOutcome.Findings scrub(StopSignal stop) throws Exception {
-        requireStore();
-        // A rotating share is read in full behind the server's checksum, so every object is read within
-        // scrub.full-read-runs runs; the share's start is random, so restarts do not always read the same.
-        Scrub.Share share = Scrub.Share.ofRun(scrubRuns.getAndIncrement(), config.scrubFullReadRuns);
-        Scrub.Report report;
-        MeteredStore unit = store.unit();
-        try {
-            report = new Scrub(root, unit, env, config.scrubReadBandwidth, Clock.systemUTC(), share).run(stop, guard);
-        } finally {
-            unit.endUnit();
-        }
-        if (!stop.stopRequested()) {
-            objectMismatches.clear(); // scrub's own findings say now what the store holds for each entry
-        }
-        metrics.scrubbed(report);
-        List<String> problems = new ArrayList<>();
-        // Orphans are the sweep's to delete once their grace period is over; only when nothing will
-        // sweep them do they make the daemon degraded.
-        boolean swept = config.retentionSchedule.isPresent() && config.sweepOrphans && !config.orphanDryRun;
-        for (Scrub.Anomaly a : report.anomalies()) {
-            if (swept && a.kind() == Scrub.Kind.ORPHAN) {
-                continue;
-            }
-            problems.add(a.kind().label() + " " + (a.key() == null ? a.shard() : a.key()) + ": " + a.detail());
-        }
-        return finish(SCRUB, report.entriesChecked() + " entries checked, " + report.anomalies().size()
-                + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
-    }
-
-    /** A pass needs the store's capabilities: where the start-up probe did not get them, it asks again. */
-    private void requireStore() {
-        if (!probed) {
-            probeStore();
-            if (!probed) {
-                throw new IllegalStateException("the store did not answer: " + health.problem());
-            }
-        }
-    }
-
-    private static PassOutcome.Findings finish(String pass, String summary, List<String> problems) {
-        List<String> kept = problems.size() > MAX_PROBLEMS ? new ArrayList<>(problems.subList(0, MAX_PROBLEMS)) : problems;
-        if (problems.size() > MAX_PROBLEMS) {
-            kept.add((problems.size() - MAX_PROBLEMS) + " more");
-        }
-        PassOutcome.Findings found = new PassOutcome.Findings(summary, kept);
-        if (problems.isEmpty()) {
-            LOG.info("{} pass: {}", pass, summary);
-        } else {
-            LOG.warn("{} pass: {}; {} problems, first: {}", pass, summary, problems.size(), problems.get(0));
-        }
-        return found;
+        return passes.requestRun(pass);
     }
 
     DaemonMetrics metrics() {
@@ -688,12 +344,12 @@ public final class Daemon {
         return t == null ? totals() : t;
     }
 
-    ShardNote lastOffload(String shard) {
-        return offloadNotes.get(shard);
+    ScheduledPasses.ShardNote lastOffload(String shard) {
+        return passes.lastOffload(shard);
     }
 
-    ShardNote lastRetention(String shard) {
-        return retentionNotes.get(shard);
+    ScheduledPasses.ShardNote lastRetention(String shard) {
+        return passes.lastRetention(shard);
     }
 
     /** The node id, without creating one. */
@@ -751,7 +407,7 @@ public final class Daemon {
         for (String pass : scheduler.passNames()) {
             out.add(new PassState(pass, scheduler.schedule(pass), scheduler.isRunning(pass),
                     scheduler.completedRuns(pass), scheduler.nextRun(pass), scheduler.lastOutcome(pass),
-                    Optional.ofNullable(results.get(pass))));
+                    passes.findings(pass)));
         }
         return out;
     }

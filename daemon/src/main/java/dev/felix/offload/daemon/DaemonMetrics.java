@@ -124,7 +124,7 @@ final class DaemonMetrics {
         for (Scrub.Kind kind : Scrub.Kind.values()) {
             count("felix.scrub.anomalies", "Anomalies scrubs found, by kind", "kind", kind.label());
         }
-        for (String pass : List.of(Daemon.OFFLOAD, Daemon.RETENTION, Daemon.SCRUB)) {
+        for (String pass : PassNames.ALL) {
             for (PassOutcome.Status status : PassOutcome.Status.values()) {
                 passRuns(pass, status);
             }

@@ -488,7 +488,7 @@ final class StatusServer {
         }
     }
 
-    private static void note(JsonGenerator g, String field, Daemon.ShardNote n) throws IOException {
+    private static void note(JsonGenerator g, String field, ScheduledPasses.ShardNote n) throws IOException {
         if (n == null) {
             g.writeNullField(field);
             return;

@@ -1,6 +1,9 @@
 /**
- * The daemon behind {@code felix-offload run}: {@link dev.felix.offload.daemon.Daemon} wires the
- * offload, retention and scrub passes to the {@link dev.felix.offload.schedule.PassScheduler} and serves
+ * The daemon behind {@code felix-offload run}: {@link dev.felix.offload.daemon.Daemon} brings it up
+ * (the store's start-up checks are {@link dev.felix.offload.daemon.StoreProbe}) and down (within a
+ * patience, {@link dev.felix.offload.daemon.StopSequence}), has
+ * {@link dev.felix.offload.daemon.ScheduledPasses} run the offload, retention and scrub passes on the
+ * {@link dev.felix.offload.schedule.PassScheduler}, and serves
  * {@link dev.felix.offload.daemon.StatusServer} ({@code /health}, {@code /metrics}, {@code /shards},
  * {@code /read} through {@link dev.felix.offload.daemon.ReadEndpoint}). Its configuration is
  * {@link dev.felix.offload.daemon.DaemonConfig} (read by {@link dev.felix.offload.daemon.ConfigFile},

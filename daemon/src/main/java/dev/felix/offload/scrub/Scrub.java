@@ -37,6 +37,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -110,38 +111,69 @@ public final class Scrub {
     }
 
     /**
-     * One thing wrong.
+     * One thing wrong. What a kind says beyond its shard and detail is present for that kind only.
      *
-     * @param segmentId the entry's segment id, or -1 for orphans and manifests
-     * @param key       the object key, or null for a manifest
+     * @param segmentId the entry's segment id (unsigned); empty for orphans, manifests and held shards
+     * @param key       the object key; empty for a manifest, a shard that could not be read or a held shard
      * @param keyShard  for {@link Kind#FOREIGN_KEY}: the shard directory whose prefix the key lies in
-     *                  (empty when it lies in none); null otherwise
-     * @param objects   for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#UNRECORDED_HISTORY}): how
-     *                  many keys lie under its prefix; -1 otherwise
-     * @param bytes     their total size; -1 otherwise
+     *                  (empty text when it lies in none)
+     * @param held      for a held shard ({@link Kind#MISSING_SHARD}, {@link Kind#UNRECORDED_HISTORY},
+     *                  {@link Kind#UNREADABLE} from the sweep): the keys under its prefix
      * @param byteAt    for {@link Kind#LOCAL_MISMATCH}: the first byte at which the local segment
-     *                  differs from its copy (or where its first failing record begins); -1 otherwise
+     *                  differs from its copy (or where its first failing record begins), where known
      */
-    public record Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard, long objects,
-                   long bytes, long byteAt) {
-        /** An anomaly of one entry or object. */
-        Anomaly(Kind kind, String shard, long segmentId, String key, String detail) {
-            this(kind, shard, segmentId, key, detail, null, -1, -1, -1);
+    public record Anomaly(Kind kind, String shard, OptionalLong segmentId, Optional<String> key, String detail,
+                          Optional<String> keyShard, Optional<HeldObjects> held, OptionalLong byteAt) {
+
+        /** The keys a held shard has under its prefix. */
+        public record HeldObjects(long objects, long bytes) {
+        }
+
+        public Anomaly {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(shard, "shard");
+            Objects.requireNonNull(segmentId, "segmentId");
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(detail, "detail");
+            Objects.requireNonNull(keyShard, "keyShard");
+            Objects.requireNonNull(held, "held");
+            Objects.requireNonNull(byteAt, "byteAt");
+        }
+
+        /** An anomaly of one entry's object: missing, of another size or CRC32, or not answered for. */
+        static Anomaly ofEntry(Kind kind, String shard, long segmentId, String key, String detail) {
+            return new Anomaly(kind, shard, OptionalLong.of(segmentId), Optional.of(key), detail, Optional.empty(),
+                    Optional.empty(), OptionalLong.empty());
+        }
+
+        /** A shard (or its manifest) that could not be read: no entry of it was checked. */
+        static Anomaly unreadableShard(String shard, String detail) {
+            return new Anomaly(Kind.UNREADABLE, shard, OptionalLong.empty(), Optional.empty(), detail,
+                    Optional.empty(), Optional.empty(), OptionalLong.empty());
+        }
+
+        /** An object under the node's prefix that no manifest names. */
+        static Anomaly orphan(String shard, String key, String detail) {
+            return new Anomaly(Kind.ORPHAN, shard, OptionalLong.empty(), Optional.of(key), detail, Optional.empty(),
+                    Optional.empty(), OptionalLong.empty());
         }
 
         /** A {@link Kind#FOREIGN_KEY}: {@code keyShard} is the shard whose prefix the key lies in. */
-        Anomaly(Kind kind, String shard, long segmentId, String key, String detail, String keyShard) {
-            this(kind, shard, segmentId, key, detail, keyShard, -1, -1, -1);
+        static Anomaly foreignKey(String shard, long segmentId, String key, String detail, String keyShard) {
+            return new Anomaly(Kind.FOREIGN_KEY, shard, OptionalLong.of(segmentId), Optional.of(key), detail,
+                    Optional.of(keyShard), Optional.empty(), OptionalLong.empty());
         }
 
         /** A held shard: {@code objects} and {@code bytes} count its keys. */
-        Anomaly(Kind kind, String shard, long segmentId, String key, String detail, long objects, long bytes) {
-            this(kind, shard, segmentId, key, detail, null, objects, bytes, -1);
+        static Anomaly heldShard(Kind kind, String shard, String detail, long objects, long bytes) {
+            return new Anomaly(kind, shard, OptionalLong.empty(), Optional.empty(), detail, Optional.empty(),
+                    Optional.of(new HeldObjects(objects, bytes)), OptionalLong.empty());
         }
 
-        /** A {@link Kind#LOCAL_MISMATCH} at {@code byteAt}. */
-        static Anomaly localMismatch(String shard, long segmentId, String key, long byteAt, String detail) {
-            return new Anomaly(Kind.LOCAL_MISMATCH, shard, segmentId, key, detail, null, -1, -1, byteAt);
+        /** A {@link Kind#LOCAL_MISMATCH} at {@code byteAt}, where known. */
+        static Anomaly localMismatch(String shard, long segmentId, String key, OptionalLong byteAt, String detail) {
+            return new Anomaly(Kind.LOCAL_MISMATCH, shard, OptionalLong.of(segmentId), Optional.of(key), detail,
+                    Optional.empty(), Optional.empty(), byteAt);
         }
     }
 
@@ -251,7 +283,7 @@ public final class Scrub {
         // A name that may be a shard but could not be read is never passed over: its entries go unchecked.
         for (DataRoot.Unreadable u : listing.unreadable()) {
             LOG.warn("{}: unreadable, not checked: {}", u.name(), u.reason());
-            anomalies.add(new Anomaly(Kind.UNREADABLE, u.name(), -1, null, "the shard could not be read, so its "
+            anomalies.add(Anomaly.unreadableShard(u.name(), "the shard could not be read, so its "
                     + "manifest's entries were not checked: " + u.reason()));
         }
         Optional<String> nodeId = nodeId();
@@ -279,7 +311,7 @@ public final class Scrub {
             } catch (NoSuchFileException e) {
                 continue;
             } catch (CorruptionException e) {
-                anomalies.add(new Anomaly(Kind.UNREADABLE, shard, -1, null, "manifest: " + e.getMessage()));
+                anomalies.add(Anomaly.unreadableShard(shard, "manifest: " + e.getMessage()));
                 continue;
             }
             for (ManifestEntry entry : manifest.entries()) {
@@ -294,7 +326,7 @@ public final class Scrub {
                 }
                 if (ownership.isPresent() && !ownership.get().inShardPrefix(shard, entry.objectKey())) {
                     String owner = ownership.get().shardOf(entry.objectKey()).orElse("");
-                    anomalies.add(new Anomaly(Kind.FOREIGN_KEY, shard, entry.segmentId(), entry.objectKey(),
+                    anomalies.add(Anomaly.foreignKey(shard, entry.segmentId(), entry.objectKey(),
                             "the key lies in " + (owner.isEmpty() ? "no shard's prefix" : "shard " + owner + "'s prefix")
                                     + ", not in " + shard + "'s; no pass deletes it on this entry's account", owner));
                 }
@@ -310,7 +342,7 @@ public final class Scrub {
                 Anomaly local = checkLocal(dir, shard, entry, c.anomaly() == null && c.how() != null);
                 if (local != null && stillNamed(dir, entry)) {
                     LOG.warn("{}: segment {}: local-mismatch at byte {}: {}", shard,
-                            Long.toUnsignedString(entry.segmentId()), local.byteAt(), local.detail());
+                            Long.toUnsignedString(entry.segmentId()), local.byteAt().orElse(-1), local.detail());
                     anomalies.add(local);
                 }
             }
@@ -344,7 +376,7 @@ public final class Scrub {
                     OrphanSweepReport orphans = listOrphans(keys, stop, notes);
                     listed = true;
                     for (String key : orphans.found()) {
-                        anomalies.add(new Anomaly(Kind.ORPHAN, shardOf(key, prefix), -1, key,
+                        anomalies.add(Anomaly.orphan(shardOf(key, prefix), key,
                                 "no manifest names it"));
                     }
                     for (HeldShard h : orphans.held()) {
@@ -354,9 +386,9 @@ public final class Scrub {
                             case UNREADABLE -> Kind.UNREADABLE;
                         };
                         boolean known = anomalies.stream().anyMatch(a -> a.kind() == Kind.UNREADABLE
-                                && a.key() == null && a.shard().equals(h.shard()));
+                                && a.key().isEmpty() && a.shard().equals(h.shard()));
                         if (!known) {
-                            anomalies.add(new Anomaly(kind, h.shard(), -1, null, h.objects() + " objects ("
+                            anomalies.add(Anomaly.heldShard(kind, h.shard(), h.objects() + " objects ("
                                     + h.bytes() + " bytes) under " + keys.shardPrefix(h.shard()) + " kept: "
                                     + h.detail(), h.objects(), h.bytes()));
                         }
@@ -427,17 +459,18 @@ public final class Scrub {
                 return null;
             }
             if (check.damaged()) {
-                return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), check.localBytes(),
+                return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), OptionalLong.of(check.localBytes()),
                         check.mismatch() + (copyProven ? "; its copy is proven (checked by this scrub), so retention "
                                 + "replaces the local file with it" : "; its copy is not proven either"));
             }
             long at = CopyDifference.firstDifference(store, entry, f.log());
-            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), at, check.mismatch()
+            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), at < 0 ? OptionalLong.empty()
+                    : OptionalLong.of(at), check.mismatch()
                     + "; it scans clean, so which is right is not known: retention keeps it");
         } catch (NoSuchFileException gone) {
             return null; // retention or the broker removed it meanwhile
         } catch (IOException | StoreException e) {
-            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), -1,
+            return Anomaly.localMismatch(shard, entry.segmentId(), entry.objectKey(), OptionalLong.empty(),
                     "the local segment could not be compared with its copy: " + e.getMessage());
         }
     }
@@ -449,7 +482,7 @@ public final class Scrub {
         try {
             ObjectHead head = store.head(key);
             if (head.size() != entry.sizeBytes()) {
-                return new Checked(null, new Anomaly(Kind.SIZE_MISMATCH, shard, segment, key,
+                return new Checked(null, Anomaly.ofEntry(Kind.SIZE_MISMATCH, shard, segment, key,
                         "the store holds " + head.size() + " bytes, the manifest says " + entry.sizeBytes()));
             }
             long crc;
@@ -466,14 +499,14 @@ public final class Scrub {
                 how = "read-back";
             }
             if (crc != expectedCrc) {
-                return new Checked(how, new Anomaly(Kind.CRC_MISMATCH, shard, segment, key,
+                return new Checked(how, Anomaly.ofEntry(Kind.CRC_MISMATCH, shard, segment, key,
                         String.format("crc32 %08x by %s, the manifest says %08x", crc, how, expectedCrc)));
             }
             return new Checked(how, null);
         } catch (ObjectNotFoundException e) {
-            return new Checked(null, new Anomaly(Kind.MISSING, shard, segment, key, "the store has no such object"));
+            return new Checked(null, Anomaly.ofEntry(Kind.MISSING, shard, segment, key, "the store has no such object"));
         } catch (StoreException e) {
-            return new Checked(null, new Anomaly(Kind.UNREADABLE, shard, segment, key,
+            return new Checked(null, Anomaly.ofEntry(Kind.UNREADABLE, shard, segment, key,
                     FailureKind.of(e) + ": " + e.getMessage()));
         }
     }

@@ -1,6 +1,7 @@
 package dev.felix.offload.retention;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What local retention did to one shard.
@@ -8,18 +9,19 @@ import java.util.List;
  * @param removedSegments ids of the segments unlinked, oldest first
  * @param removedBytes    their data files' bytes
  * @param localBytesAfter bytes of the data files left
- * @param blockedBy       why a segment past a local limit stayed (not offloaded yet, or its local
- *                        bytes differ from its entry), or null when nothing past a limit stayed
+ * @param blockedBy       why a segment past a local limit stayed (not offloaded yet, or kept by the
+ *                        local-release rule), empty when nothing past a limit stayed
  */
 public record LocalRetentionResult(List<Long> removedSegments, long removedBytes, long localBytesAfter,
-                                   String blockedBy) {
+                                   Optional<RetentionBlock> blockedBy) {
 
     public LocalRetentionResult {
         removedSegments = List.copyOf(removedSegments);
+        java.util.Objects.requireNonNull(blockedBy, "blockedBy");
     }
 
     /** Nothing done to a shard holding {@code localBytes}. */
     public static LocalRetentionResult nothing(long localBytes) {
-        return new LocalRetentionResult(List.of(), 0, localBytes, null);
+        return new LocalRetentionResult(List.of(), 0, localBytes, Optional.empty());
     }
 }

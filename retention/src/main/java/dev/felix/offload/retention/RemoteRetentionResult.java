@@ -4,6 +4,7 @@ import dev.felix.offload.root.KeyOwnership;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What remote retention did to one shard.
@@ -14,13 +15,13 @@ import java.util.Map;
  * @param objectsLeft     keys of expired objects not deleted; orphans now, which the orphan sweep removes
  * @param deleteProblem   why objects were left: the store's error, or {@value #STOPPED}; null when none were
  * @param totalBytesAfter bytes the shard holds after, local and remote, each segment counted once
- * @param blockedBy       why an entry past a limit stayed (its segment is still on local disk), or null
+ * @param blockedBy       why an entry past a limit stayed (its segment is still on local disk, say), empty when none did
  * @param objectsKept     keys of expired entries that were not the shard's to delete (outside its
  *                        prefix, or named by another live shard), with why; they stay in the store
  */
 public record RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
                                     List<String> objectsLeft, String deleteProblem, long totalBytesAfter,
-                                    String blockedBy, Map<String, KeyOwnership.Refusal> objectsKept) {
+                                    Optional<RetentionBlock> blockedBy, Map<String, KeyOwnership.Refusal> objectsKept) {
 
     /** The {@link #deleteProblem()} of a pass asked to stop before every batch was deleted. */
     public static final String STOPPED = "stopped";
@@ -28,18 +29,20 @@ public record RemoteRetentionResult(List<Long> expiredSegments, long expiredByte
     public RemoteRetentionResult {
         expiredSegments = List.copyOf(expiredSegments);
         objectsLeft = List.copyOf(objectsLeft);
+        java.util.Objects.requireNonNull(blockedBy, "blockedBy");
         objectsKept = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(objectsKept));
     }
 
     /** A result in which every expired object was the shard's own. */
     public RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
-                                 List<String> objectsLeft, String deleteProblem, long totalBytesAfter, String blockedBy) {
+                                 List<String> objectsLeft, String deleteProblem, long totalBytesAfter,
+                                 Optional<RetentionBlock> blockedBy) {
         this(expiredSegments, expiredBytes, objectsDeleted, objectsLeft, deleteProblem, totalBytesAfter, blockedBy, Map.of());
     }
 
     /** Nothing done to a shard holding {@code totalBytes}. */
     public static RemoteRetentionResult nothing(long totalBytes) {
-        return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, totalBytes, null);
+        return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, totalBytes, Optional.empty());
     }
 
     /** True when objects were left because the store failed (not because of a stop). */

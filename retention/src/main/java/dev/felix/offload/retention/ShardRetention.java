@@ -35,6 +35,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -239,7 +240,7 @@ public final class ShardRetention {
         LocalRelease rule = new LocalRelease(shard, fetcher, CopyProofs.read(shardDir, clock), true, unlinkSettle, clock);
         List<Long> removed = new ArrayList<>();
         long removedBytes = 0;
-        String blockedBy = null;
+        RetentionBlock blockedBy = null;
         boolean settling = false;
         try {
             for (int i = 0; i < files.size() - 1; i++) {
@@ -265,8 +266,7 @@ public final class ShardRetention {
                 }
                 if (entry == null) {
                     if (overBytes) {
-                        blockedBy = "segment " + Long.toUnsignedString(f.id()) + " is past " + RetentionSettings.LOCAL_RETENTION_BYTES
-                                + " but not offloaded yet";
+                        blockedBy = new RetentionBlock.NotOffloaded(f.id());
                     }
                     break;
                 }
@@ -291,12 +291,12 @@ public final class ShardRetention {
                 if (decision instanceof LocalRelease.Decision.Keep keep) {
                     if (keep.reason() == LocalRelease.KeptReason.SETTLING) {
                         // Those above are still proven now, so the next pass only waits; none goes before this one.
-                        blockedBy = blockedBy == null ? keep.detail() : blockedBy;
+                        blockedBy = blockedBy == null ? new RetentionBlock.Kept(f.id(), keep.reason(), keep.detail()) : blockedBy;
                         settling = true;
                         continue;
                     }
                     LOG.warn("{}: keeping segment {} locally: {}", shard, f.id(), keep.detail());
-                    blockedBy = blockedBy == null ? keep.detail() : blockedBy;
+                    blockedBy = blockedBy == null ? new RetentionBlock.Kept(f.id(), keep.reason(), keep.detail()) : blockedBy;
                     break;
                 }
                 if (settling) {
@@ -319,7 +319,7 @@ public final class ShardRetention {
                 DurableFiles.fsyncDirectory(shardDir);
             }
         }
-        return new LocalRetentionResult(removed, removedBytes, localBytes, blockedBy);
+        return new LocalRetentionResult(removed, removedBytes, localBytes, Optional.ofNullable(blockedBy));
     }
 
     /** What the local-release rule found, as this pass reports it. */
@@ -356,7 +356,7 @@ public final class ShardRetention {
         LargestTimestamps side = LargestTimestamps.load(shardDir);
         List<ManifestEntry> expiring = new ArrayList<>();
         long expiringBytes = 0;
-        String blockedBy = null;
+        RetentionBlock blockedBy = null;
         for (ManifestEntry e : manifest.entries()) {
             boolean overBytes = limitBytes != RetentionSettings.UNLIMITED && total - expiringBytes > limitBytes;
             boolean overTime = false;
@@ -365,10 +365,8 @@ public final class ShardRetention {
                 try {
                     largest = remoteLargestTimestamp(e, side, localIds.contains(e.segmentId()));
                 } catch (StoreException | CorruptionException | IOException unknown) {
-                    blockedBy = "segment " + Long.toUnsignedString(e.segmentId()) + ": its largest timestamp is not "
-                            + "known (" + LargestTimestamps.FILE_NAME + " has no line for it and rebuilding one "
-                            + "failed: " + unknown.getMessage() + ")";
-                    LOG.warn("{}: {}", shard, blockedBy);
+                    blockedBy = new RetentionBlock.TimestampUnknown(e.segmentId(), unknown.getMessage());
+                    LOG.warn("{}: {}", shard, blockedBy.label());
                     break;
                 }
                 if (largest != -1 && Long.compareUnsigned(largest, nowMicros()) > 0) {
@@ -381,8 +379,7 @@ public final class ShardRetention {
                 break;
             }
             if (localIds.contains(e.segmentId())) {
-                blockedBy = "segment " + Long.toUnsignedString(e.segmentId())
-                        + " is past the total retention but still on local disk";
+                blockedBy = new RetentionBlock.StillLocal(e.segmentId());
                 break;
             }
             expiring.add(e);
@@ -390,13 +387,12 @@ public final class ShardRetention {
         }
         if (expiring.isEmpty()) {
             saveLargestTimestamps(side, manifest);
-            return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, blockedBy);
+            return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, Optional.ofNullable(blockedBy));
         }
         if (!live.unreadable().isEmpty()) {
             // Checked before the manifest changes: what an unreadable manifest needs is unknown.
-            return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total, expiring.size()
-                    + " entries are past the total retention, but the manifest of live shard(s) " + live.unreadable()
-                    + " is unreadable, so no object is deleted until it is mended");
+            return new RemoteRetentionResult(List.of(), 0, 0, List.of(), null, total,
+                    Optional.of(new RetentionBlock.LiveManifestUnreadable(expiring.size(), live.unreadable())));
         }
         ManifestEntry last = expiring.get(expiring.size() - 1);
         Manifest next = manifest.withoutEntriesThrough(last.lastOffset());
@@ -437,7 +433,7 @@ public final class ShardRetention {
                     outcome.left().size(), outcome.problem());
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
-                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, blockedBy, split.refusals());
+                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, Optional.ofNullable(blockedBy), split.refusals());
     }
 
     /**

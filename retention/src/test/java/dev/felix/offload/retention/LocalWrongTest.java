@@ -137,7 +137,8 @@ class LocalWrongTest {
         ShardRetentionResult r = retain(new RetentionSettings(0, UNLIMITED, UNLIMITED, UNLIMITED), TestData.FIRST_RECORD);
 
         assertThat(r.local().removedSegments()).as("ambiguous: nothing goes").isEmpty();
-        assertThat(r.local().blockedBy()).contains("valid bytes");
+        assertThat(r.local().blockedBy()).containsInstanceOf(RetentionBlock.Kept.class);
+        assertThat(r.local().blockedBy().orElseThrow().label()).contains("valid bytes");
         assertThat(r.problems()).singleElement().satisfies(p -> {
             assertThat(p.kind()).isEqualTo(RetentionProblem.Kind.LOCAL_MISMATCH);
             assertThat(p.segment()).isZero();

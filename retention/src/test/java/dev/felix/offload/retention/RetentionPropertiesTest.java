@@ -49,8 +49,8 @@ class RetentionPropertiesTest {
                     RetentionHook.none(), batchSize, TestData.ownership(), TestData.live(shard)).run(StopSignal.never());
 
             assertThat(r.failure()).isNull();
-            assertThat(r.local().blockedBy()).as("every sealed segment is offloaded").isNull();
-            assertThat(r.remote().blockedBy()).as("local retention went first").isNull();
+            assertThat(r.local().blockedBy()).as("every sealed segment is offloaded").isEmpty();
+            assertThat(r.remote().blockedBy()).as("local retention went first").isEmpty();
             Manifest manifest = ManifestStore.read(shard);
             List<SegmentFile> local = SegmentFile.list(shard);
             long localTotal = TestData.localBytes(shard);

@@ -167,7 +167,8 @@ class ShardRetentionTest {
 
         assertThat(r.failure()).isNull();
         assertThat(r.local().removedSegments()).isEmpty();
-        assertThat(r.local().blockedBy()).contains("not offloaded");
+        assertThat(r.local().blockedBy()).containsInstanceOf(RetentionBlock.NotOffloaded.class);
+        assertThat(r.local().blockedBy().orElseThrow().label()).contains("not offloaded");
         assertThat(localIds()).isEqualTo(before);
         assertThat(ManifestStore.fileIn(shard)).doesNotExist();
     }
@@ -183,7 +184,8 @@ class ShardRetentionTest {
 
         assertThat(r.local().removedSegments())
                 .isEqualTo(manifest.entries().stream().map(ManifestEntry::segmentId).toList());
-        assertThat(r.local().blockedBy()).contains("not offloaded yet");
+        assertThat(r.local().blockedBy()).containsInstanceOf(RetentionBlock.NotOffloaded.class);
+        assertThat(r.local().blockedBy().orElseThrow().label()).contains("not offloaded yet");
         TestData.assertLocalLogOpens(shard, written);
         TestData.assertReadsExactlyFrom(shard, written, 0, store);
     }
@@ -203,7 +205,8 @@ class ShardRetentionTest {
         ShardRetentionResult r = retain(settings(0, UNLIMITED, UNLIMITED, UNLIMITED), at(Duration.ZERO));
 
         assertThat(r.local().removedSegments()).containsExactly(before.get(0));
-        assertThat(r.local().blockedBy()).contains("crc32");
+        assertThat(r.local().blockedBy()).containsInstanceOf(RetentionBlock.Kept.class);
+        assertThat(r.local().blockedBy().orElseThrow().label()).contains("crc32");
         assertThat(localIds()).isEqualTo(before.subList(1, before.size()));
     }
 
@@ -307,7 +310,8 @@ class ShardRetentionTest {
         RemoteRetentionResult r = retention.applyRemote(ManifestStore.open(shard), StopSignal.never());
 
         assertThat(r.expiredSegments()).isEmpty();
-        assertThat(r.blockedBy()).contains("still on local disk");
+        assertThat(r.blockedBy()).containsInstanceOf(RetentionBlock.StillLocal.class);
+        assertThat(r.blockedBy().orElseThrow().label()).contains("still on local disk");
         assertThat(ManifestStore.read(shard)).isEqualTo(before);
         TestData.assertEveryEntryHasItsObject(shard, store);
     }

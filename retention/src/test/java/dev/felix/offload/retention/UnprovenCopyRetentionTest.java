@@ -127,7 +127,8 @@ class UnprovenCopyRetentionTest {
 
         assertThat(r.local().removedSegments()).isEmpty();
         assertThat(localIds()).isEqualTo(before);
-        assertThat(r.local().blockedBy()).contains("segment " + oldest.segmentId()).contains("not proven by read-back")
+        assertThat(r.local().blockedBy()).containsInstanceOf(RetentionBlock.Kept.class);
+        assertThat(r.local().blockedBy().orElseThrow().label()).contains("segment " + oldest.segmentId()).contains("not proven by read-back")
                 .contains("kept");
         assertThat(r.problems()).as("a damaged copy fails the pass").singleElement().satisfies(p -> {
             assertThat(p.kind()).isEqualTo(RetentionProblem.Kind.COPY_UNPROVEN);
@@ -147,7 +148,10 @@ class UnprovenCopyRetentionTest {
         // Proven now: the proof is where the entry's settle time starts, so its segment goes a pass later.
         assertThat(proving.failure()).isNull();
         assertThat(proving.local().removedSegments()).isEmpty();
-        assertThat(proving.local().blockedBy()).contains("stays until");
+        assertThat(proving.local().blockedBy()).containsInstanceOf(RetentionBlock.Kept.class);
+        assertThat(((RetentionBlock.Kept) proving.local().blockedBy().orElseThrow()).reason())
+                .isEqualTo(dev.felix.offload.copy.LocalRelease.KeptReason.SETTLING);
+        assertThat(proving.local().blockedBy().orElseThrow().label()).contains("stays until");
         assertThat(CopyProofs.read(shard).how(ManifestStore.read(shard).entries().get(0))).isEqualTo("read-back");
 
         ShardRetentionResult r = retainTo(1, dev.felix.offload.copy.LocalRelease.DEFAULT_SETTLE);
@@ -193,7 +197,8 @@ class UnprovenCopyRetentionTest {
         ShardRetentionResult r = retainTo(1);
         assertThat(r.local().removedSegments()).isEmpty();
         assertThat(localIds()).isEqualTo(before);
-        assertThat(r.local().blockedBy()).contains("not proven");
+        assertThat(r.local().blockedBy()).containsInstanceOf(RetentionBlock.Kept.class);
+        assertThat(r.local().blockedBy().orElseThrow().label()).contains("not proven");
     }
 
     @Test

@@ -26,7 +26,6 @@ import dev.felix.offload.store.StoreAnswer;
 import dev.felix.offload.store.StoreCapability;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
-import dev.felix.offload.store.StoreStoppedException;
 import dev.felix.offload.store.TransientStoreException;
 import dev.felix.offload.store.UploadBody;
 import java.nio.file.Path;
@@ -39,9 +38,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 /**
@@ -62,18 +58,14 @@ import java.util.zip.CRC32;
  */
 public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier, RequestGate {
     private static final int DELETE_BATCH = 1000;
-    private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final RemoteStoreSettings settings;
     private final S3Wire wire;
-    private final ExecutorService partUploads;
+    private final MultipartUploads multipart;
     private final ServerProbe server;
     private final UploadPlan uploads;
     private final Map<String, String> uploadHeaders;
-    /** Set by {@link #stopRequests()}: no request starts any more but the abort of an open upload. */
-    private volatile boolean stopped;
-    /** Multipart uploads begun and neither completed nor aborted: upload id to full key. */
-    private final Map<String, String> openUploads = new java.util.concurrent.ConcurrentHashMap<>();
+    private final WireCalls calls;
 
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire) {
         this(settings, wire, ProbeOptions.inMemory());
@@ -83,14 +75,13 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     public RemoteStore(RemoteStoreSettings settings, S3Wire wire, ProbeOptions probe) {
         this.settings = settings;
         this.wire = wire;
-        this.partUploads = Executors.newFixedThreadPool(settings.partConcurrency(), r -> {
-            Thread t = new Thread(r, "part-upload-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        this.server = new ServerProbe(settings, new ProbeTarget(), probe, java.time.Clock.systemUTC());
-        this.uploads = new UploadPlan(settings, wire.buffersPacedBodies(), rate -> server.keepUploadRate(rate));
+        this.calls = new WireCalls(settings, wire);
         this.uploadHeaders = uploadHeaders(settings);
+        this.server = new ServerProbe(settings,
+                new WireProbeTarget(calls, wire, uploadHeaders, fullKey -> deleteFull(fullKey, fullKey)), probe,
+                java.time.Clock.systemUTC());
+        this.uploads = new UploadPlan(settings, wire.buffersPacedBodies(), rate -> server.keepUploadRate(rate));
+        this.multipart = new MultipartUploads(settings, wire, calls, uploads, uploadHeaders);
         wire.onServerIdentity(server::answered);
     }
 
@@ -171,46 +162,9 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
     @Override
     public void close() {
-        partUploads.shutdownNow();
+        multipart.close();
         wire.close();
         server.close();
-    }
-
-    // ---- calls
-
-    @FunctionalInterface
-    private interface WireCall<T> {
-        T run() throws Exception;
-    }
-
-    private <T> T call(String operation, String key, WireCall<T> call) throws StoreException {
-        return settings.retryPolicy().run(() -> once(operation, key, call));
-    }
-
-    private <T> T once(String operation, String key, WireCall<T> call) throws StoreException {
-        if (stopped) {
-            throw new StoreStoppedException(operation + (key == null ? "" : " of key '" + key + "'")
-                    + " not sent: the process is stopping", key);
-        }
-        return sent(operation, key, call);
-    }
-
-    /** One attempt, sent whether or not requests were stopped (only aborts of open uploads are). */
-    private <T> T sent(String operation, String key, WireCall<T> call) throws StoreException {
-        try {
-            return call.run();
-        } catch (StoreException e) {
-            throw e;
-        } catch (Exception e) {
-            // Clients wrap what their threads throw, errors too (the MinIO client's futures do): an
-            // OutOfMemoryError is the JVM's, not a store failure to retry, and goes on as itself.
-            for (Throwable c = e; c != null; c = c.getCause()) {
-                if (c instanceof VirtualMachineError vm) {
-                    throw vm;
-                }
-            }
-            throw CaBundle.explain(wire.translate(operation, key, e), e, operation, key, settings);
-        }
     }
 
     // ---- upload
@@ -276,7 +230,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
      */
     private String singlePut(String key, String fullKey, UploadBody body, S3Wire.Upload upload) throws StoreException {
         try {
-            return call("put", key, () -> {
+            return calls.call("put", key, () -> {
                 long started = System.nanoTime();
                 try {
                     String etag = unquote(wire.putObject(fullKey, body, upload));
@@ -313,7 +267,6 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     }
 
     private PutResult multipartPut(String key, UploadBody body, PutOptions options, boolean sendCrc) throws StoreException {
-        String fullKey = settings.fullKey(key);
         boolean sendMd5 = server.sendsContentMd5();
         if (sendMd5) {
             wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CONTENT_MD5);
@@ -322,54 +275,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         if (crc32Checked) {
             wire.bodyChecksumCheckedByServer(S3Wire.BodyChecksum.CRC32);
         }
-        return PartedUpload.run(key, body, options, sendCrc, crc32Checked, sendMd5, server.provesByContentMd5(),
-                settings, partUploads, new PartedUpload.Calls() {
-            @Override
-            public String create(Map<String, String> userMetadata) throws StoreException {
-                S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, userMetadata, OptionalLong.empty(),
-                        Optional.empty(), false);
-                String uploadId = once("create multipart upload", key,
-                        () -> wire.createMultipartUpload(fullKey, upload, sendCrc));
-                openUploads.put(uploadId, fullKey);
-                return uploadId;
-            }
-
-            @Override
-            public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
-                    Optional<String> crc, Optional<String> md5) throws StoreException {
-                String etag = once("upload of part " + partNumber, key, () -> {
-                    try {
-                        return wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
-                    } catch (Exception e) {
-                        uploads.failed(body.length());
-                        throw e;
-                    }
-                });
-                return new PartedUpload.PartReceipt(partNumber, etag, crc);
-            }
-
-            @Override
-            public String complete(String uploadId, List<PartedUpload.PartReceipt> parts) throws StoreException {
-                String etag = unquote(once("complete multipart upload", key,
-                        () -> wire.completeMultipartUpload(fullKey, uploadId, parts, options.createOnly())));
-                openUploads.remove(uploadId);
-                if (etag.isEmpty()) {
-                    // The MinIO client reads no ETag from RGW's completion answer: ask the server for it
-                    etag = unquote(once("head after multipart upload", key, () -> wire.headObject(fullKey, false).etag()));
-                }
-                return etag;
-            }
-
-            @Override
-            public void abort(String uploadId) throws StoreException {
-                // sent even when requests were stopped: the stop must not leave the upload open
-                sent("abort multipart upload", key, () -> {
-                    wire.abortMultipartUpload(fullKey, uploadId);
-                    return null;
-                });
-                openUploads.remove(uploadId);
-            }
-        });
+        return multipart.put(key, body, options, sendCrc, crc32Checked, sendMd5, server.provesByContentMd5());
     }
 
     // ---- server-side copy
@@ -394,7 +300,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         }
         String fullSource = settings.fullKey(sourceKey);
         String fullTarget = settings.fullKey(targetKey);
-        String etag = call("copy", targetKey, () -> unquote(wire.copyObject(fullSource, fullTarget, uploadHeaders)));
+        String etag = calls.call("copy", targetKey, () -> unquote(wire.copyObject(fullSource, fullTarget, uploadHeaders)));
         return new PutResult(targetKey, source.size(), etag, 1);
     }
 
@@ -402,77 +308,24 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
     @Override
     public void stopRequests() {
-        stopped = true;
+        calls.stopRequests();
     }
 
     /** Sequentially, each abort bounded by the connect and read timeouts; a failure leaves the upload to the orphan sweep. */
     @Override
     public List<String> abortOpenUploads() {
-        List<String> aborted = new ArrayList<>();
-        for (Map.Entry<String, String> open : List.copyOf(openUploads.entrySet())) {
-            String uploadId = open.getKey();
-            String fullKey = open.getValue();
-            try {
-                sent("abort multipart upload", fullKey, () -> {
-                    wire.abortMultipartUpload(fullKey, uploadId);
-                    return null;
-                });
-                String base = settings.listPrefix();
-                aborted.add(fullKey.startsWith(base) ? fullKey.substring(base.length()) : fullKey);
-            } catch (ObjectNotFoundException gone) {
-                // NoSuchUpload: its own pass aborted it meanwhile
-            } catch (StoreException | RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(RemoteStore.class).warn("could not abort the multipart upload of {}"
-                        + " ({}); the orphan sweep aborts it later: {}", fullKey, uploadId, e.getMessage());
-            }
-            openUploads.remove(uploadId);
-        }
-        return aborted;
+        return multipart.abortOpen();
     }
 
     // ---- incomplete uploads
 
     /**
      * Lists the multipart uploads under the prefix page by page (key and upload-id markers) and
-     * aborts each begun before {@code startedBefore}. An upload outside the prefix is skipped even if
-     * a server lists it (it may be another node's); one gone by the time it is aborted (completed or
-     * aborted by its own process) is not an error and is not counted.
+     * aborts each begun before {@code startedBefore} (see {@link MultipartUploads#abortIncomplete}).
      */
     @Override
     public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
-        String fullPrefix = settings.fullKey(prefix);
-        String base = settings.fullKey("");
-        List<String> aborted = new ArrayList<>();
-        String keyMarker = null;
-        String uploadMarker = null;
-        for (int page = 0; page < 10_000; page++) {
-            String km = keyMarker;
-            String um = uploadMarker;
-            S3Wire.UploadPage res = call("list multipart uploads", prefix,
-                    () -> wire.listMultipartUploads(fullPrefix, km, um));
-            for (S3Wire.PendingUpload u : res.uploads()) {
-                if (u.initiated() == null || !u.initiated().isBefore(startedBefore) || !u.fullKey().startsWith(fullPrefix)) {
-                    continue;
-                }
-                String key = u.fullKey().substring(base.length());
-                try {
-                    call("abort multipart upload", key, () -> {
-                        wire.abortMultipartUpload(u.fullKey(), u.uploadId());
-                        return null;
-                    });
-                    aborted.add(key);
-                } catch (ObjectNotFoundException gone) {
-                    // NoSuchUpload: it was completed or aborted meanwhile, so there is nothing left to abort
-                }
-            }
-            if (!res.truncated() || res.nextKeyMarker() == null || res.nextKeyMarker().isEmpty()) {
-                // done, or truncated without a marker to go on from: nothing more can be asked for
-                return aborted;
-            }
-            keyMarker = res.nextKeyMarker();
-            uploadMarker = res.nextUploadIdMarker();
-        }
-        return aborted;
+        return multipart.abortIncomplete(prefix, startedBefore);
     }
 
     // ---- fetch
@@ -492,7 +345,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         boolean withChecksum = server.asksStoredCrc32();
-        S3Wire.Head r = call("head", key, () -> wire.headObject(fullKey, withChecksum));
+        S3Wire.Head r = calls.call("head", key, () -> wire.headObject(fullKey, withChecksum));
         return server.head(key, r.length(), unquote(r.etag()), r.userMetadata(), r.crc32Base64());
     }
 
@@ -510,7 +363,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         int[] done = {0}; // targets filled by earlier attempts: a retry asks for the rest only
-        call("ranged get", key, () -> {
+        calls.call("ranged get", key, () -> {
             long skipped = 0;
             for (int i = 0; i < done[0]; i++) {
                 skipped += targets.get(i).length;
@@ -531,7 +384,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 }
                 return null;
             } finally {
-                release(in, complete);
+                ResponseChecks.release(in, complete);
             }
         });
     }
@@ -541,7 +394,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         boolean withChecksum = server.asksStoredCrc32();
-        return call("get", key, () -> {
+        return calls.call("get", key, () -> {
             S3Wire.Body in = wire.getObject(fullKey, null, withChecksum);
             boolean complete = false;
             try {
@@ -566,7 +419,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 ResponseChecks.crc(key, crc.getValue(), expectedCrc32, Crc32Text.fromBase64(in.crc32Base64()));
                 return out;
             } finally {
-                release(in, complete);
+                ResponseChecks.release(in, complete);
             }
         });
     }
@@ -576,7 +429,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         KeyRules.check(key);
         String fullKey = settings.fullKey(key);
         boolean withChecksum = server.asksStoredCrc32();
-        return call("download", key, () -> {
+        return calls.call("download", key, () -> {
             S3Wire.Body in = wire.getObject(fullKey, null, withChecksum);
             boolean complete = false;
             try (DownloadTarget out = DownloadTarget.beside(target)) {
@@ -591,16 +444,9 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
                 out.commit();
                 return new DownloadResult(length, unquote(in.etag()), out.crc32());
             } finally {
-                release(in, complete);
+                ResponseChecks.release(in, complete);
             }
         });
-    }
-
-    private static void release(S3Wire.Body in, boolean complete) {
-        if (!complete) {
-            in.dropConnection().run();
-        }
-        in.close();
     }
 
     // ---- list
@@ -612,7 +458,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             throw new IllegalArgumentException("list max-keys must be in [1, 1000]: " + maxKeys);
         }
         String base = settings.listPrefix();
-        S3Wire.KeyPage r = call("list", null, () -> wire.listObjects(base + p, continuation, maxKeys));
+        S3Wire.KeyPage r = calls.call("list", null, () -> wire.listObjects(base + p, continuation, maxKeys));
         List<ObjectSummary> entries = new ArrayList<>();
         for (S3Wire.Listed o : r.objects()) {
             if (!o.fullKey().startsWith(base + p)) {
@@ -637,7 +483,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
 
     private void deleteFull(String key, String fullKey) throws StoreException {
         try {
-            call("delete", key, () -> {
+            calls.call("delete", key, () -> {
                 wire.deleteObject(fullKey);
                 return null;
             });
@@ -668,7 +514,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             List<String> fullKeys = batch.stream().map(settings::fullKey).toList();
             List<S3Wire.DeleteFailure> errors;
             try {
-                errors = call("batch delete", null, () -> wire.deleteObjects(fullKeys));
+                errors = calls.call("batch delete", null, () -> wire.deleteObjects(fullKeys));
             } catch (StoreException e) {
                 failed.addAll(batch);
                 first = first == null ? e : first;
@@ -690,58 +536,6 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             first.addSuppressed(new StoreRejectedException(failed.size() + " of " + all.size()
                     + " keys could not be deleted, first: " + failed.subList(0, Math.min(5, failed.size())), null, null, null));
             throw first;
-        }
-    }
-
-    /** Raw operations for the capability probe, on full keys. */
-    private final class ProbeTarget implements CapabilityProbe.Target {
-        @Override
-        public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
-                boolean createOnly) throws StoreException {
-            S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, contentMd5, createOnly);
-            return unquote(call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
-        }
-
-        @Override
-        public OptionalLong storedCrc32(String fullKey) throws StoreException {
-            S3Wire.Head r = call("probe head", fullKey, () -> wire.headObject(fullKey, true));
-            return Crc32Text.fromBase64(r.crc32Base64());
-        }
-
-        @Override
-        public void delete(String fullKey) throws StoreException {
-            deleteFull(fullKey, fullKey);
-        }
-
-        @Override
-        public List<String> listFullKeys(String fullPrefix) throws StoreException {
-            S3Wire.KeyPage page = call("probe list", fullPrefix, () -> wire.listObjects(fullPrefix, null, 1000));
-            return page.objects().stream().map(S3Wire.Listed::fullKey).toList();
-        }
-
-        @Override
-        public Optional<byte[]> read(String fullKey) throws StoreException {
-            try {
-                return Optional.of(call("get", fullKey, () -> {
-                    S3Wire.Body in = wire.getObject(fullKey, null, false);
-                    boolean complete = false;
-                    try {
-                        Long length = in.contentLength();
-                        if (length == null || length < 0 || length > ServerFindingsFile.MAX_BYTES) {
-                            throw new StoreRejectedException("get of key '" + fullKey + "' answered " + length
-                                    + " bytes, not a findings file", fullKey, null, null);
-                        }
-                        byte[] out = new byte[length.intValue()];
-                        ResponseChecks.readFully(fullKey, in.stream(), out);
-                        complete = in.stream().read() < 0;
-                        return out;
-                    } finally {
-                        release(in, complete);
-                    }
-                }));
-            } catch (ObjectNotFoundException absent) {
-                return Optional.empty();
-            }
         }
     }
 }

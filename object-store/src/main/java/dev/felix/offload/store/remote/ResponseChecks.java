@@ -88,4 +88,12 @@ public final class ResponseChecks {
         }
         return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1) : etag;
     }
+
+    /** Ends a body's answer; one not read to its end drops its connection rather than returning it to the pool. */
+    static void release(S3Wire.Body in, boolean complete) {
+        if (!complete) {
+            in.dropConnection().run();
+        }
+        in.close();
+    }
 }

@@ -1,0 +1,68 @@
+package dev.felix.offload.store.remote;
+
+import dev.felix.offload.store.RetryPolicy;
+import dev.felix.offload.store.StoreException;
+import dev.felix.offload.store.StoreStoppedException;
+
+/**
+ * How a {@code RemoteStore} sends a request: under the settings' {@link RetryPolicy}, refused without
+ * being sent once {@link #stopRequests()} was called (a retry included), and its failure translated by
+ * the client ({@link S3Wire#translate}) into the typed {@link StoreException} tree, with the CA bundle's
+ * part told where a TLS handshake failed ({@link CaBundle#explain}). Only the abort of an open upload
+ * goes out after a stop ({@link #sent}).
+ */
+final class WireCalls {
+
+    /** One request on the wire; whatever it throws is translated. */
+    @FunctionalInterface
+    interface WireCall<T> {
+        T run() throws Exception;
+    }
+
+    private final RemoteStoreSettings settings;
+    private final S3Wire wire;
+    /** Set by {@link #stopRequests()}: no request starts any more but the abort of an open upload. */
+    private volatile boolean stopped;
+
+    WireCalls(RemoteStoreSettings settings, S3Wire wire) {
+        this.settings = settings;
+        this.wire = wire;
+    }
+
+    /** From now on no request starts but those sent through {@link #sent}. */
+    void stopRequests() {
+        stopped = true;
+    }
+
+    /** The call under the retry policy, each attempt refused once requests are stopped. */
+    <T> T call(String operation, String key, WireCall<T> call) throws StoreException {
+        return settings.retryPolicy().run(() -> once(operation, key, call));
+    }
+
+    /** One attempt, refused once requests are stopped. */
+    <T> T once(String operation, String key, WireCall<T> call) throws StoreException {
+        if (stopped) {
+            throw new StoreStoppedException(operation + (key == null ? "" : " of key '" + key + "'")
+                    + " not sent: the process is stopping", key);
+        }
+        return sent(operation, key, call);
+    }
+
+    /** One attempt, sent whether or not requests were stopped (only aborts of open uploads are). */
+    <T> T sent(String operation, String key, WireCall<T> call) throws StoreException {
+        try {
+            return call.run();
+        } catch (StoreException e) {
+            throw e;
+        } catch (Exception e) {
+            // Clients wrap what their threads throw, errors too (the MinIO client's futures do): an
+            // OutOfMemoryError is the JVM's, not a store failure to retry, and goes on as itself.
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof VirtualMachineError vm) {
+                    throw vm;
+                }
+            }
+            throw CaBundle.explain(wire.translate(operation, key, e), e, operation, key, settings);
+        }
+    }
+}
