@@ -2,7 +2,6 @@ package dev.felix.offload.root;
 
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The one rule for which object keys a shard may delete. Every remote delete (remote retention,
@@ -235,8 +234,7 @@ public final class KeyOwnership {
         if (!live.unreadable().isEmpty()) {
             return Optional.of(Refusal.A_LIVE_MANIFEST_UNREADABLE);
         }
-        Set<String> naming = live.shardsNaming(key);
-        boolean others = deleterIsLive ? naming.stream().anyMatch(s -> !s.equals(shardDirectory)) : !naming.isEmpty();
+        boolean others = deleterIsLive ? live.namedByOtherThan(shardDirectory, key) : !live.shardsNaming(key).isEmpty();
         return others ? Optional.of(Refusal.NAMED_BY_ANOTHER_SHARD) : Optional.empty();
     }
 

@@ -133,6 +133,19 @@ public final class LiveKeys {
         return java.util.Collections.unmodifiableSet(all);
     }
 
+    /**
+     * Whether a live shard other than {@code shard} names the key: what a live shard's own delete
+     * asks, answered without reading its own manifest (its own naming never counts against it).
+     */
+    public boolean namedByOtherThan(String shard, String key) {
+        Set<String> held = namedBy.get(key);
+        if (held != null && held.stream().anyMatch(s -> !s.equals(shard))) {
+            return true;
+        }
+        String owner = keys == null ? null : ownerOf(keys, key);
+        return owner != null && !owner.equals(shard) && shards.containsKey(owner) && ownKeysOf(owner).contains(key);
+    }
+
     /** Live shards whose manifest could not be read. */
     public List<String> unreadable() {
         return unreadable;

@@ -63,6 +63,10 @@ class LiveKeysTest {
         }
         for (String k : probes) {
             assertThat(lazy.shardsNaming(k)).as("shards naming %s", k).isEqualTo(every.shardsNaming(k));
+            for (String deleter : List.of(a, b, dead, gone)) {
+                assertThat(lazy.namedByOtherThan(deleter, k)).as("%s named by a shard other than %s", k, deleter)
+                        .isEqualTo(every.shardsNaming(k).stream().anyMatch(s -> !s.equals(deleter)));
+            }
         }
         assertThat(lazy.shardsNaming(crossNamed)).containsExactly(a, b);
         assertThat(lazy.shardsNaming(SegmentKeys.indexKeyFor(KEYS.segmentKey(dead, 0, 0)))).containsExactly(dead);

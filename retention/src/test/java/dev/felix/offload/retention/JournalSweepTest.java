@@ -50,10 +50,15 @@ class JournalSweepTest {
     private static final OrphanSweepSettings DAILY = OrphanSweepSettings.defaults()
             .withFullSweepEvery(Duration.ofHours(24));
 
-    /** Counts the store's LIST pages and HEADs; a LIST may be held until released. */
+    /**
+     * Counts the store's LIST pages and HEADs; a LIST may be held until released. Notes each put's key
+     * and whether the root's journal held it when the put was sent.
+     */
     static final class Counting {
         final AtomicInteger lists = new AtomicInteger();
         final AtomicInteger heads = new AtomicInteger();
+        final java.util.Map<String, Boolean> journaledAtPut = new java.util.concurrent.ConcurrentHashMap<>();
+        volatile Path journalRoot;
         volatile CountDownLatch listing;
         final CountDownLatch listStarted = new CountDownLatch(1);
         final ObjectStore store;
@@ -79,6 +84,13 @@ class JournalSweepTest {
                                 }
                             }
                             case "head" -> heads.incrementAndGet();
+                            case "put" -> {
+                                Path at = journalRoot;
+                                if (at != null) {
+                                    journaledAtPut.put((String) args[0], PendingKeys.read(at)
+                                            .map(k -> k.contains((String) args[0])).orElse(false));
+                                }
+                            }
                             default -> {
                             }
                         }
@@ -102,6 +114,7 @@ class JournalSweepTest {
         root = Files.createDirectories(tmp.resolve("root"));
         real = FilesystemStore.open(Files.createDirectories(tmp.resolve("store")));
         counting = new Counting(real);
+        counting.journalRoot = root;
         shard = TestData.shardOf(root, "orders", 0);
         TestData.write(shard, 200, Duration.ofSeconds(1), 3);
         TestData.offload(root, counting.store);
@@ -125,9 +138,15 @@ class JournalSweepTest {
     @Test
     void theOffloadPassJournalsEveryKeyBeforeItsPutAndAQuietPassClearsThemWithoutARequest() throws Exception {
         java.util.TreeSet<String> stored = TestData.keys(real, keys.nodePrefix());
-        assertThat(stored).isNotEmpty();
-        assertThat(PendingKeys.read(root)).hasValueSatisfying(k -> assertThat(k).containsAll(stored.stream()
-                .filter(s -> s.endsWith(".segment") || s.endsWith(".index")).toList()));
+        List<String> objects = stored.stream().filter(s -> s.endsWith(".segment") || s.endsWith(".index")).toList();
+        assertThat(objects).isNotEmpty();
+        for (String key : objects) {
+            assertThat(counting.journaledAtPut).as("the journal held %s when its put was sent", key)
+                    .containsEntry(key, true);
+        }
+        // the pass took out what it recorded: manifests name those keys now
+        assertThat(PendingKeys.read(root)).hasValueSatisfying(k -> assertThat(k).isEmpty());
+        PendingKeys.addAll(root, objects); // as a pass cut short before its end would have left them
         sweep(DAILY); // the first: no full sweep recorded yet, so it lists
         counting.reset();
 
