@@ -253,7 +253,7 @@ final class OffloadCommand implements Callable<Integer> {
         return counts;
     }
 
-    private static void writeText(PrintWriter out, PassReport report, String uploads) {
+    static void writeText(PrintWriter out, PassReport report, String uploads) {
         double seconds = Math.max(report.elapsed().toNanos() / 1e9, 1e-3);
         out.printf("offloaded %d segments (%s) from %d shards in %.1f s (%s/s) as node %s%n", report.segmentsUploaded(),
                 Bytes.human(report.bytesUploaded()), report.shards().size(), seconds,
@@ -268,6 +268,12 @@ final class OffloadCommand implements Callable<Integer> {
             out.printf("  sent: %s%n", uploads);
         }
         out.printf("  unlinked locally: %d segments%n", report.segmentsUnlinked());
+        long settling = report.shards().stream().filter(s -> s.settling() != null).count();
+        if (settling > 0) {
+            // Not done over what local retention asked: say so, with when a later pass may unlink them.
+            out.printf("  kept locally until their entries settle: %d %s (a later pass unlinks them)%n", settling,
+                    settling == 1 ? "shard" : "shards");
+        }
         if (!report.cacheShardsLeftAlone().isEmpty()) {
             out.printf("  left alone: %d cache and counter shards (%s)%n", report.cacheShardsLeftAlone().size(),
                     PassReport.CACHE_SHARDS_REASON);
@@ -291,7 +297,7 @@ final class OffloadCommand implements Callable<Integer> {
         }
     }
 
-    private static void writeJson(PrintWriter out, PassReport report, String uploads) throws IOException {
+    static void writeJson(PrintWriter out, PassReport report, String uploads) throws IOException {
         try (JsonGenerator g = Json.generator(out)) {
             g.writeStartObject();
             g.writeStringField("node_id", report.nodeId());
@@ -347,6 +353,9 @@ final class OffloadCommand implements Callable<Integer> {
                 }
                 g.writeEndArray();
                 g.writeNumberField("pending", s.pending());
+                if (s.settling() != null) {
+                    g.writeStringField("settling_until", s.settling().toString());
+                }
                 if (s.problem() != null) {
                     g.writeStringField("problem", s.problem());
                 }
