@@ -18,11 +18,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -220,43 +218,7 @@ public final class OffloadPass {
                 // what the shards met was the gate's refusal to send: the check's failure is the pass's
                 throwClaimFailure(claimFailure.get());
             }
-            forgetRecorded(results);
             return new PassReport(nodeId, results, Duration.ofNanos(System.nanoTime() - started), caches, unreadable);
-        }
-    }
-
-    /**
-     * Takes the keys this pass recorded (each segment's and its index's) out of the root's journal of
-     * pending writes: a manifest names them now, so no orphan can be among them, and the journal holds
-     * what is still pending instead of every key ever put where no retention pass trims it. Under the
-     * root's lock, after every upload of the pass ended. A journal that cannot be read or written is
-     * left as it is (retention trims it, or lists in full when it is damaged).
-     */
-    private void forgetRecorded(List<ShardResult> results) {
-        Set<String> recorded = new HashSet<>();
-        for (ShardResult r : results) {
-            for (SegmentUpload u : r.uploaded()) {
-                recorded.add(u.key());
-                if (u.key().endsWith(SegmentKeys.SEGMENT_SUFFIX)) {
-                    recorded.add(SegmentKeys.indexKeyFor(u.key()));
-                }
-            }
-        }
-        if (recorded.isEmpty()) {
-            return;
-        }
-        try {
-            java.util.Optional<Set<String>> held = dev.felix.offload.root.PendingKeys.read(root.path());
-            if (held.isEmpty()) {
-                return;
-            }
-            Set<String> left = new java.util.LinkedHashSet<>(held.get());
-            if (left.removeAll(recorded)) {
-                dev.felix.offload.root.PendingKeys.rewrite(root.path(), left);
-            }
-        } catch (IOException | dev.felix.offload.log.format.CorruptionException e) {
-            LOG.warn("the journal of pending writes was not trimmed of the keys this pass recorded: {}; retention "
-                    + "trims it", e instanceof IOException io ? IoProblem.describe(io) : e.getMessage());
         }
     }
 

@@ -443,30 +443,7 @@ class OffloadPassTest {
                 assertThat(named).as("the segment beside index %s (stored: %s)", key, keys).contains(segment);
             }
         }
-        java.util.Set<String> pending = dev.felix.offload.root.PendingKeys.read(root).orElseThrow();
-        for (String key : keys) {
-            if (!named.contains(key)) {
-                assertThat(pending).as("an object the stop left unnamed stays in the journal").contains(key);
-            }
-        }
         assertThat(pass(keepOne(), StepHook.none()).complete()).isTrue();
-        TestRoots.assertEveryOffsetReadsBack(written, store);
-    }
-
-    /**
-     * The keys a pass recorded leave the root's journal of pending writes (a manifest names them):
-     * without retention running, the journal holds what is pending, not every key ever put.
-     */
-    @Test
-    void theKeysAPassRecordedLeaveTheJournalOfPendingWrites() throws Exception {
-        setUp();
-        Map<Path, List<Record>> written = TestRoots.write(root, 2, 300, 5);
-        dev.felix.offload.root.PendingKeys.add(root, "node-a/elsewhere/pending-from-before");
-        PassReport report = pass(keepOne(), StepHook.none());
-        assertThat(report.complete()).isTrue();
-        assertThat(report.segmentsUploaded()).isPositive();
-        assertThat(dev.felix.offload.root.PendingKeys.read(root).orElseThrow())
-                .as("only what was pending before the pass").containsExactly("node-a/elsewhere/pending-from-before");
         TestRoots.assertEveryOffsetReadsBack(written, store);
     }
 
