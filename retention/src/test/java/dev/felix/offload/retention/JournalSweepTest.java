@@ -144,9 +144,8 @@ class JournalSweepTest {
             assertThat(counting.journaledAtPut).as("the journal held %s when its put was sent", key)
                     .containsEntry(key, true);
         }
-        // the pass took out what it recorded: manifests name those keys now
-        assertThat(PendingKeys.read(root)).hasValueSatisfying(k -> assertThat(k).isEmpty());
-        PendingKeys.addAll(root, objects); // as a pass cut short before its end would have left them
+        // they stay there after the pass: a broker's own rewrite of its manifest may still drop their entries
+        assertThat(PendingKeys.read(root)).hasValueSatisfying(k -> assertThat(k).containsAll(objects));
         sweep(DAILY); // the first: no full sweep recorded yet, so it lists
         counting.reset();
 
