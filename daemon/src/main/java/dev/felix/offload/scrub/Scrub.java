@@ -296,6 +296,8 @@ public final class Scrub {
             }
         });
         int legacyEntries = 0;
+        int storeFailures = 0; // entries the store failed to answer for (told in one line at the end)
+        String firstStoreFailure = null;
         int formerNodeEntries = 0;
         Optional<KeyOwnership> ownership = nodeId.isEmpty() ? Optional.empty()
                 : Optional.of(KeyOwnership.of(root, new SegmentKeys("", nodeId.get())));
@@ -335,8 +337,16 @@ public final class Scrub {
                     checkedBy.merge(c.how(), 1, Integer::sum);
                 }
                 if (c.anomaly() != null && stillNamed(dir, entry)) {
-                    LOG.warn("{}: segment {}: {} {}: {}", shard, Long.toUnsignedString(entry.segmentId()),
-                            c.anomaly().kind().label(), entry.objectKey(), c.anomaly().detail());
+                    if (c.storeFailed()) {
+                        // the store failing, not this object: one line for the pass, however many entries it meets
+                        if (storeFailures++ == 0) {
+                            firstStoreFailure = shard + ": segment " + Long.toUnsignedString(entry.segmentId()) + ": "
+                                    + c.anomaly().detail();
+                        }
+                    } else {
+                        LOG.warn("{}: segment {}: {} {}: {}", shard, Long.toUnsignedString(entry.segmentId()),
+                                c.anomaly().kind().label(), entry.objectKey(), c.anomaly().detail());
+                    }
                     anomalies.add(c.anomaly());
                 }
                 Anomaly local = checkLocal(dir, shard, entry, c.anomaly() == null && c.how() != null);
@@ -348,6 +358,10 @@ public final class Scrub {
             }
         }
 
+        if (storeFailures > 0) {
+            LOG.warn("{} {} could not be read: the store failed the requests (first: {})", storeFailures,
+                    storeFailures == 1 ? "entry" : "entries", firstStoreFailure);
+        }
         if (legacyEntries + formerNodeEntries > 0) {
             notes.add(legacyEntries + " entries name keys without a node id and " + formerNodeEntries + " keys under a "
                     + "node id this root had before reidentify: other roots may need them, so this root never deletes "
@@ -439,7 +453,11 @@ public final class Scrub {
         return Optional.of(NodeId.resolve(root, env));
     }
 
-    private record Checked(String how, Anomaly anomaly) {
+    /** @param storeFailed the anomaly is the store failing a request (unreachable, timing out), not the object */
+    private record Checked(String how, Anomaly anomaly, boolean storeFailed) {
+        Checked(String how, Anomaly anomaly) {
+            this(how, anomaly, false);
+        }
     }
 
     /**
@@ -507,7 +525,7 @@ public final class Scrub {
             return new Checked(null, Anomaly.ofEntry(Kind.MISSING, shard, segment, key, "the store has no such object"));
         } catch (StoreException e) {
             return new Checked(null, Anomaly.ofEntry(Kind.UNREADABLE, shard, segment, key,
-                    FailureKind.of(e) + ": " + e.getMessage()));
+                    FailureKind.of(e) + ": " + e.getMessage()), e instanceof dev.felix.offload.store.TransientStoreException);
         }
     }
 
