@@ -174,6 +174,15 @@ def build(tarball, out):
     os.makedirs(unpacked)
     sh("tar", "-xzf", tarball, "-C", unpacked)
     shutil.move(os.path.join(unpacked, "felix-offload-" + version), staged)
+    # Whole-second modification times: the tarball keeps milliseconds, which the image's layer rounds to
+    # the nearest second, while the launcher keys its archive on the time in whole seconds (stat %Y,
+    # which truncates). Without this, a jar made in the second half of a second names another archive
+    # in the image than the one the CDS step made, and the image starts without it.
+    for d, _, files in os.walk(staged):
+        for f in files + [""]:
+            p = os.path.join(d, f) if f else d
+            st = os.lstat(p)
+            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns // 1_000_000_000 * 1_000_000_000), follow_symlinks=False)
     # The CDS step of the Dockerfile, in the image's own file system and Java (a chroot with its /proc).
     sh("unshare", "--mount", "--pid", "--fork", "--mount-proc=" + os.path.join(base, "proc"), "chroot", base,
        "/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "FELIX_OFFLOAD_CDS_DIR=" + spec["cds_dir"],
