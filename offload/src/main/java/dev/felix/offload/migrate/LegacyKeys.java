@@ -339,7 +339,9 @@ public final class LegacyKeys {
                     skipped.put(e.objectKey(), "the store already holds other bytes at " + target + ": not replaced");
                     continue;
                 }
-                copyIndex(e.objectKey(), target);
+                if (SegmentKeys.hasIndexObject(e.sizeBytes())) {
+                    copyIndex(e.objectKey(), target); // a smaller segment's index would never be read
+                }
                 renamed.put(e, moved);
                 how.put(moved, proof.get().substring(proof.get().lastIndexOf(' ') + 1));
                 described.put(e.objectKey(), target + " (" + proof.get() + ")");

@@ -3,6 +3,7 @@ package dev.felix.offload.pass;
 import dev.felix.offload.copy.LocalRetention;
 
 import dev.felix.offload.root.NodeClaimCheck;
+import dev.felix.offload.root.NodeLease;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.root.RootLock;
 import dev.felix.offload.root.SegmentKeys;
@@ -111,6 +112,14 @@ public final class OffloadPass {
             java.util.concurrent.atomic.AtomicReference<Throwable> claimFailure = new java.util.concurrent.atomic.AtomicReference<>();
             // With the claim checked, every put and delete goes through the node's lease (see NodeLease).
             java.util.concurrent.atomic.AtomicReference<ObjectStore> fenced = new java.util.concurrent.atomic.AtomicReference<>(store);
+            // Puts list no leases after the first: the lease is confirmed once before each manifest write instead.
+            java.util.concurrent.atomic.AtomicReference<NodeLease.Fence> lease = new java.util.concurrent.atomic.AtomicReference<>();
+            RecordGuard guard = () -> {
+                NodeLease.Fence held = lease.get();
+                if (held != null) {
+                    held.confirm();
+                }
+            };
             if (claimPolicy != null && settings.localRetention() instanceof LocalRetention.KeepAll) {
                 // A pass that unlinks nothing may read its segments while the claim is checked (with the
                 // store's start-up, the first requests of a command): its shards' requests wait for the
@@ -118,7 +127,9 @@ public final class OffloadPass {
                 ClaimGatedStore gate = new ClaimGatedStore(store);
                 claimCheck = new Thread(() -> {
                     try {
-                        ObjectStore through = NodeClaimCheck.enforce(root, store, keys, claimPolicy).fenced(store);
+                        NodeClaimCheck.Result claimed = NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+                        claimed.lease().ifPresent(lease::set);
+                        ObjectStore through = claimed.fencedForOffload(store);
                         fenced.set(through);
                         gate.passed(through);
                     } catch (Throwable t) {
@@ -131,7 +142,9 @@ public final class OffloadPass {
                 gated = gate;
                 shardStore = gate;
             } else if (claimPolicy != null) {
-                shardStore = NodeClaimCheck.enforce(root, store, keys, claimPolicy).fenced(store);
+                NodeClaimCheck.Result claimed = NodeClaimCheck.enforce(root, store, keys, claimPolicy);
+                claimed.lease().ifPresent(lease::set);
+                shardStore = claimed.fencedForOffload(store);
                 fenced.set(shardStore);
             }
             DataRoot.Listing listing = root.list();
@@ -190,7 +203,7 @@ public final class OffloadPass {
                     futures.add(pool.submit(() -> {
                         ShardResult r = new ShardOffload(shard.name(), shard.directory(), forShards, keys, settings, hook,
                                 limiter, progress, commitOffsets.apply(shard.directory()), stop)
-                                .sharing(uploads).run();
+                                .sharing(uploads).recordingAfter(guard).run();
                         if (quiet != null) {
                             quiet.ended(shard.directory(), look, r, settings.localRetention());
                         }

@@ -16,7 +16,8 @@ public enum OffloadStep {
     /**
      * Its sparse index is in the store (best effort: an index is derived, and a reader rebuilds a
      * missing one). It goes after the proven copy, so that nothing a stop or crash cuts short leaves
-     * an index object beside no segment.
+     * an index object beside no segment. A segment of at most 4 MiB has no index object
+     * ({@link dev.felix.offload.root.SegmentKeys#hasIndexObject}): it reaches this step with none sent.
      */
     INDEX_UPLOADED,
     /** The manifest naming it is durable: the commit point. */

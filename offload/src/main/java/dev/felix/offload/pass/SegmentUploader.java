@@ -49,6 +49,8 @@ final class SegmentUploader {
     private final StepHook hook;
     private final RateLimiter bandwidth;
     private final ProgressListener progress;
+    /** The journal of pending keys, written for several segments at once. */
+    private final JournalAhead journal;
 
     /** @param bandwidth shared upload limiter in bytes per second, or null for none */
     SegmentUploader(String shard, Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings,
@@ -62,6 +64,34 @@ final class SegmentUploader {
         this.hook = hook;
         this.bandwidth = bandwidth;
         this.progress = progress;
+        this.journal = new JournalAhead(dev.felix.offload.root.PendingKeys.rootOf(shardDir, shard));
+    }
+
+    /** Whether {@code seg}'s keys are named for the journal already. */
+    boolean journalCovers(LocalSegment seg) {
+        return journal.covers(keyOf(seg));
+    }
+
+    /**
+     * Names the keys of {@code upcoming} segments' uploads for the journal, to be written together
+     * before the first of them is put: the segment key, and the index key where the segment may be
+     * large enough for one (its valid bytes, known after its scan, decide; a key named for nothing
+     * costs the orphan sweep one HEAD).
+     */
+    void nameForJournal(java.util.List<LocalSegment> upcoming) {
+        java.util.List<String> named = new java.util.ArrayList<>();
+        for (LocalSegment s : upcoming) {
+            String key = keyOf(s);
+            named.add(key);
+            if (SegmentKeys.hasIndexObject(s.size())) {
+                named.add(SegmentKeys.indexKeyFor(key));
+            }
+        }
+        journal.name(named);
+    }
+
+    private String keyOf(LocalSegment seg) {
+        return keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
     }
 
     /** The shard's name, as its keys, logs and results carry it. */
@@ -118,7 +148,7 @@ final class SegmentUploader {
             gate.awaitPassed(); // a pass whose node claim is refused writes nothing, the journal included
         }
         // before the put: an orphan it leaves is in the journal the orphan sweep works from
-        dev.felix.offload.root.PendingKeys.add(dev.felix.offload.root.PendingKeys.rootOf(shardDir, shard), key);
+        journal.ensure(key);
         try {
             return store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
         } catch (PreconditionFailedException taken) {
@@ -164,12 +194,13 @@ final class SegmentUploader {
     /**
      * Steps UPLOADED to INDEX_UPLOADED, with a bounded number of attempts on a verification mismatch.
      * The index goes last: a stop or crash that cuts the steps short then leaves either nothing, or a
-     * proven copy whose index a reader can rebuild, never an index beside no segment.
+     * proven copy whose index a reader can rebuild, never an index beside no segment. A segment too
+     * small for an index object ({@link SegmentKeys#hasIndexObject}) passes INDEX_UPLOADED with none.
      */
     SegmentUpload upload(LocalSegment seg, SegmentPreparation.Prepared prepared, long last)
             throws IOException, StoreException, VerificationFailedException, CollisionException {
         SegmentScan scan = prepared.scan();
-        String key = keys.segmentKey(shard, seg.header().baseOffset(), seg.file().id());
+        String key = keyOf(seg);
 
         long size = scan.validEnd();
         long crc = scan.validBytesCrc32();
@@ -200,7 +231,9 @@ final class SegmentUploader {
             }
             if (mismatch == null) {
                 hook.reached(OffloadStep.VERIFIED, shard, seg.file().id());
-                uploadIndex(seg, prepared, key);
+                if (SegmentKeys.hasIndexObject(size)) {
+                    uploadIndex(seg, prepared, key);
+                }
                 hook.reached(OffloadStep.INDEX_UPLOADED, shard, seg.file().id());
                 progress.uploaded(size);
                 return new SegmentUpload(seg.file().id(), seg.header().baseOffset(), last, size, crc, key, verifiedBy,

@@ -27,7 +27,8 @@ import java.util.OptionalLong;
  * <pre>
  *   SELECTED ──full scan ok──▶ VALIDATED ──segment put──▶ UPLOADED ──verify──▶ VERIFIED? ──yes──▶ INDEX_UPLOADED
  *      │                          │                                              │               (index put,
- *      │ not sealed, above the    │ corrupt: the shard is reported               │ mismatch:      best effort)
+ *      │ not sealed, above the    │ corrupt: the shard is reported               │ mismatch:      best effort;
+ *      │                          │                                              │                 none <= 4 MiB)
  *      │ commit offset, or in     │ with the site; nothing is                    ▼                   │
  *      │ the manifest: skipped    │ uploaded; the pass goes on     delete the object and put          ▼
  *                                 ▼ with other shards              again (bounded)              RECORDED  ◀── commit point:
@@ -74,6 +75,7 @@ public final class ShardOffload {
     private final java.util.function.BooleanSupplier stopRequested;
     /** The pass's uploads under way, shared by its shards; null: this shard's own, for one run. */
     private InFlightUploads uploads;
+    private RecordGuard recordGuard = RecordGuard.NONE;
     /** What "now" is for entries settling before their segments go. */
     private java.time.Clock clock = java.time.Clock.systemUTC();
 
@@ -123,6 +125,12 @@ public final class ShardOffload {
      */
     ShardOffload sharing(InFlightUploads shared) {
         this.uploads = shared;
+        return this;
+    }
+
+    /** Asks {@code guard} before each manifest write that records copies (the node's lease, see NodeLease). */
+    ShardOffload recordingAfter(RecordGuard guard) {
+        this.recordGuard = java.util.Objects.requireNonNull(guard, "guard");
         return this;
     }
 
@@ -225,11 +233,11 @@ public final class ShardOffload {
         }
         if (uploads != null) {
             return new ShardPipeline(uploader, release(), commitOffset, stopRequested, manifests, locals, uploaded,
-                    unlinked, uploads).run();
+                    unlinked, uploads, recordGuard).run();
         }
         try (InFlightUploads own = InFlightUploads.of(settings)) {
             return new ShardPipeline(uploader, release(), commitOffset, stopRequested, manifests, locals, uploaded,
-                    unlinked, own).run();
+                    unlinked, own, recordGuard).run();
         }
     }
 

@@ -37,6 +37,11 @@ import java.util.function.BooleanSupplier;
 final class ShardPipeline {
     private static final Logger LOG = LoggerFactory.getLogger(ShardPipeline.class);
 
+    /** At most this many verified segments wait to be recorded together. */
+    static final int RECORD_BATCH = 64;
+    /** A verified segment waits at most about this long to be recorded with later ones. */
+    static final long RECORD_DELAY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
     /** A segment handed to the uploads, and how its upload ended; committed by the shard's own thread. */
     static final class InFlight {
         final int index;
@@ -48,6 +53,8 @@ final class ShardPipeline {
         volatile Throwable failure;
         /** Set after {@code upload} or {@code failure}, before the upload's bytes are given back. */
         volatile boolean ended;
+        /** {@link System#nanoTime} when it ended, set just before {@code ended}. */
+        volatile long endedAt;
 
         InFlight(int index, LocalSegment seg, SegmentPreparation.Prepared prepared, long last) {
             this.index = index;
@@ -87,6 +94,8 @@ final class ShardPipeline {
     private final List<SegmentUpload> uploaded;
     private final List<Long> unlinked;
     private final InFlightUploads lanes;
+    /** Asked before each manifest write that records copies. */
+    private final RecordGuard guard;
     private final Map<Long, Long> crcOfValidBytes = new HashMap<>();
     private final CopyProofs proofs;
     /** Uploads begun and not yet committed, oldest first; touched by the shard's thread only. */
@@ -102,7 +111,8 @@ final class ShardPipeline {
 
     ShardPipeline(SegmentUploader uploader, ShardRelease release, OptionalLong commitOffset,
                   BooleanSupplier stopRequested, ManifestStore manifests, List<LocalSegment> locals,
-                  List<SegmentUpload> uploaded, List<Long> unlinked, InFlightUploads lanes) throws IOException {
+                  List<SegmentUpload> uploaded, List<Long> unlinked, InFlightUploads lanes, RecordGuard guard)
+            throws IOException {
         this.uploader = uploader;
         this.release = release;
         this.shard = uploader.shard();
@@ -114,6 +124,7 @@ final class ShardPipeline {
         this.uploaded = uploaded;
         this.unlinked = unlinked;
         this.lanes = lanes;
+        this.guard = guard;
         this.proofs = CopyProofs.read(release.shardDir());
     }
 
@@ -206,7 +217,7 @@ final class ShardPipeline {
             InFlightUploads.Reservation bytes = lanes.reserve(scan.validEnd());
             try {
                 // While the bytes are not free, older segments that finished are recorded meanwhile.
-                while (!bytes.awaitOr(this::oldestEnded)) {
+                while (!bytes.awaitOr(this::recordDue)) {
                     commitEnded();
                     if (failed != null) {
                         bytes.release();
@@ -221,11 +232,25 @@ final class ShardPipeline {
                 bytes.release();
                 throw e;
             }
+            if (!uploader.journalCovers(seg)) {
+                uploader.nameForJournal(upcoming(manifest, i));
+            }
             InFlight f = new InFlight(i, seg, prepared, last);
             bytes.run(() -> upload(f)); // only once handed over: the final wait waits for it to end
             flying.addLast(f);
         }
         return null;
+    }
+
+    /** Sealed segments from the {@code i}th on that the manifest does not hold yet, at most {@link JournalAhead#SEGMENTS}. */
+    private List<LocalSegment> upcoming(Manifest manifest, int i) {
+        List<LocalSegment> out = new ArrayList<>();
+        for (int j = i; j < locals.size() - 1 && out.size() < JournalAhead.SEGMENTS; j++) {
+            if (!locals.get(j).hasEntryIn(manifest)) {
+                out.add(locals.get(j));
+            }
+        }
+        return out;
     }
 
     /**
@@ -269,6 +294,7 @@ final class ShardPipeline {
         } catch (Throwable t) {
             f.failure = t;
         } finally {
+            f.endedAt = System.nanoTime();
             f.ended = true;
         }
     }
@@ -279,18 +305,49 @@ final class ShardPipeline {
     }
 
     /**
-     * Records the oldest segments whose uploads ended, in order, up to the first failure. Those that
-     * succeeded one after another are recorded together: one manifest write (and one of each side
-     * file) for the lot, instead of one per segment, which for small segments was a fixed cost each.
+     * Whether the oldest segments whose uploads ended are to be recorded now: a failure among them
+     * (the older ones go first), {@link #RECORD_BATCH} of them, or the oldest having waited
+     * {@link #RECORD_DELAY_NANOS}. Each recording costs a manifest write and a confirmation of the
+     * node's lease (a listing in the store), so for small segments they are taken together.
+     */
+    private boolean recordDue() {
+        int ended = 0;
+        for (InFlight f : flying) {
+            if (!f.ended) {
+                break;
+            }
+            if (f.failure != null) {
+                return true;
+            }
+            ended++;
+        }
+        return ended >= RECORD_BATCH
+                || ended > 0 && System.nanoTime() - flying.peekFirst().endedAt >= RECORD_DELAY_NANOS;
+    }
+
+    /**
+     * Records the oldest segments whose uploads ended, in order, up to the first failure, when that is
+     * {@link #recordDue due}. Those that succeeded one after another are recorded together: one
+     * manifest write (and one of each side file, and one confirmation of the lease) for the lot,
+     * instead of one per segment, which for small segments was a fixed cost each.
      */
     private void commitEnded() throws IOException {
+        if (recordDue()) {
+            commitEndedNow();
+        }
+    }
+
+    /** As {@link #commitEnded}, due or not. */
+    private void commitEndedNow() throws IOException {
         List<InFlight> batch = new ArrayList<>();
         try {
             while (failed == null && !thrown && oldestEnded()) {
                 if (flying.peekFirst().failure != null) {
                     record(batch); // the older ones first
                     batch.clear();
-                    commitOldest();
+                    if (failed == null) {
+                        commitOldest();
+                    }
                 } else {
                     batch.add(flying.pollFirst());
                 }
@@ -304,7 +361,7 @@ final class ShardPipeline {
     private void commitAll() throws IOException {
         while (failed == null && !thrown && !flying.isEmpty()) {
             lanes.awaitUntil(this::oldestEnded, true);
-            commitEnded();
+            commitEndedNow();
         }
     }
 
@@ -346,6 +403,17 @@ final class ShardPipeline {
      */
     private void record(List<InFlight> batch) throws IOException {
         if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            guard.beforeRecording();
+        } catch (StoreException e) {
+            // Not recorded: the copies are unnamed orphans for the sweep, the segments keep their records.
+            if (failed == null) {
+                failed = new Ending("store failure before recording segments " + batch.get(0).seg.file().id() + ".."
+                        + batch.get(batch.size() - 1).seg.file().id() + ": " + e.getMessage(), null,
+                        countPending(locals, batch.get(0).index));
+            }
             return;
         }
         Manifest manifest = manifests.manifest();

@@ -22,7 +22,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * Where a read of a remote segment starts: the companion index of the object (at
+ * Where a read of a remote segment starts: the segment's start for a segment small enough to have no
+ * index object ({@link SegmentKeys#hasIndexObject}); else the companion index of the object (at
  * {@link SegmentKeys#indexKeyFor}), fetched whole, or for a large segment in runs of entries around
  * the one needed, and kept by the object's identity within a bound on memory. A missing or unusable
  * index answers "from the segment's start", never a failure: the scan that follows checks every
@@ -83,6 +84,10 @@ final class RemoteIndexes {
 
     /** The index entry at or below {@code want} to start the scan from, {@code NONE} for the segment's start. */
     IndexedScan.Entry indexedStart(ObjectIdentity object, ManifestEntry entry, long want) {
+        if (!SegmentKeys.hasIndexObject(entry.sizeBytes())) {
+            // Offloaded without an index object: one chunk holds the whole segment, scanned from its start.
+            return IndexedScan.Entry.NONE;
+        }
         SegmentIndex whole = indexes.getIfPresent(object);
         // Only a segment whose index at the default spacing would exceed two runs is worth a HEAD
         // to learn its index's size; smaller ones are fetched whole, as they always were.

@@ -19,21 +19,30 @@ import java.util.List;
  * A store whose every put, delete, copy and abort first goes through the node's lease
  * ({@link NodeLease.Fence#beforeWrite}: the lease taken at the first, one listing of the leases at
  * each after), so a pass of a copy of a data root that another copy has fenced off stops at its next
- * write instead of going on deleting and uploading. Reads and listings pass straight through. Closing
- * it leaves the wrapped store open: whoever opened that closes it.
+ * write instead of going on deleting and uploading. For the offload pass, puts after the first list
+ * nothing ({@link NodeLease.Fence#beforeCreate}): the pass confirms the lease before it records what
+ * they uploaded. Reads and listings pass straight through. Closing it leaves the wrapped store open:
+ * whoever opened that closes it.
  */
 final class FencedStore extends ForwardingObjectStore implements IncompleteUploads, ObjectCopier {
 
     private final NodeLease.Fence lease;
+    /** Whether every put lists the leases, or only the first (the offload pass confirms before recording). */
+    private final boolean checkEachPut;
 
-    FencedStore(ObjectStore store, NodeLease.Fence lease) {
+    FencedStore(ObjectStore store, NodeLease.Fence lease, boolean checkEachPut) {
         super(store);
         this.lease = lease;
+        this.checkEachPut = checkEachPut;
     }
 
     @Override
     public PutResult put(String key, UploadBody body, PutOptions options) throws StoreException {
-        lease.beforeWrite();
+        if (checkEachPut) {
+            lease.beforeWrite();
+        } else {
+            lease.beforeCreate();
+        }
         return delegate().put(key, body, options);
     }
 

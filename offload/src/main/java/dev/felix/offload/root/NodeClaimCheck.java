@@ -114,6 +114,14 @@ public final class NodeClaimCheck {
         public ObjectStore fenced(ObjectStore store) {
             return lease.map(l -> l.fence(store)).orElse(store);
         }
+
+        /**
+         * {@code store} as the offload pass writes through it ({@link NodeLease.Fence#fenceForOffload}):
+         * the pass calls {@link NodeLease.Fence#confirm} on {@link #lease()} before each manifest write.
+         */
+        public ObjectStore fencedForOffload(ObjectStore store) {
+            return lease.map(l -> l.fenceForOffload(store)).orElse(store);
+        }
     }
 
     /** The store did not answer the claim's read or write: nothing was written or deleted. */

@@ -53,8 +53,10 @@ import java.util.OptionalLong;
  *   <li>it lists again: its lease must be alone at the top (no other at its epoch or above);</li>
  *   <li>it remembers the lease as held (durably), and deletes the older ones.</li>
  * </ol>
- * Every later put and delete of the pass goes through {@link Fence#fence} too: each is preceded by a
- * listing of the leases, and refused unless this root's lease is still alone at the top.
+ * Every later delete of the pass goes through {@link Fence#fence} too: each is preceded by a listing
+ * of the leases, and refused unless this root's lease is still alone at the top; so is every put,
+ * except the offload pass's ({@link Fence#fenceForOffload}), which confirms the lease once before
+ * each manifest write instead.
  *
  * <h2>What is guaranteed, and where</h2>
  * <ul>
@@ -68,12 +70,17 @@ import java.util.OptionalLong;
  *   <li><b>A copy behind the store stops before it writes.</b> Once one copy has advanced the lease
  *       after the copies parted, the other finds a lease it did not write at step 2 and stops with
  *       nothing written or deleted (exit 2, naming both hosts and paths).</li>
- *   <li><b>A copy mid-pass stops at its next write.</b> A pass that was running when the other copy
- *       advanced learns it at its next put or delete. A request already sent is not recalled: at
- *       most one request per writing thread (a segment upload, a batch of deletes) may land after
- *       the other copy advanced. Stores cannot check a token on each request, so no client-side
- *       fencing closes that window; the create-only puts keep such a late upload from replacing
- *       anything.</li>
+ *   <li><b>A copy mid-pass stops at its next delete, and records nothing more.</b> A pass that was
+ *       running when the other copy advanced learns it at its next delete (each is preceded by a
+ *       listing of the leases), and the offload pass before each manifest write that records copies
+ *       ({@link Fence#confirm}): its uploads in between are create-only and named by no manifest, so
+ *       nothing is recorded, and no local segment released, on the strength of a put made after
+ *       another copy took the node. Such uploads are in the root's journal of pending writes; their
+ *       records stay in the local segments. (The offload pass once listed the leases before every
+ *       put too: one more request per segment, which made an S3 command slower than
+ *       {@code rclone copy} and checked nothing a put's outcome depends on.) A request already sent is
+ *       not recalled: a batch of deletes sent just before the other copy advanced may land after it.
+ *       Stores cannot check a token on each request, so no client-side fencing closes that window.</li>
  *   <li><b>A crash between the put and remembering it</b> leaves the lease pending in
  *       {@value #FILE_NAME}: the next pass finds its own lease at the top and takes it. A copy made in
  *       that moment carries the same pending lease; whichever copy advances next after that is the
@@ -466,19 +473,45 @@ public final class NodeLease {
          * of this root took it; a lease memory that cannot be written is an {@link java.io.UncheckedIOException}.
          */
         public void beforeWrite() throws StoreException {
-            if (stamp == null) {
-                synchronized (this) {
-                    if (stamp == null) {
-                        try {
-                            stamp = advance(root, store, keys, where, false, clock, step);
-                        } catch (IOException e) {
-                            throw new java.io.UncheckedIOException(e);
-                        }
-                        return;
-                    }
-                }
+            if (!take()) {
+                check();
             }
-            check();
+        }
+
+        /** Takes the lease if no write of the pass took it yet; true when this call took it. */
+        private boolean take() throws StoreException {
+            if (stamp != null) {
+                return false;
+            }
+            synchronized (this) {
+                if (stamp != null) {
+                    return false;
+                }
+                try {
+                    stamp = advance(root, store, keys, where, false, clock, step);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return true;
+            }
+        }
+
+        /**
+         * Before a create-only put whose object is recorded only after {@link #confirm}: takes the lease
+         * at the pass's first write, as {@link #beforeWrite} does, and lists nothing at the later ones
+         * (nor do the puts that waited for the first to take it).
+         */
+        public void beforeCreate() throws StoreException {
+            take();
+        }
+
+        /**
+         * Before recording copies that puts through {@link #fenceForOffload} uploaded: this root's lease
+         * must still be alone at the top (one listing), else {@link NodeClaimCheck.RefusedException};
+         * takes the lease if no write took it yet.
+         */
+        public void confirm() throws StoreException {
+            beforeWrite();
         }
 
         /**
@@ -513,7 +546,16 @@ public final class NodeLease {
 
         /** {@code inner} (the store the lease lives in, or a view of it), whose every put and delete goes through {@link #beforeWrite}. */
         public ObjectStore fence(ObjectStore inner) {
-            return new FencedStore(inner, this);
+            return new FencedStore(inner, this, true);
+        }
+
+        /**
+         * {@code inner} as the offload pass writes through it: deletes, copies and aborts as
+         * {@link #fence} does; puts only take the lease at the first ({@link #beforeCreate}), since the
+         * pass {@link #confirm}s it before it records what they uploaded.
+         */
+        public ObjectStore fenceForOffload(ObjectStore inner) {
+            return new FencedStore(inner, this, false);
         }
 
         @Override

@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * Object keys of offloaded segments: {@code [prefix/]<node id>/<shard>/<base>-<segment>.segment}
- * with both numbers zero-padded to 20 digits, and the companion {@code .index} beside it. The shard
+ * with both numbers zero-padded to 20 digits, and, for a segment larger than
+ * {@link #INDEX_OBJECT_ABOVE_BYTES}, the companion {@code .index} beside it. The shard
  * part is the shard's name under the data root ({@link dev.felix.offload.log.DataRoot.Shard#name()}):
  * a root-level shard's directory name, or {@code groups/<dir>}, {@code dead-letters/<dir>}, so no
  * two shards of a root share a key. Keys are deterministic, so a segment uploaded again meets its
@@ -16,6 +17,21 @@ public final class SegmentKeys {
 
     public static final String SEGMENT_SUFFIX = ".segment";
     public static final String INDEX_SUFFIX = ".index";
+
+    /**
+     * Segments of at most this many bytes (4 MiB, one chunk of a reader's cache) are offloaded without
+     * an index object: a reader fetches such a segment in one ranged GET whatever offset it wants, and
+     * scans it from its start, so the index would save no request and cost each upload one or two
+     * (for 64 KiB segments it doubled the requests per segment). Readers treat an index object of a
+     * small segment offloaded before this rule as absent, and retention still deletes it with its
+     * segment.
+     */
+    public static final long INDEX_OBJECT_ABOVE_BYTES = 4L * 1024 * 1024;
+
+    /** Whether a segment of {@code validBytes} gets an index object beside it. */
+    public static boolean hasIndexObject(long validBytes) {
+        return validBytes > INDEX_OBJECT_ABOVE_BYTES;
+    }
 
     private final String prefix;
     private final String nodeId;

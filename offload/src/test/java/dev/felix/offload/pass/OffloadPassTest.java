@@ -96,8 +96,9 @@ class OffloadPassTest {
                 assertThat(store.readAll(e.objectKey(), Integer.MAX_VALUE - 16, OptionalLong.empty())).isEqualTo(original);
                 assertThat(e.sizeBytes()).isEqualTo(original.length);
                 assertThat(Integer.toUnsignedLong(e.objectCrc32())).isEqualTo(crc(original));
-                ObjectHead index = store.head(SegmentKeys.indexKeyFor(e.objectKey()));
-                assertThat(index.size()).isPositive();
+                assertThatThrownBy(() -> store.head(SegmentKeys.indexKeyFor(e.objectKey())))
+                        .as("a segment of %d bytes has no index object", e.sizeBytes())
+                        .isInstanceOf(ObjectNotFoundException.class);
             }
             // The shard still opens, its local base moved up.
             try (ShardLog log = ShardLog.open(shard, TestRoots.SMALL_SEGMENTS)) {
@@ -466,7 +467,9 @@ class OffloadPassTest {
             }
         };
         PassReport stopped = new OffloadPass(new DataRoot(root), store, keepOne(), count, Map.of(NodeId.ENV, "node-a"),
-                dir -> OptionalLong.empty()).run(ProgressListener.none(), () -> recorded.get() >= 2);
+                // Stopped once two uploads are under way (verified segments are recorded in batches, so
+                // waiting for two to be recorded could let every upload begin first).
+                dir -> OptionalLong.empty()).run(ProgressListener.none(), () -> begun.size() >= 2);
         assertThat(stopped.complete()).isFalse();
         assertThat(stopped.shards().get(0).problem()).contains("stopped before segment");
         assertThat(stopped.shards().get(0).stop()).isInstanceOf(ShardStop.Requested.class);
@@ -568,11 +571,11 @@ class OffloadPassTest {
     @Test
     void aSingleRecordReadFetchesOneChunkNotTheObject() throws Exception {
         setUp();
-        Map<Path, List<Record>> written = TestRoots.write(root, 1, 600, 12);
+        Map<Path, List<Record>> written = TestRoots.write(root, "orders", 1, 22_000, 12, TestRoots.LARGE_SEGMENTS, 1024);
         pass(keepOne(), StepHook.none());
         Path shard = written.keySet().iterator().next();
         ManifestEntry entry = ManifestStore.read(shard).oldestEntry().orElseThrow();
-        assertThat(entry.sizeBytes()).isGreaterThan(3 * 4096);
+        assertThat(entry.sizeBytes()).isGreaterThan(SegmentKeys.INDEX_OBJECT_ABOVE_BYTES);
         ChunkCache cache = new ChunkCache(store, 4096, 1 << 20);
         TieredReader reader = new TieredReader(shard, store, cache);
         long middle = (entry.baseOffset() + entry.lastOffset()) / 2;
@@ -581,6 +584,116 @@ class OffloadPassTest {
         assertThat(one.records().get(0).remote()).isTrue();
         assertThat(cache.gets()).as("the record's chunk, or two if it straddles a boundary").isBetween(1L, 2L);
         assertThat(cache.bytesFetched()).isLessThanOrEqualTo(2 * 4096);
+    }
+
+    @Test
+    void segmentsOfAtMostOneChunkGoWithoutAnIndexObjectAndAreReadWithoutAskingForOne() throws Exception {
+        setUp();
+        Map<Path, List<Record>> small = TestRoots.write(root, 1, 1500, 21);
+        Map<Path, List<Record>> big = TestRoots.write(root, "invoices", 1, 22_000, 22, TestRoots.LARGE_SEGMENTS, 1024);
+        Path moved = big.keySet().iterator().next();
+        Map<Path, List<Record>> written = new HashMap<>(small);
+        written.putAll(big);
+        List<String> puts = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<String> asked = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        ObjectStore counting = new dev.felix.offload.store.ForwardingObjectStore(store) {
+            @Override
+            public dev.felix.offload.store.PutResult put(String key, dev.felix.offload.store.UploadBody body,
+                    dev.felix.offload.store.PutOptions options) throws dev.felix.offload.store.StoreException {
+                puts.add(key);
+                return super.put(key, body, options);
+            }
+
+            @Override
+            public ObjectHead head(String key) throws dev.felix.offload.store.StoreException {
+                asked.add(key);
+                return super.head(key);
+            }
+
+            @Override
+            public byte[] readRange(String key, dev.felix.offload.store.ByteRange range)
+                    throws dev.felix.offload.store.StoreException {
+                asked.add(key);
+                return super.readRange(key, range);
+            }
+
+            @Override
+            public void readRangeInto(String key, dev.felix.offload.store.ByteRange range, List<byte[]> targets,
+                    java.util.function.IntConsumer filled) throws dev.felix.offload.store.StoreException {
+                asked.add(key);
+                super.readRangeInto(key, range, targets, filled);
+            }
+
+            @Override
+            public byte[] readAll(String key, int maxSize, OptionalLong expectedCrc32)
+                    throws dev.felix.offload.store.StoreException {
+                asked.add(key);
+                return super.readAll(key, maxSize, expectedCrc32);
+            }
+        };
+        PassReport report = new OffloadPass(new DataRoot(root), counting, keepOne(), StepHook.none(),
+                Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none());
+        assertThat(report.complete()).isTrue();
+
+        Path smallShard = small.keySet().iterator().next();
+        List<ManifestEntry> smallEntries = ManifestStore.read(smallShard).entries();
+        List<ManifestEntry> largeEntries = ManifestStore.read(moved).entries();
+        assertThat(smallEntries).hasSizeGreaterThan(10).allMatch(e -> e.sizeBytes() <= SegmentKeys.INDEX_OBJECT_ABOVE_BYTES);
+        assertThat(largeEntries).isNotEmpty().allMatch(e -> e.sizeBytes() > SegmentKeys.INDEX_OBJECT_ABOVE_BYTES);
+        assertThat(puts).as("one put per small segment, none for an index").containsAll(
+                smallEntries.stream().map(ManifestEntry::objectKey).toList());
+        assertThat(puts.stream().filter(k -> k.endsWith(".index") && k.contains("/" + smallShard.getFileName() + "/")))
+                .isEmpty();
+        for (ManifestEntry e : largeEntries) {
+            assertThat(store.head(SegmentKeys.indexKeyFor(e.objectKey())).size()).as("the index beside %s", e.objectKey())
+                    .isPositive();
+        }
+
+        asked.clear();
+        ChunkCache cache = new ChunkCache(counting, ChunkCache.DEFAULT_CHUNK_BYTES, 64L << 20);
+        TieredReader reader = new TieredReader(smallShard, counting, cache);
+        List<Record> records = written.get(smallShard);
+        ManifestEntry middle = smallEntries.get(smallEntries.size() / 2);
+        long want = (middle.baseOffset() + middle.lastOffset()) / 2;
+        TieredRead.Records one = (TieredRead.Records) reader.read(want, 1, 1);
+        assertThat(one.records()).singleElement().extracting(r -> r.record().offset()).isEqualTo(want);
+        assertThat(one.records().get(0).record()).isEqualTo(records.stream().filter(r -> r.offset() == want).findFirst()
+                .orElseThrow());
+        assertThat(asked).as("what the read of one record of a small segment asked the store for")
+                .noneMatch(k -> k.endsWith(".index"));
+        assertThat(cache.gets()).as("the whole small segment in one GET").isEqualTo(1);
+        assertThat(cache.bytesFetched()).isEqualTo(middle.sizeBytes());
+        TestRoots.assertEveryOffsetReadsBack(written, store);
+    }
+
+    @Test
+    void theKeysOfTheNextSegmentsAreInTheJournalBeforeTheFirstOfThemIsPut() throws Exception {
+        setUp();
+        Map<Path, List<Record>> written = TestRoots.write(root, 1, 1500, 31);
+        Path shard = written.keySet().iterator().next();
+        List<java.util.Set<String>> journalAtPut = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        ObjectStore watching = new dev.felix.offload.store.ForwardingObjectStore(store) {
+            @Override
+            public dev.felix.offload.store.PutResult put(String key, dev.felix.offload.store.UploadBody body,
+                    dev.felix.offload.store.PutOptions options) throws dev.felix.offload.store.StoreException {
+                try {
+                    java.util.Set<String> journal = dev.felix.offload.root.PendingKeys.read(root).orElseThrow();
+                    assertThat(journal).as("the journal when %s is put", key).contains(key);
+                    journalAtPut.add(journal);
+                } catch (IOException | CorruptionException e) {
+                    throw new AssertionError(e);
+                }
+                return super.put(key, body, options);
+            }
+        };
+        PassReport report = new OffloadPass(new DataRoot(root), watching, keepOne(), StepHook.none(),
+                Map.of(NodeId.ENV, "node-a"), dir -> OptionalLong.empty()).run(ProgressListener.none());
+        assertThat(report.complete()).isTrue();
+        List<String> keys = ManifestStore.read(shard).entries().stream().map(ManifestEntry::objectKey).toList();
+        assertThat(keys).hasSizeGreaterThan(10).hasSizeLessThanOrEqualTo(JournalAhead.SEGMENTS);
+        assertThat(journalAtPut).hasSize(keys.size());
+        assertThat(journalAtPut.get(0)).as("one journal write before the first put covers every segment's key")
+                .containsAll(keys);
     }
 
     private static long crc(byte[] bytes) {

@@ -30,16 +30,33 @@ public final class TestRoots {
     private TestRoots() {
     }
 
+    /**
+     * Segments of 5 MiB, above the size from which a segment gets an index object beside it
+     * ({@link dev.felix.offload.root.SegmentKeys#hasIndexObject}); 22,000 records of payloads below
+     * 1 KiB fill two of them and part of a third.
+     */
+    public static final ShardLogConfig LARGE_SEGMENTS = ShardLogConfig.defaults().withSegmentSizeBytes(5 * 1024 * 1024)
+            .withIndexSpacingBytes(1024).withFsyncPolicy(FsyncPolicy.none());
+
     /** Writes {@code shards} shards of {@code records} records each; answers what each shard holds. */
     public static Map<Path, List<Record>> write(Path root, int shards, int records, long seed) throws Exception {
+        return write(root, "orders", shards, records, seed, SMALL_SEGMENTS, 400);
+    }
+
+    /**
+     * As {@link #write(Path, int, int, long)}, for shards of stream {@code acme/default/<stream>}, in
+     * segments of {@code config}, with payloads below {@code maxPayload} bytes.
+     */
+    public static Map<Path, List<Record>> write(Path root, String stream, int shards, int records, long seed,
+            ShardLogConfig config, int maxPayload) throws Exception {
         Map<Path, List<Record>> written = new LinkedHashMap<>();
         for (int s = 0; s < shards; s++) {
-            Path dir = root.resolve(new ShardKey("acme", "default", "orders", s).directoryName());
+            Path dir = root.resolve(new ShardKey("acme", "default", stream, s).directoryName());
             SplittableRandom random = new SplittableRandom(seed + s);
             List<Record> list = new ArrayList<>();
-            try (ShardLog log = ShardLog.open(dir, SMALL_SEGMENTS)) {
+            try (ShardLog log = ShardLog.open(dir, config)) {
                 for (int i = 0; i < records; i++) {
-                    byte[] payload = new byte[random.nextInt(400)];
+                    byte[] payload = new byte[random.nextInt(maxPayload)];
                     random.nextBytes(payload);
                     if (i % 50 == 7) {
                         long first = log.appendBatch(9, i, 1000L + i, List.of(payload, payload));
