@@ -108,18 +108,21 @@ class TieredIndexWindowTest {
         }
     }
 
-    /** One shard of 256 KiB segments with an index entry every KiB or so, offloaded. */
+    /**
+     * One shard of 4.25 MiB segments (large enough for an index object, {@link SegmentKeys#hasIndexObject})
+     * with an index entry every KiB or so, offloaded.
+     */
     private void offload() throws Exception {
         Path root = Files.createDirectories(tmp.resolve("root"));
         storeDir = Files.createDirectories(tmp.resolve("store"));
         fs = FilesystemStore.open(storeDir);
         shard = root.resolve(new ShardKey("acme", "default", "orders", 0).directoryName());
-        ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(256 * 1024).withIndexSpacingBytes(1024)
+        ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(4352 * 1024).withIndexSpacingBytes(1024)
                 .withFsyncPolicy(FsyncPolicy.none());
         SplittableRandom random = new SplittableRandom(77);
         try (ShardLog log = ShardLog.open(shard, config)) {
-            for (int i = 0; i < 8000; i++) {
-                byte[] payload = new byte[random.nextInt(400)];
+            for (int i = 0; i < 64_000; i++) {
+                byte[] payload = new byte[random.nextInt(800)];
                 random.nextBytes(payload);
                 long offset = log.append(1000L + i, payload);
                 written.add(Record.plain(offset, 1000L + i, payload));
@@ -230,7 +233,8 @@ class TieredIndexWindowTest {
         // one missing
         Files.delete(storeDir.resolve(SegmentKeys.indexKeyFor(entries.get(3).objectKey())));
         List<Long> offsets = new ArrayList<>();
-        for (long o = 1; o < manifest.newestEntry().orElseThrow().lastOffset(); o += 13) {
+        // about 30 reads an object; a read of a misleading or missing index scans from its segment's start
+        for (long o = 1; o < manifest.newestEntry().orElseThrow().lastOffset(); o += 397) {
             offsets.add(o);
         }
         readAlone(offsets); // every record checked against what was written
