@@ -23,8 +23,8 @@ public final class SegmentKeys {
      * an index object: a reader fetches such a segment in one ranged GET whatever offset it wants, and
      * scans it from its start, so the index would save no request and cost each upload one or two
      * (for 64 KiB segments it doubled the requests per segment). Readers treat an index object of a
-     * small segment offloaded before this rule as absent, and retention still deletes it with its
-     * segment.
+     * small segment offloaded before this rule as absent; once retention deleted its segment, the
+     * orphan sweep's full listing finds it beside no segment and deletes it.
      */
     public static final long INDEX_OBJECT_ABOVE_BYTES = 4L * 1024 * 1024;
 

@@ -69,10 +69,15 @@ final class BatchDeletes {
         return new Split(deletable, kept);
     }
 
-    /** The objects of an entry: its segment and, for a segment key, the index beside it. */
+    /**
+     * The objects of an entry: its segment and, for a segment key of a segment large enough for one
+     * ({@link SegmentKeys#hasIndexObject}), the index beside it. (An index a small segment got before
+     * that rule is left to the full sweep, which deletes an index whose segment is gone.)
+     */
     static List<String> objectsOf(ManifestEntry entry) {
         String key = entry.objectKey();
-        return key.endsWith(SegmentKeys.SEGMENT_SUFFIX) ? List.of(key, SegmentKeys.indexKeyFor(key)) : List.of(key);
+        return key.endsWith(SegmentKeys.SEGMENT_SUFFIX) && SegmentKeys.hasIndexObject(entry.sizeBytes())
+                ? List.of(key, SegmentKeys.indexKeyFor(key)) : List.of(key);
     }
 
     /**

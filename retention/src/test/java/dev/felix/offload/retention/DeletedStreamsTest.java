@@ -60,8 +60,7 @@ class DeletedStreamsTest {
     private static List<String> objectsOf(Manifest manifest) {
         List<String> keys = new ArrayList<>();
         for (ManifestEntry e : manifest.entries()) {
-            keys.add(e.objectKey());
-            keys.add(SegmentKeys.indexKeyFor(e.objectKey()));
+            keys.addAll(TestData.storedKeysOf(e));
         }
         return keys;
     }

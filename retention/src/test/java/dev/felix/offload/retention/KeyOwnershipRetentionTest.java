@@ -71,8 +71,7 @@ class KeyOwnershipRetentionTest {
     private static List<String> objectsOf(List<ManifestEntry> entries) {
         List<String> keys = new ArrayList<>();
         for (ManifestEntry e : entries) {
-            keys.add(e.objectKey());
-            keys.add(SegmentKeys.indexKeyFor(e.objectKey()));
+            keys.addAll(TestData.storedKeysOf(e));
         }
         return keys;
     }

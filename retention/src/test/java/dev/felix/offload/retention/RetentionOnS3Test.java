@@ -65,8 +65,7 @@ class RetentionOnS3Test {
     private static List<String> objectsOf(List<ManifestEntry> entries) {
         List<String> out = new ArrayList<>();
         for (ManifestEntry e : entries) {
-            out.add(e.objectKey());
-            out.add(SegmentKeys.indexKeyFor(e.objectKey()));
+            out.addAll(TestData.storedKeysOf(e));
         }
         return out;
     }

@@ -80,8 +80,7 @@ class RetentionPropertiesTest {
             // Exactly what the manifest names is in the store: nothing expired is left, nothing kept is gone.
             List<String> named = new ArrayList<>();
             for (ManifestEntry e : manifest.entries()) {
-                named.add(e.objectKey());
-                named.add(SegmentKeys.indexKeyFor(e.objectKey()));
+                named.addAll(TestData.storedKeysOf(e));
             }
             assertThat(TestData.keys(store, new SegmentKeys("", TestData.NODE).nodePrefix()))
                     .containsExactlyInAnyOrderElementsOf(named);

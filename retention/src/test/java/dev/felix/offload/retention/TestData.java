@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import dev.felix.offload.root.SegmentKeys;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
@@ -159,5 +160,14 @@ final class TestData {
             }
             assertThat(seen).isEqualTo(written.subList((int) first, written.size()));
         }
+    }
+
+    /**
+     * The objects an entry's upload left in the store: its segment, and its index where the segment
+     * is large enough for one ({@link SegmentKeys#hasIndexObject}).
+     */
+    static List<String> storedKeysOf(dev.felix.offload.manifest.ManifestEntry e) {
+        return SegmentKeys.hasIndexObject(e.sizeBytes()) ? List.of(e.objectKey(), SegmentKeys.indexKeyFor(e.objectKey()))
+                : List.of(e.objectKey());
     }
 }
