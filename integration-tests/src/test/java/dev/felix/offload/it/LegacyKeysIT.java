@@ -1,5 +1,7 @@
 package dev.felix.offload.it;
 
+import dev.felix.offload.root.SegmentKeys;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.manifest.Manifest;
@@ -131,7 +133,10 @@ class LegacyKeysIT {
         List<ManifestEntry> legacy = new ArrayList<>();
         for (ManifestEntry e : manifest.entries()) {
             String key = e.objectKey().substring(e.objectKey().indexOf('/') + 1);
-            for (String[] pair : List.of(new String[] {e.objectKey(), key}, new String[] {index(e.objectKey()), index(key)})) {
+            List<String[]> moves = SegmentKeys.hasIndexObject(e.sizeBytes())
+                    ? List.of(new String[] {e.objectKey(), key}, new String[] {index(e.objectKey()), index(key)})
+                    : List.<String[]>of(new String[] {e.objectKey(), key}); // no index object below 4 MiB
+            for (String[] pair : moves) {
                 store.put(pair[1], store.read(pair[0]));
                 store.delete(pair[0]);
             }

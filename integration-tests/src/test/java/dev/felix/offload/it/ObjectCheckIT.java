@@ -1,5 +1,7 @@
 package dev.felix.offload.it;
 
+import dev.felix.offload.root.SegmentKeys;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.manifest.ManifestEntry;
@@ -74,7 +76,10 @@ class ObjectCheckIT {
         assertThat(theirs.sizeBytes()).as("same key, same size, other bytes").isEqualTo(second.sizeBytes());
         assertThat(theirs.objectCrc32()).isNotEqualTo(second.objectCrc32());
         try (FilesystemStore a = FilesystemStore.open(storeA); FilesystemStore b = FilesystemStore.open(storeB)) {
-            for (String key : List.of(second.objectKey(), second.objectKey().replace(".segment", ".index"))) {
+            // the segment, and its index where one was made (segments of at most 4 MiB have none)
+            List<String> keys = SegmentKeys.hasIndexObject(second.sizeBytes())
+                    ? List.of(second.objectKey(), SegmentKeys.indexKeyFor(second.objectKey())) : List.of(second.objectKey());
+            for (String key : keys) {
                 byte[] bytes = b.readAll(key, Integer.MAX_VALUE - 16, OptionalLong.empty());
                 CRC32 crc = new CRC32();
                 crc.update(bytes);
