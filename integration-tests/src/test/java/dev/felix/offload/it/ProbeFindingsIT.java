@@ -231,7 +231,16 @@ class ProbeFindingsIT {
         proxy.inject("HEAD", t -> t.contains(".segment") || t.contains(".index"), new FaultProxy.ErrorAnswer(404, "NoSuchKey"), 1);
         FelixJar.Result r = ok("offload-2", "offload", "--data-dir", "data", "--store", uri(""));
         assertThat(r.err()).contains("was refused with", "though the server was found to ignore If-None-Match");
-        assertThat(probeRequests()).as("the contradicted findings are learnt again").isNotEmpty();
+        // Learnt again before their next use in this command (a probe), or, where the contradicting put
+        // was its last request, dropped from the root when the store closed, so that the next command
+        // takes findings that hold (the store's copy, which the operator's edit left alone, or a probe).
+        if (probeRequests().isEmpty()) {
+            if (Files.exists(file)) {
+                assertThat(findings("data")).as("the contradicted findings, dropped").doesNotContain("create-only-honoured=false");
+            }
+            proxy.reset();
+            ok("offload-3", "offload", "--data-dir", "data", "--store", uri(""));
+        }
         assertThat(findings("data")).contains("create-only-honoured=true\n");
     }
 

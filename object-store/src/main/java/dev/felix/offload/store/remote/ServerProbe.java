@@ -363,8 +363,13 @@ public final class ServerProbe {
         }
     }
 
-    /** Keeps what is not kept yet (an upload rate measured since): the store is closing. */
+    /**
+     * Keeps what is not kept yet (an upload rate measured since): the store is closing. Findings an
+     * answer contradicted since their last use are dropped here, not kept: the last request of a
+     * command may be the one that contradicted them, and the next command must learn them again.
+     */
     public void close() {
+        dropIfContradicted();
         ServerFindings f = findings;
         if (!rateUnkept || f == null || options.readOnly()) {
             return;
