@@ -1,5 +1,7 @@
 package dev.felix.offload.daemon;
 
+import dev.felix.offload.read.ChunkCache;
+
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionOverride;
 import dev.felix.offload.retention.RetentionPassSettings;
@@ -197,7 +199,7 @@ public final class DaemonConfig {
         }
         this.chunkCacheBytes = r.bytes(CHUNK_CACHE_BYTES, DEFAULT_CHUNK_CACHE_BYTES, false);
         if (chunkCacheBytes < 4L << 20) {
-            throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB (one chunk)", r.values.get(CHUNK_CACHE_BYTES));
+            throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB", r.values.get(CHUNK_CACHE_BYTES));
         }
         this.metricsShards = r.integer(METRICS_SHARDS, 0, 0, DaemonMetrics.MAX_SHARD_SERIES);
         String level = r.optional(LOG_LEVEL).orElse("info").toLowerCase(Locale.ROOT);
@@ -222,11 +224,12 @@ public final class DaemonConfig {
     }
 
     /**
-     * The most heap the endpoint's reads may hold at once: the chunk cache, and each {@code /read}
-     * thread's largest answer. Heaps are sized from it (docs/operations.md, "Memory").
+     * The most heap the endpoint's reads may hold at once: the chunk cache (chunks held and on their
+     * way), and each {@code /read} thread's largest answer with the two partly used chunks its records
+     * may be views of. Heaps are sized from it (docs/operations.md, "Memory").
      */
     public long readHeapBound() {
-        return chunkCacheBytes + httpReadThreads * ReadEndpoint.MAX_MAX_BYTES;
+        return chunkCacheBytes + httpReadThreads * (ReadEndpoint.MAX_MAX_BYTES + 2L * ChunkCache.DEFAULT_CHUNK_BYTES);
     }
 
     /**

@@ -369,6 +369,9 @@ final class DaemonMetrics {
                 .description("Chunk reads that had to fetch from the store").register(registry);
         FunctionCounter.builder("felix.chunk.cache.fetched", cache, ChunkCache::bytesFetched).baseUnit("bytes")
                 .description("Bytes the chunk cache fetched from the store").register(registry);
+        gauge("felix.chunk.cache.held.bytes", "Bytes of chunks the chunk cache holds", cache, ChunkCache::heldBytes);
+        gauge("felix.chunk.cache.in.flight.bytes", "Bytes of chunks on their way from the store (within the cache's "
+                + "budget with those held)", cache, ChunkCache::inFlightBytes);
     }
 
     /** A counter that sums {@code source} at each scrape (it must only grow). */
