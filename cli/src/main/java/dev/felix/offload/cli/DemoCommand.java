@@ -126,7 +126,7 @@ final class DemoCommand implements Callable<Integer> {
         List<Record> written = readLocal(readShard);
 
         try (ObjectStore store = Stores.open(storeUri);
-                ChunkCache chunks = new ChunkCache(store, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024)) {
+                ChunkCache chunks = ChunkCache.forReads(store, 64L * 1024 * 1024)) {
             // 2. Offload.
             long t1 = System.nanoTime();
             OffloadSettings settings = OffloadSettings.defaults().withVerify(VerifyMode.AUTO);

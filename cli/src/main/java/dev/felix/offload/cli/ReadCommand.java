@@ -132,7 +132,7 @@ final class ReadCommand implements Callable<Integer> {
                             .ifPresent(w -> spec.commandLine().getErr().println("felix-offload: warning: " + w));
                 });
         try (objectStore;
-                ChunkCache chunks = new ChunkCache(objectStore, ChunkCache.DEFAULT_CHUNK_BYTES, 64L * 1024 * 1024)) {
+                ChunkCache chunks = ChunkCache.forReads(objectStore, 64L * 1024 * 1024)) {
             TieredReader reader = new TieredReader(shard, dir, objectStore, chunks);
             int printed = 0;
             long next = offset;

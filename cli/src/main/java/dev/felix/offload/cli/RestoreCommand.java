@@ -80,6 +80,11 @@ final class RestoreCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--concurrency", paramLabel = "N", description = "Objects downloaded and scanned at once, 1 to "
+            + ShardRestore.MAX_CONCURRENCY + " (default " + ShardRestore.DEFAULT_CONCURRENCY + "); the manifest "
+            + "written is the same whatever it is.")
+    int concurrency = ShardRestore.DEFAULT_CONCURRENCY;
+
     @Option(names = "--take-over-node-id", description = "Replace another data root's claim on this node id in the "
             + "store: a restore onto a new disk for a root that no longer runs (see docs/reliability.md).")
     boolean takeOver;
@@ -89,6 +94,10 @@ final class RestoreCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (concurrency < 1 || concurrency > ShardRestore.MAX_CONCURRENCY) {
+            throw new FelixOffload.UsageException("--concurrency must be from 1 to " + ShardRestore.MAX_CONCURRENCY
+                    + ", got " + concurrency);
+        }
         RootAndStore where = rootOptions.resolve(nodeId);
         Path root = where.root();
         if (!Files.isDirectory(root)) {
@@ -130,7 +139,7 @@ final class RestoreCommand implements Callable<Integer> {
                 ProgressListener progress = System.console() != null && !json ? new ProgressBar(err)
                         : ProgressListener.none();
                 ShardRestore restore = new ShardRestore(root, shard, keys, where.keyPrefix(), objectStore, objectStore,
-                        merge, progress);
+                        merge, progress, concurrency);
                 try {
                     plans.add(restore.plan());
                     restores.add(restore);

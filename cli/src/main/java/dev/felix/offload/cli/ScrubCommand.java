@@ -60,6 +60,21 @@ final class ScrubCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as one JSON object.")
     boolean json;
 
+    @Option(names = "--concurrency", paramLabel = "N",
+            description = "Entries checked at once, 1 to 64 (default 4, or scrub.concurrency of --config).")
+    Integer concurrency;
+
+    @Option(names = "--request-budget", paramLabel = "N",
+            description = "At most N requests for the checks (a HEAD an entry, a GET for each 8 MiB read in full); "
+                    + "when the next entry would not fit the run stops checking, says what share it covered and where "
+                    + "the next run starts (--start-at). 0 for none (default, or scrub.request-budget of --config).")
+    Long requestBudget;
+
+    @Option(names = "--start-at", paramLabel = "SHARD@OFFSET",
+            description = "Start at this entry (shards by name, entries by base offset) and go round to it: where an "
+                    + "earlier run's budget ran out, as it printed.")
+    String startAt;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         RootChoice choice = RootChoice.of(config, dataDir, store);
@@ -75,13 +90,33 @@ final class ScrubCommand implements Callable<Integer> {
             }
             bandwidth = v;
         }
+        int checksAtOnce = concurrency != null ? concurrency
+                : choice.config().map(c -> c.scrubConcurrency).orElse(Scrub.Limits.DEFAULT_CONCURRENCY);
+        if (checksAtOnce < 1 || checksAtOnce > Scrub.Limits.MAX_CONCURRENCY) {
+            throw new FelixOffload.UsageException("--concurrency must be from 1 to " + Scrub.Limits.MAX_CONCURRENCY
+                    + ", got " + checksAtOnce);
+        }
+        long budget = requestBudget != null ? requestBudget : choice.config().map(c -> c.scrubRequestBudget).orElse(0L);
+        if (budget < 0) {
+            throw new FelixOffload.UsageException("--request-budget must be a number of requests >= 0 (0 for none), got "
+                    + budget);
+        }
+        java.util.Optional<Scrub.Cursor> start = java.util.Optional.empty();
+        if (startAt != null) {
+            start = Scrub.Cursor.parse(startAt);
+            if (start.isEmpty()) {
+                throw new FelixOffload.UsageException("--start-at must be SHARD@OFFSET as a run printed it, got '"
+                        + startAt + "'");
+            }
+        }
         if (!Files.isDirectory(root)) {
             throw new FelixOffload.UsageException("no data root directory at " + root);
         }
         Scrub.Report report;
         try (ObjectStore objectStore = Stores.openExisting(uri, storeSetting, root, Stores.Use.READER)) {
             Stores.requireBucket(objectStore, storeSetting, new DataRoot(root), env, "");
-            report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC(), full)
+            report = new Scrub(new DataRoot(root), objectStore, env, bandwidth, Clock.systemUTC(),
+                    full ? Scrub.Share.ALL : Scrub.Share.NONE, new Scrub.Limits(checksAtOnce, budget, start))
                     .run(StopSignal.never(), null);
         } catch (StoreException e) {
             throw new IOException("store: " + e.getMessage(), e);
@@ -112,9 +147,12 @@ final class ScrubCommand implements Callable<Integer> {
         if (by.length() > 0) {
             by.append(')');
         }
-        out.printf("checked %d entries in %d shards%s%s in %.1f s: %s%n", r.entriesChecked(), r.shards(), by,
-                r.orphansListed() ? " and listed " + r.nodePrefix() + " for orphans" : "",
-                r.elapsed().toNanos() / 1e9, r.clean() ? "no anomalies" : r.anomalies().size() + " anomalies");
+        String of = r.budgetSpent() ? String.format(java.util.Locale.ROOT, " of %d (%.1f%%)", r.entriesTotal(),
+                100 * r.covered()) : "";
+        out.printf("checked %d%s entries in %d shards%s%s in %.1f s (%d requests): %s%n", r.entriesChecked(), of,
+                r.shards(), by, r.orphansListed() ? " and listed " + r.nodePrefix() + " for orphans" : "",
+                r.elapsed().toNanos() / 1e9, r.requests(), r.clean() ? "no anomalies" : r.anomalies().size() + " anomalies");
+        r.resumeAt().ifPresent(c -> out.println("next: --start-at " + c.text()));
     }
 
     static void writeJson(PrintWriter out, Scrub.Report r) throws IOException {
@@ -123,6 +161,19 @@ final class ScrubCommand implements Callable<Integer> {
             g.writeBooleanField("clean", r.clean());
             g.writeNumberField("shards", r.shards());
             g.writeNumberField("entries_checked", r.entriesChecked());
+            g.writeNumberField("entries_total", r.entriesTotal());
+            g.writeNumberField("covered", r.covered());
+            g.writeNumberField("requests", r.requests());
+            if (r.requestBudget() > 0) {
+                g.writeNumberField("request_budget", r.requestBudget());
+            }
+            if (r.resumeAt().isPresent()) {
+                g.writeObjectFieldStart("next_start");
+                g.writeStringField("shard", r.resumeAt().get().shard());
+                Json.u64(g, "base_offset", r.resumeAt().get().baseOffset());
+                g.writeStringField("start_at", r.resumeAt().get().text());
+                g.writeEndObject();
+            }
             g.writeObjectFieldStart("checked_by");
             for (Map.Entry<String, Integer> e : r.checkedBy().entrySet()) {
                 g.writeNumberField(e.getKey(), e.getValue());

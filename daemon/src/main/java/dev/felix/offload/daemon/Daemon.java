@@ -97,7 +97,7 @@ public final class Daemon {
                 });
         this.readWork.allowCoreThreadTimeOut(true);
         this.env = config.environment(processEnv);
-        this.chunks = new ChunkCache(this.store, ChunkCache.DEFAULT_CHUNK_BYTES, config.chunkCacheBytes);
+        this.chunks = ChunkCache.forReads(this.store, config.chunkCacheBytes);
         this.passes = new ScheduledPasses(config, root, env, this.store, metrics, probe, clock,
                 new ScheduledPasses.Listener() {
                     @Override

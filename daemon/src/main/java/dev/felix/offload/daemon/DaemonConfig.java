@@ -1,5 +1,7 @@
 package dev.felix.offload.daemon;
 
+import dev.felix.offload.read.ChunkCache;
+
 import dev.felix.offload.retention.OrphanSweepSettings;
 import dev.felix.offload.retention.RetentionOverride;
 import dev.felix.offload.retention.RetentionPassSettings;
@@ -60,6 +62,10 @@ public final class DaemonConfig {
     /** Every object is read in full at least once in this many scheduled scrub runs (1: every run). */
     static final String SCRUB_FULL_READ_RUNS = "scrub.full-read-runs";
     static final int DEFAULT_SCRUB_FULL_READ_RUNS = 7;
+    /** How many entries a scrub checks at once. */
+    static final String SCRUB_CONCURRENCY = "scrub.concurrency";
+    /** At most this many requests a scheduled scrub run makes for its checks; 0 for no limit. */
+    static final String SCRUB_REQUEST_BUDGET = "scrub.request-budget";
     static final String SCHEDULE_ZONE = "schedule.zone";
     static final String HTTP_BIND = "http.bind";
     static final String HTTP_PORT = "http.port";
@@ -79,7 +85,7 @@ public final class DaemonConfig {
             RetentionSettings.LOCAL_RETENTION_BYTES,
             RetentionSettings.LOCAL_RETENTION_MS, RetentionSettings.RETENTION_BYTES, RetentionSettings.RETENTION_MS,
             RETENTION_SCHEDULE, RETENTION_DELETE_BATCH, RETENTION_DELETED_STREAMS, ORPHANS_SWEEP, ORPHANS_GRACE,
-            ORPHANS_DRY_RUN, ORPHANS_FULL_SWEEP_EVERY, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
+            ORPHANS_DRY_RUN, ORPHANS_FULL_SWEEP_EVERY, SCRUB_SCHEDULE, SCRUB_READ_BANDWIDTH, SCRUB_FULL_READ_RUNS, SCRUB_CONCURRENCY, SCRUB_REQUEST_BUDGET, SCHEDULE_ZONE, HTTP_BIND, HTTP_PORT, HTTP_READ_THREADS,
             HTTP_READ_TIMEOUT, CHUNK_CACHE_BYTES, METRICS_SHARDS, LOG_LEVEL, SHUTDOWN_GRACE);
 
     /**
@@ -121,6 +127,8 @@ public final class DaemonConfig {
     final Optional<Schedule> scrubSchedule;
     public final long scrubReadBandwidth;
     final int scrubFullReadRuns;
+    public final int scrubConcurrency;
+    public final long scrubRequestBudget;
     public final ZoneId zone;
     public final String httpBind;
     final int httpPort;
@@ -183,6 +191,9 @@ public final class DaemonConfig {
         this.orphanFullSweepEvery = r.duration(ORPHANS_FULL_SWEEP_EVERY, OrphanSweepSettings.DEFAULT_FULL_SWEEP_EVERY);
         this.scrubReadBandwidth = r.bytes(SCRUB_READ_BANDWIDTH, DEFAULT_SCRUB_READ_BANDWIDTH, false);
         this.scrubFullReadRuns = r.integer(SCRUB_FULL_READ_RUNS, DEFAULT_SCRUB_FULL_READ_RUNS, 1, 10_000);
+        this.scrubConcurrency = r.integer(SCRUB_CONCURRENCY, dev.felix.offload.scrub.Scrub.Limits.DEFAULT_CONCURRENCY, 1,
+                dev.felix.offload.scrub.Scrub.Limits.MAX_CONCURRENCY);
+        this.scrubRequestBudget = r.integer(SCRUB_REQUEST_BUDGET, 0, 0, Integer.MAX_VALUE);
         this.httpBind = r.optional(HTTP_BIND).orElse("127.0.0.1");
         try {
             java.net.InetAddress.getByName(httpBind);
@@ -197,7 +208,7 @@ public final class DaemonConfig {
         }
         this.chunkCacheBytes = r.bytes(CHUNK_CACHE_BYTES, DEFAULT_CHUNK_CACHE_BYTES, false);
         if (chunkCacheBytes < 4L << 20) {
-            throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB (one chunk)", r.values.get(CHUNK_CACHE_BYTES));
+            throw r.expected(CHUNK_CACHE_BYTES, "at least 4MiB", r.values.get(CHUNK_CACHE_BYTES));
         }
         this.metricsShards = r.integer(METRICS_SHARDS, 0, 0, DaemonMetrics.MAX_SHARD_SERIES);
         String level = r.optional(LOG_LEVEL).orElse("info").toLowerCase(Locale.ROOT);
@@ -222,11 +233,12 @@ public final class DaemonConfig {
     }
 
     /**
-     * The most heap the endpoint's reads may hold at once: the chunk cache, and each {@code /read}
-     * thread's largest answer. Heaps are sized from it (docs/operations.md, "Memory").
+     * The most heap the endpoint's reads may hold at once: the chunk cache (chunks held and on their
+     * way), and each {@code /read} thread's largest answer with the two partly used chunks its records
+     * may be views of. Heaps are sized from it (docs/operations.md, "Memory").
      */
     public long readHeapBound() {
-        return chunkCacheBytes + httpReadThreads * ReadEndpoint.MAX_MAX_BYTES;
+        return chunkCacheBytes + httpReadThreads * (ReadEndpoint.MAX_MAX_BYTES + 2L * ChunkCache.DEFAULT_CHUNK_BYTES);
     }
 
     /**

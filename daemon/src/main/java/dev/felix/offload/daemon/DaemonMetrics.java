@@ -61,6 +61,9 @@ final class DaemonMetrics {
     private final Map<String, Counter> storeErrors = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> passDurations = new ConcurrentHashMap<>();
+    /** The share of entries the last scrub checked (a double's bits; 1 before any). */
+    private final java.util.concurrent.atomic.AtomicLong scrubCovered =
+            new java.util.concurrent.atomic.AtomicLong(Double.doubleToRawLongBits(1));
     /** Per reason a shard is held: shards, objects, bytes, as the last sweep found them. */
     private final Map<HeldShard.Reason, java.util.concurrent.atomic.AtomicLongArray> held =
             new java.util.EnumMap<>(HeldShard.Reason.class);
@@ -90,6 +93,9 @@ final class DaemonMetrics {
             gauge("felix.orphans.held.bytes", "Bytes of held shards' objects the last sweep kept", values,
                     v -> v.get(2), tags);
         }
+        gauge("felix.scrub.covered.ratio", "The share of manifest entries the last scrub checked (below 1 when its "
+                + "request budget ran out; the next run goes on from there)", scrubCovered,
+                v -> Double.longBitsToDouble(v.get()));
         registerZeros();
     }
 
@@ -121,6 +127,7 @@ final class DaemonMetrics {
             retentionProblems(kind);
         }
         count("felix.scrub.entries.checked", "Manifest entries a scrub checked", null, null);
+        count("felix.scrub.requests", "Requests scrubs made to check entries (HEADs and GETs)", null, null);
         for (Scrub.Kind kind : Scrub.Kind.values()) {
             count("felix.scrub.anomalies", "Anomalies scrubs found, by kind", "kind", kind.label());
         }
@@ -343,6 +350,9 @@ final class DaemonMetrics {
     void scrubbed(Scrub.Report report) {
         count("felix.scrub.entries.checked", "Manifest entries a scrub checked", null, null)
                 .increment(report.entriesChecked());
+        count("felix.scrub.requests", "Requests scrubs made to check entries (HEADs and GETs)", null, null)
+                .increment(report.requests());
+        scrubCovered.set(Double.doubleToRawLongBits(report.covered()));
         for (Scrub.Anomaly a : report.anomalies()) {
             count("felix.scrub.anomalies", "Anomalies scrubs found, by kind", "kind", a.kind().label()).increment();
         }
@@ -369,6 +379,9 @@ final class DaemonMetrics {
                 .description("Chunk reads that had to fetch from the store").register(registry);
         FunctionCounter.builder("felix.chunk.cache.fetched", cache, ChunkCache::bytesFetched).baseUnit("bytes")
                 .description("Bytes the chunk cache fetched from the store").register(registry);
+        gauge("felix.chunk.cache.held.bytes", "Bytes of chunks the chunk cache holds", cache, ChunkCache::heldBytes);
+        gauge("felix.chunk.cache.in.flight.bytes", "Bytes of chunks on their way from the store (within the cache's "
+                + "budget with those held)", cache, ChunkCache::inFlightBytes);
     }
 
     /** A counter that sums {@code source} at each scrape (it must only grow). */

@@ -84,6 +84,9 @@ final class ScheduledPasses {
     private final QuietShards quietShards = new QuietShards();
     /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
     private final AtomicLong scrubRuns = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
+    /** Where the next scrub starts: where the last one's request budget ran out, else the first entry. */
+    private final java.util.concurrent.atomic.AtomicReference<java.util.Optional<Scrub.Cursor>> scrubStart =
+            new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
     /** Each pass's latest findings: a run that threw or found nothing to say leaves the previous ones. */
     private final Map<String, PassOutcome.Findings> results = new ConcurrentHashMap<>();
     private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
@@ -273,12 +276,16 @@ final class ScheduledPasses {
         Scrub.Report report;
         MeteredStore unit = store.unit();
         try {
-            report = new Scrub(root, unit, env, config.scrubReadBandwidth, Clock.systemUTC(), share).run(stop, guard);
+            report = new Scrub(root, unit, env, config.scrubReadBandwidth, Clock.systemUTC(), share,
+                    new Scrub.Limits(config.scrubConcurrency, config.scrubRequestBudget, scrubStart.get())).run(stop, guard);
         } finally {
             unit.endUnit();
         }
         if (!stop.stopRequested()) {
             listener.scrubbed(); // scrub's own findings say now what the store holds for each entry
+        }
+        if (!report.stopped()) {
+            scrubStart.set(report.resumeAt()); // the next run goes on where this one's budget ran out
         }
         metrics.scrubbed(report);
         List<String> problems = new ArrayList<>();
@@ -291,7 +298,8 @@ final class ScheduledPasses {
             }
             problems.add(a.kind().label() + " " + a.key().orElse(a.shard()) + ": " + a.detail());
         }
-        return finish(SCRUB, report.entriesChecked() + " entries checked, " + report.anomalies().size()
+        return finish(SCRUB, report.entriesChecked() + " entries checked" + (report.budgetSpent() ? " of "
+                + report.entriesTotal() : "") + ", " + report.anomalies().size()
                 + " anomalies" + (report.notes().isEmpty() ? "" : "; " + String.join("; ", report.notes())), problems);
     }
 

@@ -65,6 +65,17 @@ import dev.felix.offload.copy.CopyDifference;
  *       the report says so.</li>
  * </ol>
  * Scrub only reads, locally and remotely.
+ *
+ * <p><b>Concurrency and a budget.</b> Entries are checked {@link Limits#concurrency} at a time (their
+ * HEADs, reads and local comparisons), and the findings are taken in the order the entries come:
+ * shards by name, entries by base offset; so a report is the same whatever the concurrency. A run
+ * may have a budget of requests ({@link Limits#requestBudget}): an entry is checked only while what
+ * it may cost (one HEAD, and one GET for each {@value #READ_CHUNK_MB} MiB it may have to read in
+ * full) fits in what is left, and the first entry that does not fit is where the run stops checking
+ * and where the next run may start ({@link Report#resumeAt}, passed back as {@link Limits#start}).
+ * A run that starts there goes on to the last entry and then round from the first, so that runs in
+ * turn check every entry. The share of entries a run checked is in its report; the orphans are
+ * listed by the run that checks the last entry.
  */
 public final class Scrub {
 
@@ -72,6 +83,66 @@ public final class Scrub {
 
     /** Full reads go in pieces of this size. */
     static final int READ_CHUNK = 8 * 1024 * 1024;
+    static final int READ_CHUNK_MB = 8;
+
+    /**
+     * An entry in a scrub's order (shards by name, then entries by base offset): where a run starts
+     * or where one that ran out of its budget stopped.
+     */
+    public record Cursor(String shard, long baseOffset) {
+        public Cursor {
+            Objects.requireNonNull(shard, "shard");
+        }
+
+        public String describe() {
+            return "shard " + shard + " at offset " + Long.toUnsignedString(baseOffset);
+        }
+
+        /** As {@code --start-at} takes it: {@code SHARD@OFFSET}. */
+        public String text() {
+            return shard + "@" + Long.toUnsignedString(baseOffset);
+        }
+
+        /** A {@link #text()}, or empty when it is not one. */
+        public static Optional<Cursor> parse(String text) {
+            int at = text == null ? -1 : text.lastIndexOf('@');
+            if (at <= 0) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(new Cursor(text.substring(0, at), Long.parseUnsignedLong(text.substring(at + 1))));
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        }
+
+        /** Whether the entry of {@code shardName} at {@code base} comes before this point in the order. */
+        boolean after(String shardName, long base) {
+            int c = shardName.compareTo(shard);
+            return c < 0 || (c == 0 && Long.compareUnsigned(base, baseOffset) < 0);
+        }
+    }
+
+    /**
+     * How a run goes: how many entries it checks at once, at most how many requests it makes for
+     * its checks (0: no budget), and where it starts (empty: the first entry).
+     */
+    public record Limits(int concurrency, long requestBudget, Optional<Cursor> start) {
+        /** Entries checked at once unless said otherwise: their requests overlap, the store sees four. */
+        public static final int DEFAULT_CONCURRENCY = 4;
+        public static final int MAX_CONCURRENCY = 64;
+        public static final Limits DEFAULT = new Limits(DEFAULT_CONCURRENCY, 0, Optional.empty());
+
+        public Limits {
+            if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+                throw new IllegalArgumentException("concurrency must be from 1 to " + MAX_CONCURRENCY + ", got " + concurrency);
+            }
+            if (requestBudget < 0) {
+                throw new IllegalArgumentException("request budget must be >= 0, got " + requestBudget);
+            }
+            Objects.requireNonNull(start, "start");
+        }
+    }
 
     public enum Kind {
         MISSING("missing"),
@@ -184,10 +255,34 @@ public final class Scrub {
      * @param orphansListed  whether the node's prefix was listed for orphans
      * @param notes          what limited the scrub
      */
+    /**
+     * @param entriesTotal  entries the manifests hold (checked or not)
+     * @param requests      requests made to check entries (HEADs and GETs; the orphan listing aside)
+     * @param requestBudget the run's budget of requests, 0 for none
+     * @param resumeAt      where the next run starts to go on where this one stopped, when its budget ran out
+     */
     public record Report(int shards, int entriesChecked, Map<String, Integer> checkedBy, List<Anomaly> anomalies,
-                  boolean orphansListed, String nodePrefix, List<String> notes, boolean stopped, Duration elapsed) {
+                  boolean orphansListed, String nodePrefix, List<String> notes, boolean stopped, Duration elapsed,
+                  int entriesTotal, long requests, long requestBudget, Optional<Cursor> resumeAt) {
+
+        public Report(int shards, int entriesChecked, Map<String, Integer> checkedBy, List<Anomaly> anomalies,
+                      boolean orphansListed, String nodePrefix, List<String> notes, boolean stopped, Duration elapsed) {
+            this(shards, entriesChecked, checkedBy, anomalies, orphansListed, nodePrefix, notes, stopped, elapsed,
+                    entriesChecked, 0, 0, Optional.empty());
+        }
+
         public boolean clean() {
             return anomalies.isEmpty();
+        }
+
+        /** Whether the budget ran out before every entry was checked. */
+        public boolean budgetSpent() {
+            return resumeAt.isPresent();
+        }
+
+        /** The share of the manifests' entries this run checked, 1 when they hold none. */
+        public double covered() {
+            return entriesTotal == 0 ? 1 : entriesChecked / (double) entriesTotal;
         }
     }
 
@@ -252,6 +347,17 @@ public final class Scrub {
      *                  within a bounded number of runs)
      */
     public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock, Share fullShare) {
+        this(root, store, env, readBytesPerSecond, clock, fullShare, Limits.DEFAULT);
+    }
+
+    private final Limits limits;
+    /** Requests made to check entries in the current run. */
+    private final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
+
+    /** @param limits how many entries at once, the run's request budget and where it starts */
+    public Scrub(DataRoot root, ObjectStore store, Map<String, String> env, long readBytesPerSecond, Clock clock,
+                 Share fullShare, Limits limits) {
+        this.limits = Objects.requireNonNull(limits, "limits");
         this.fullShare = fullShare;
         this.full = fullShare.equals(Share.ALL);
         this.root = root;
@@ -301,61 +407,110 @@ public final class Scrub {
         int formerNodeEntries = 0;
         Optional<KeyOwnership> ownership = nodeId.isEmpty() ? Optional.empty()
                 : Optional.of(KeyOwnership.of(root, new SegmentKeys("", nodeId.get())));
-        for (DataRoot.Shard s : shards) {
-            if (stop.stopRequested()) {
-                break;
-            }
-            Path dir = s.directory();
-            String shard = s.name();
-            Manifest manifest;
-            try {
-                manifest = ManifestStore.read(dir);
-            } catch (NoSuchFileException e) {
-                continue;
-            } catch (CorruptionException e) {
-                anomalies.add(Anomaly.unreadableShard(shard, "manifest: " + e.getMessage()));
-                continue;
-            }
-            for (ManifestEntry entry : manifest.entries()) {
-                if (stop.stopRequested()) {
-                    break;
-                }
-                entries++;
-                if (ownership.isPresent() && ownership.get().isLegacyKey(shard, entry.objectKey())) {
-                    legacyEntries++;
-                } else if (ownership.isPresent() && ownership.get().isFormerNodeKey(shard, entry.objectKey())) {
-                    formerNodeEntries++;
-                }
-                if (ownership.isPresent() && !ownership.get().inShardPrefix(shard, entry.objectKey())) {
-                    String owner = ownership.get().shardOf(entry.objectKey()).orElse("");
-                    anomalies.add(Anomaly.foreignKey(shard, entry.segmentId(), entry.objectKey(),
-                            "the key lies in " + (owner.isEmpty() ? "no shard's prefix" : "shard " + owner + "'s prefix")
-                                    + ", not in " + shard + "'s; no pass deletes it on this entry's account", owner));
-                }
-                Checked c = check(shard, entry, storedCrc, limiter, stop);
-                if (c.how() != null) {
-                    checkedBy.merge(c.how(), 1, Integer::sum);
-                }
-                if (c.anomaly() != null && stillNamed(dir, entry)) {
-                    if (c.storeFailed()) {
-                        // the store failing, not this object: one line for the pass, however many entries it meets
-                        if (storeFailures++ == 0) {
-                            firstStoreFailure = shard + ": segment " + Long.toUnsignedString(entry.segmentId()) + ": "
-                                    + c.anomaly().detail();
-                        }
-                    } else {
-                        LOG.warn("{}: segment {}: {} {}: {}", shard, Long.toUnsignedString(entry.segmentId()),
-                                c.anomaly().kind().label(), entry.objectKey(), c.anomaly().detail());
+        requests.set(0);
+        // Shards by name and entries by base offset: the order a cursor points into. A run from a
+        // cursor goes to the last entry (phase 0), then from the first entry up to the cursor (phase 1).
+        List<DataRoot.Shard> ordered = new ArrayList<>(shards);
+        ordered.sort(java.util.Comparator.comparing(DataRoot.Shard::name));
+        Optional<Cursor> from = limits.start();
+        long budgetLeft = limits.requestBudget() == 0 ? Long.MAX_VALUE : limits.requestBudget();
+        Cursor resumeAt = null;
+        boolean reachedEnd = false;
+        int total = 0;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                limits.concurrency(), r -> {
+                    Thread t = new Thread(r, "scrub-check");
+                    t.setDaemon(true);
+                    return t;
+                });
+        // Findings still being made, in the entries' order; taken from the front, so the report keeps it.
+        java.util.ArrayDeque<java.util.concurrent.Future<EntryFindings>> pending = new java.util.ArrayDeque<>();
+        try {
+            phases:
+            for (int phase = 0; phase < (from.isPresent() ? 2 : 1); phase++) {
+                for (DataRoot.Shard s : ordered) {
+                    if (stop.stopRequested()) {
+                        break phases;
                     }
-                    anomalies.add(c.anomaly());
+                    String shard = s.name();
+                    if (from.isPresent()) {
+                        int c = shard.compareTo(from.get().shard());
+                        if ((phase == 0 && c < 0) || (phase == 1 && c > 0)) {
+                            continue;
+                        }
+                    }
+                    Path dir = s.directory();
+                    Manifest manifest;
+                    try {
+                        manifest = ManifestStore.read(dir);
+                    } catch (NoSuchFileException e) {
+                        continue;
+                    } catch (CorruptionException e) {
+                        if (phase == 0 || !from.get().shard().equals(shard)) {
+                            pending.add(java.util.concurrent.CompletableFuture.completedFuture(new EntryFindings(
+                                    null, List.of(Anomaly.unreadableShard(shard, "manifest: " + e.getMessage())),
+                                    null, null, false)));
+                        }
+                        continue;
+                    }
+                    for (ManifestEntry entry : manifest.entries()) {
+                        if (from.isPresent() && from.get().after(shard, entry.baseOffset()) == (phase == 0)) {
+                            continue; // before the cursor in phase 0, at or after it in phase 1
+                        }
+                        total++;
+                        if (resumeAt != null) {
+                            continue; // the budget is spent: counted, not checked
+                        }
+                        if (stop.stopRequested()) {
+                            break phases;
+                        }
+                        long cost = cost(entry, storedCrc);
+                        // An entry that alone costs more than the budget is still checked when a run
+                        // starts with it, or runs would stop at it for ever.
+                        if (cost > budgetLeft && entries > 0) {
+                            resumeAt = new Cursor(shard, entry.baseOffset());
+                            continue;
+                        }
+                        budgetLeft = Math.max(0, budgetLeft - cost);
+                        entries++;
+                        if (ownership.isPresent() && ownership.get().isLegacyKey(shard, entry.objectKey())) {
+                            legacyEntries++;
+                        } else if (ownership.isPresent() && ownership.get().isFormerNodeKey(shard, entry.objectKey())) {
+                            formerNodeEntries++;
+                        }
+                        List<Anomaly> first = new ArrayList<>();
+                        if (ownership.isPresent() && !ownership.get().inShardPrefix(shard, entry.objectKey())) {
+                            String owner = ownership.get().shardOf(entry.objectKey()).orElse("");
+                            first.add(Anomaly.foreignKey(shard, entry.segmentId(), entry.objectKey(),
+                                    "the key lies in " + (owner.isEmpty() ? "no shard's prefix" : "shard " + owner + "'s prefix")
+                                            + ", not in " + shard + "'s; no pass deletes it on this entry's account", owner));
+                        }
+                        pending.add(pool.submit(() -> findings(dir, shard, entry, first, storedCrc, limiter, stop)));
+                        while (pending.size() > 2 * limits.concurrency()) {
+                            int failed = take(pending.poll(), anomalies, checkedBy);
+                            if (failed > 0 && storeFailures++ == 0) {
+                                firstStoreFailure = lastStoreFailure;
+                            }
+                        }
+                    }
                 }
-                Anomaly local = checkLocal(dir, shard, entry, c.anomaly() == null && c.how() != null);
-                if (local != null && stillNamed(dir, entry)) {
-                    LOG.warn("{}: segment {}: local-mismatch at byte {}: {}", shard,
-                            Long.toUnsignedString(entry.segmentId()), local.byteAt().orElse(-1), local.detail());
-                    anomalies.add(local);
+                if (phase == 0 && resumeAt == null && !stop.stopRequested()) {
+                    reachedEnd = true;
                 }
             }
+            while (!pending.isEmpty()) {
+                int failed = take(pending.poll(), anomalies, checkedBy);
+                if (failed > 0 && storeFailures++ == 0) {
+                    firstStoreFailure = lastStoreFailure;
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        if (resumeAt != null) {
+            notes.add("the request budget of " + limits.requestBudget() + " ran out after " + entries + " of " + total
+                    + " entries (" + String.format(java.util.Locale.ROOT, "%.1f", 100.0 * entries / Math.max(1, total))
+                    + "%); the next run starts at " + resumeAt.describe() + " (--start-at " + resumeAt.text() + ")");
         }
 
         if (storeFailures > 0) {
@@ -379,6 +534,8 @@ public final class Scrub {
         }
         if (stop.stopRequested()) {
             notes.add("stopped before the end; orphans not listed");
+        } else if (!reachedEnd) {
+            notes.add("orphans not listed: this run did not reach the last entry (the run that does lists them)");
         } else if (nodeId.isEmpty()) {
             notes.add("the data root has no node id yet (nothing was offloaded from it); orphans not listed");
         } else {
@@ -416,7 +573,87 @@ public final class Scrub {
             }
         }
         return new Report(shards.size(), entries, checkedBy, anomalies, listed, prefix, notes, stop.stopRequested(),
-                Duration.ofNanos(System.nanoTime() - started));
+                Duration.ofNanos(System.nanoTime() - started), total, requests.get(), limits.requestBudget(),
+                Optional.ofNullable(resumeAt));
+    }
+
+    /**
+     * The most requests checking {@code entry} may take: its HEAD, and the GETs of a full read unless
+     * the server's checksum is expected to stand for it.
+     */
+    private long cost(ManifestEntry entry, boolean storedCrc) {
+        if (storedCrc && !fullShare.readsInFull(entry.objectKey())) {
+            return 1;
+        }
+        return 1 + (entry.sizeBytes() + READ_CHUNK - 1) / READ_CHUNK;
+    }
+
+    /** What checking one entry found, to be taken in the entries' order. */
+    private record EntryFindings(Checked checked, List<Anomaly> first, Anomaly checkAnomaly, Anomaly local,
+                                 boolean storeFailed) {
+    }
+
+    /** The first store failure's line among the findings taken last; read on the run's thread only. */
+    private String lastStoreFailure;
+
+    /** Checks one entry, its object and its local segment (on a scrub thread). */
+    private EntryFindings findings(Path dir, String shard, ManifestEntry entry, List<Anomaly> first, boolean storedCrc,
+                                   RateLimiter limiter, StopSignal stop) {
+        Checked c = check(shard, entry, storedCrc, limiter, stop);
+        Anomaly checkAnomaly = c.anomaly() != null && stillNamed(dir, entry) ? c.anomaly() : null;
+        Anomaly local = checkLocal(dir, shard, entry, c.anomaly() == null && c.how() != null);
+        if (local != null && !stillNamed(dir, entry)) {
+            local = null;
+        }
+        return new EntryFindings(c, first, checkAnomaly, local, checkAnomaly != null && c.storeFailed());
+    }
+
+    /**
+     * Takes one entry's findings into the report, logging as a run one at a time did; answers 1 when
+     * they are a store failure (told once for the run), else 0.
+     */
+    private int take(java.util.concurrent.Future<EntryFindings> next, List<Anomaly> anomalies,
+                     Map<String, Integer> checkedBy) throws InterruptedException {
+        EntryFindings f;
+        try {
+            f = next.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+        anomalies.addAll(f.first());
+        if (f.checked() == null) {
+            return 0; // an unreadable manifest, in its place in the order
+        }
+        Checked c = f.checked();
+        if (c.how() != null) {
+            checkedBy.merge(c.how(), 1, Integer::sum);
+        }
+        int failed = 0;
+        if (f.checkAnomaly() != null) {
+            Anomaly a = f.checkAnomaly();
+            String segment = Long.toUnsignedString(a.segmentId().orElse(-1));
+            if (f.storeFailed()) {
+                // the store failing, not this object: one line for the pass, however many entries it meets
+                lastStoreFailure = a.shard() + ": segment " + segment + ": " + a.detail();
+                failed = 1;
+            } else {
+                LOG.warn("{}: segment {}: {} {}: {}", a.shard(), segment, a.kind().label(), a.key().orElse(""), a.detail());
+            }
+            anomalies.add(a);
+        }
+        if (f.local() != null) {
+            Anomaly local = f.local();
+            LOG.warn("{}: segment {}: local-mismatch at byte {}: {}", local.shard(),
+                    Long.toUnsignedString(local.segmentId().orElse(-1)), local.byteAt().orElse(-1), local.detail());
+            anomalies.add(local);
+        }
+        return failed;
     }
 
     private OrphanSweepReport listOrphans(SegmentKeys keys, StopSignal stop, List<String> notes)
@@ -498,6 +735,7 @@ public final class Scrub {
         long segment = entry.segmentId();
         long expectedCrc = Integer.toUnsignedLong(entry.objectCrc32());
         try {
+            requests.incrementAndGet();
             ObjectHead head = store.head(key);
             if (head.size() != entry.sizeBytes()) {
                 return new Checked(null, Anomaly.ofEntry(Kind.SIZE_MISMATCH, shard, segment, key,
@@ -541,6 +779,7 @@ public final class Scrub {
             if (limiter != null) {
                 limiter.acquire(n);
             }
+            requests.incrementAndGet();
             crc.update(store.readRange(key, ByteRange.of(at, n)));
             at += n;
         }

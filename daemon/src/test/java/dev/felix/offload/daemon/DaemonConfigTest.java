@@ -122,6 +122,25 @@ class DaemonConfigTest {
     }
 
     @Test
+    void scrubConcurrencyAndRequestBudgetAreReadAndCheckedNamingTheKey() throws Exception {
+        DaemonConfig defaults = DaemonConfig.load(write("d.yaml", "data-dir: d\nstore: " + STORE + "\n"));
+        assertThat(defaults.scrubConcurrency).isEqualTo(4);
+        assertThat(defaults.scrubRequestBudget).isZero();
+        DaemonConfig set = DaemonConfig.load(write("s.yaml", "data-dir: d\nstore: " + STORE
+                + "\nscrub:\n  concurrency: 16\n  request-budget: 5000\n"));
+        assertThat(set.scrubConcurrency).isEqualTo(16);
+        assertThat(set.scrubRequestBudget).isEqualTo(5000);
+        for (String[] bad : new String[][] {{"scrub.concurrency=0", "scrub.concurrency: expected an integer from 1 to 64, got '0'"},
+                {"scrub.concurrency=65", "scrub.concurrency: expected an integer from 1 to 64, got '65'"},
+                {"scrub.request-budget=-1", "scrub.request-budget: expected an integer from 0 to 2147483647, got '-1'"},
+                {"scrub.request-budget=lots", "scrub.request-budget: expected an integer from 0 to 2147483647, got 'lots'"}}) {
+            Path file = write("b.properties", "data-dir=d\nstore=" + STORE + "\n" + bad[0] + "\n");
+            assertThatThrownBy(() -> DaemonConfig.load(file)).as(bad[0]).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(bad[1]);
+        }
+    }
+
+    @Test
     void anUnknownKeyIsRefusedWithAHint() throws Exception {
         Path file = write("c.yaml", "data-dir: d\nstore: " + STORE + "\noffload:\n  paralelism: 3\n");
         assertThatThrownBy(() -> DaemonConfig.load(file)).isInstanceOf(ConfigException.class)

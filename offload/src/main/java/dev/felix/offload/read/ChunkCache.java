@@ -35,14 +35,41 @@ import java.util.concurrent.Executor;
  * 1.7 times the object's bytes. A scan's chunks are used in a burst and then not again; the oldest
  * goes first, and a window ahead, at most half the cache, is never the oldest.
  *
+ * <p><b>Bytes on their way count.</b> {@code maxBytes} bounds the chunks held and those being
+ * fetched together: a GET reserves the bytes of its chunks before it allocates them, dropping the
+ * least recently used chunks to make room, and waits while GETs already under way fill the budget
+ * (each GET is at most half of it, so one always fits once they end). The chunks a caller still
+ * holds after they were dropped (records served as views of them) are the caller's memory.
+ *
+ * <p><b>Chunk size and requests.</b> {@link #forReads} makes the cache readers use: chunks of
+ * {@link #DEFAULT_CHUNK_BYTES} (128 KiB), so a random read that misses fetches the one or two
+ * chunks its records lie in, not 4 MiB around them; a sequential reader still reads in large GETs,
+ * since its window ahead ({@link #DEFAULT_READ_AHEAD_BYTES}) is asked for in runs of up to
+ * {@link #MAX_GET_BYTES}.
+ *
  * <p>Chunks are keyed by the object's {@link ObjectIdentity} (key, size and CRC32), not its key:
  * bytes cached for one history of a shard are never served for another offloaded under the same
  * keys.
  */
 public final class ChunkCache implements AutoCloseable {
 
-    /** 4 MiB chunks. */
-    public static final int DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
+    /**
+     * 128 KiB chunks for {@link #forReads}: what a random read that misses fetches (one chunk, or two
+     * when its records cross a boundary). Measured on S3Proxy a ranged GET costs a fixed 5-10 ms
+     * beyond its bytes, so a smaller chunk saves little time but many bytes: with 4 MiB chunks a
+     * random 64 KiB answer fetched 48 times the bytes it served.
+     */
+    public static final int DEFAULT_CHUNK_BYTES = 128 * 1024;
+    /** A sequential reader's window ahead in a cache made by {@link #forReads}: 32 MiB, at most half the cache. */
+    public static final long DEFAULT_READ_AHEAD_BYTES = 32L * 1024 * 1024;
+    /** The most one ranged GET asks for (and at most half the cache): 32 MiB. */
+    public static final long MAX_GET_BYTES = 32L * 1024 * 1024;
+    /**
+     * Objects up to this size (4 MiB, and at most half the cache) are small for a cache made by
+     * {@link #forReads}: a reader checks one against its entry by the CRC-32 of all its bytes, which
+     * it fetches in one GET ({@link #smallObjectBytes}).
+     */
+    public static final int DEFAULT_SMALL_OBJECT_BYTES = 4 * 1024 * 1024;
     /** 256 MiB of chunks. */
     public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
 
@@ -77,8 +104,10 @@ public final class ChunkCache implements AutoCloseable {
      * 4 MiB took twice as long as one of 32 MiB), so a sequential reader is served by few large GETs.
      */
     public static final int DEFAULT_READ_AHEAD_CHUNKS = 8;
-    /** At most this many chunks in one ranged GET. */
-    static final int MAX_CHUNKS_PER_GET = 8;
+    /** At most this many chunks in one ranged GET: {@link #MAX_GET_BYTES}, and at most half the cache. */
+    private final int maxChunksPerGet;
+    /** Objects up to this size are fetched whole for their check ({@link #smallObjectBytes}). */
+    private final long smallObjectBytes;
 
     /**
      * At most this many ranged GETs of one cache at once. Each run of chunks takes one thread for its
@@ -98,6 +127,10 @@ public final class ChunkCache implements AutoCloseable {
     /** Chunks held, oldest use first; with {@link #heldBytes} and {@link #loading}, guarded by {@link #lock}. */
     private final LinkedHashMap<ChunkKey, byte[]> held = new LinkedHashMap<>(64, 0.75f, true);
     private long heldBytes;
+    /** Bytes of chunks reserved by GETs under way and not yet arrived; with {@link #heldBytes} at most {@link #maxBytes}. */
+    private long inFlightBytes;
+    /** The most bytes held and on their way at once. */
+    private long peakBytes;
     /** Chunks on their way from the store: one GET each, shared by every reader that wants them meanwhile. */
     private final Map<ChunkKey, CompletableFuture<Fetched>> loading = new HashMap<>();
     private final Object lock = new Object();
@@ -116,15 +149,27 @@ public final class ChunkCache implements AutoCloseable {
 
     /** {@code readAheadChunks} 0 turns read-ahead off. */
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks) {
-        this(store, chunkBytes, maxBytes, readAheadChunks, fetchPool(), true);
+        this(store, chunkBytes, maxBytes, readAheadChunks, fetchPool(), true, chunkBytes);
     }
 
     ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor) {
-        this(store, chunkBytes, maxBytes, readAheadChunks, executor, false);
+        this(store, chunkBytes, maxBytes, readAheadChunks, executor, false, chunkBytes);
+    }
+
+    /**
+     * The cache for tiered reads (the daemon's {@code /read}, {@code felix-offload read}):
+     * {@link #DEFAULT_CHUNK_BYTES} chunks, a window of {@link #DEFAULT_READ_AHEAD_BYTES} ahead of a
+     * sequential reader (at most half of {@code maxBytes}), objects up to
+     * {@link #DEFAULT_SMALL_OBJECT_BYTES} (at most half of it) small.
+     */
+    public static ChunkCache forReads(ObjectFetcher store, long maxBytes) {
+        int ahead = (int) Math.min(DEFAULT_READ_AHEAD_BYTES / DEFAULT_CHUNK_BYTES, Math.max(0, maxBytes / 2 / DEFAULT_CHUNK_BYTES));
+        long small = Math.max(DEFAULT_CHUNK_BYTES, Math.min(DEFAULT_SMALL_OBJECT_BYTES, maxBytes / 2));
+        return new ChunkCache(store, DEFAULT_CHUNK_BYTES, maxBytes, ahead, fetchPool(), true, small);
     }
 
     private ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor,
-            boolean owned) {
+            boolean owned, long smallObjectBytes) {
         if (readAheadChunks < 0 || (long) readAheadChunks * chunkBytes > maxBytes / 2) {
             throw new IllegalArgumentException("read-ahead of " + readAheadChunks + " chunks must fit in half the cache");
         }
@@ -140,6 +185,28 @@ public final class ChunkCache implements AutoCloseable {
         this.maxBytes = maxBytes;
         this.executor = executor;
         this.ownPool = owned ? (java.util.concurrent.ExecutorService) executor : null;
+        this.maxChunksPerGet = (int) Math.max(1, Math.min(MAX_GET_BYTES / chunkBytes, maxBytes / 2 / chunkBytes));
+        this.smallObjectBytes = Math.max(chunkBytes, smallObjectBytes);
+    }
+
+    /**
+     * Objects up to this size are small: a reader checks one against its entry by the CRC-32 of all
+     * its bytes, fetched together ({@link #prefetch}); a larger one by a HEAD. At least a chunk.
+     */
+    public long smallObjectBytes() {
+        return smallObjectBytes;
+    }
+
+    /** The budget of chunks held and on their way. */
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** What the readers of this cache keep of remote indexes, shared by all of them within one bound. */
+    private final RemoteIndexes.Caches indexCaches = new RemoteIndexes.Caches();
+
+    RemoteIndexes.Caches indexCaches() {
+        return indexCaches;
     }
 
     /** Up to {@link #MAX_CONCURRENT_FETCHES} daemon threads, each ended after 30 s idle; more runs queue. */
@@ -177,9 +244,40 @@ public final class ChunkCache implements AutoCloseable {
         }
     }
 
+    /** The bytes of chunk {@code k}: a whole chunk, or the object's tail. */
+    private int lengthOf(ChunkKey k) {
+        return (int) Math.min(chunkBytes, k.object().size() - k.index() * chunkBytes);
+    }
+
+    /**
+     * Reserves {@code bytes} for chunks about to be fetched: drops the least recently used chunks held
+     * until they fit in the budget with those already on their way, and waits while GETs under way
+     * alone leave no room (each frees its chunks' reservation as they arrive).
+     */
+    private void reserve(long bytes) throws InterruptedException {
+        synchronized (lock) {
+            while (true) {
+                Iterator<Map.Entry<ChunkKey, byte[]>> oldest = held.entrySet().iterator();
+                while (heldBytes + inFlightBytes + bytes > maxBytes && oldest.hasNext()) {
+                    Map.Entry<ChunkKey, byte[]> e = oldest.next();
+                    heldBytes -= e.getValue().length;
+                    evictions.increment();
+                    evictedBytes.add(e.getValue().length);
+                    oldest.remove();
+                }
+                if (heldBytes + inFlightBytes + bytes <= maxBytes || inFlightBytes == 0) {
+                    break; // a GET larger than the budget (none is) goes alone
+                }
+                lock.wait();
+            }
+            inFlightBytes += bytes;
+            peakBytes = Math.max(peakBytes, heldBytes + inFlightBytes);
+        }
+    }
+
     private byte[] fetch(ChunkKey k) throws StoreException {
         long start = k.index() * chunkBytes;
-        int length = (int) Math.min(chunkBytes, k.object().size() - start);
+        int length = lengthOf(k);
         gets.increment();
         byte[] bytes = store.readRange(k.object().key(), ByteRange.of(start, length));
         bytesFetched.add(bytes.length);
@@ -194,6 +292,20 @@ public final class ChunkCache implements AutoCloseable {
     /** Ranged GETs made so far. */
     public long gets() {
         return gets.sum();
+    }
+
+    /** Bytes reserved by GETs under way now. */
+    public long inFlightBytes() {
+        synchronized (lock) {
+            return inFlightBytes;
+        }
+    }
+
+    /** The most bytes held and on their way at once so far: never above {@link #maxBytes} but for one GET alone. */
+    public long peakBytes() {
+        synchronized (lock) {
+            return peakBytes;
+        }
     }
 
     public int chunkBytes() {
@@ -274,6 +386,15 @@ public final class ChunkCache implements AutoCloseable {
             }
         }
         if (mine) {
+            int length = lengthOf(k);
+            try {
+                reserve(length);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                arrived(k, pending, new Fetched(null, new IllegalStateException("interrupted while waiting to fetch "
+                        + k.object().key(), e), null), 0);
+                throw new IllegalStateException("interrupted while waiting to fetch " + k.object().key(), e);
+            }
             Fetched f;
             try {
                 f = new Fetched(fetch(k), null, null);
@@ -282,7 +403,7 @@ public final class ChunkCache implements AutoCloseable {
             } catch (RuntimeException e) {
                 f = new Fetched(null, e, null);
             }
-            arrived(k, pending, f);
+            arrived(k, pending, f, length);
         }
         Fetched f;
         try {
@@ -302,18 +423,25 @@ public final class ChunkCache implements AutoCloseable {
         return f.bytes();
     }
 
-    /** A chunk's GET has ended: holds its bytes (evicting the least recently used beyond the budget), then wakes its readers. */
-    private void arrived(ChunkKey k, CompletableFuture<Fetched> pending, Fetched f) {
+    /**
+     * A chunk's GET has ended: frees its reservation of {@code reserved} bytes, holds its bytes
+     * (evicting the least recently used beyond the budget), then wakes its readers.
+     */
+    private void arrived(ChunkKey k, CompletableFuture<Fetched> pending, Fetched f, long reserved) {
         synchronized (lock) {
             if (loading.get(k) == pending) {
                 loading.remove(k);
+            }
+            inFlightBytes -= reserved;
+            if (reserved > 0) {
+                lock.notifyAll(); // room for a GET waiting to start
             }
             if (f.bytes() != null) {
                 loaded.increment();
                 byte[] previous = held.put(k, f.bytes());
                 heldBytes += f.bytes().length - (previous == null ? 0 : previous.length);
                 Iterator<Map.Entry<ChunkKey, byte[]>> oldest = held.entrySet().iterator();
-                while (heldBytes > maxBytes && oldest.hasNext()) {
+                while (heldBytes + inFlightBytes > maxBytes && oldest.hasNext()) {
                     Map.Entry<ChunkKey, byte[]> e = oldest.next();
                     if (e.getKey().equals(k)) {
                         continue; // the chunk just asked for stays, even in a budget of one chunk
@@ -323,6 +451,7 @@ public final class ChunkCache implements AutoCloseable {
                     evictedBytes.add(e.getValue().length);
                     oldest.remove();
                 }
+                peakBytes = Math.max(peakBytes, heldBytes + inFlightBytes);
             } else {
                 loadFailures.increment();
             }
@@ -420,9 +549,11 @@ public final class ChunkCache implements AutoCloseable {
 
     /**
      * For a reader that has said it wants more than a chunk from {@code position} (a read with a
-     * large budget): starts the window at the chunk holding {@code position}, that chunk and the
-     * next ones in one ranged GET, instead of waiting to see the reader step into a second chunk.
-     * A read that wants no more than a chunk asks for nothing ahead.
+     * large budget): asks for the chunks from the one holding {@code position} that the budget
+     * covers (at most the window ahead) in one ranged GET, instead of waiting to see the reader
+     * step into a second chunk. A read that wants no more than a chunk asks for nothing ahead. A
+     * read that {@link #jumpedTo} its start stays a random one: it gets the chunks its budget
+     * covers, and no window beyond them.
      */
     public void expect(ObjectIdentity object, long position, long bytes) {
         if (readAheadChunks == 0 || bytes <= chunkBytes || position < 0 || position >= object.size()) {
@@ -435,9 +566,23 @@ public final class ChunkCache implements AutoCloseable {
         synchronized (s) {
             s.last = index;
             s.ahead = s.ahead >= index ? Math.max(s.ahead, to) : to;
-            s.jumped = false;
         }
         fetchAhead(object, index, to); // chunks already cached or in flight are skipped
+    }
+
+    /**
+     * Asks for the chunks covering {@code [position, position + length)} that are neither held nor
+     * on their way, in runs of adjacent chunks (one ranged GET each), without waiting and without
+     * changing what the cache knows of the reader: for a caller about to read all of them (a small
+     * object checked whole). Nothing when the cache's own fetch threads are closed: the reads then
+     * fetch chunk by chunk.
+     */
+    public void prefetch(ObjectIdentity object, long position, long length) {
+        if (position < 0 || length <= 0 || position + length > object.size()
+                || (ownPool != null && ownPool.isShutdown())) {
+            return;
+        }
+        fetchAhead(object, position / chunkBytes, (position + length - 1) / chunkBytes);
     }
 
     /** Whether a reader has been moving through {@code object} chunk after chunk. */
@@ -458,7 +603,7 @@ public final class ChunkCache implements AutoCloseable {
     /**
      * Asks for chunks {@code from..to} of the object ahead of the reader, without waiting: those not
      * already cached or in flight are fetched in runs of adjacent chunks, one ranged GET of at most
-     * {@link #MAX_CHUNKS_PER_GET} chunks each. Every chunk is its own entry, complete as soon as its
+     * {@link #maxChunksPerGet} chunks each. Every chunk is its own entry, complete as soon as its
      * bytes have arrived, so the reader works through the first chunks of a run while the rest are
      * still on the wire.
      */
@@ -479,7 +624,7 @@ public final class ChunkCache implements AutoCloseable {
             }
             run.add(k);
             pending.add(mine);
-            if (run.size() == MAX_CHUNKS_PER_GET) {
+            if (run.size() == maxChunksPerGet) {
                 startRun(run, pending);
             }
         }
@@ -499,6 +644,14 @@ public final class ChunkCache implements AutoCloseable {
             ObjectIdentity object = keys.get(0).object();
             long start = keys.get(0).index() * chunkBytes;
             long end = Math.min((keys.get(keys.size() - 1).index() + 1) * chunkBytes, object.size());
+            try {
+                reserve(end - start); // before the arrays exist: bytes on their way count in the budget
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failRest(keys, futures, new Fetched(null, new IllegalStateException("interrupted while waiting to "
+                        + "fetch " + object.key(), e), null), false);
+                return;
+            }
             java.util.List<byte[]> arrays = new java.util.ArrayList<>(keys.size());
             for (ChunkKey k : keys) {
                 long at = k.index() * chunkBytes;
@@ -509,26 +662,30 @@ public final class ChunkCache implements AutoCloseable {
                 // Each chunk's own array, filled straight from the one response: no array of the run to cut up.
                 store.readRangeInto(object.key(), ByteRange.of(start, (int) (end - start)), arrays, n -> {
                     bytesFetched.add(arrays.get(n).length);
-                    arrived(keys.get(n), futures.get(n), new Fetched(arrays.get(n), null, null));
+                    arrived(keys.get(n), futures.get(n), new Fetched(arrays.get(n), null, null), arrays.get(n).length);
                 });
             } catch (StoreException e) {
-                failRest(keys, futures, new Fetched(null, null, e));
+                failRest(keys, futures, new Fetched(null, null, e), true);
             } catch (RuntimeException e) {
-                failRest(keys, futures, new Fetched(null, e, null));
+                failRest(keys, futures, new Fetched(null, e, null), true);
             }
         };
         try {
             executor.execute(fetch);
         } catch (RuntimeException refused) {
-            failRest(keys, futures, new Fetched(null, refused, null));
+            failRest(keys, futures, new Fetched(null, refused, null), false);
         }
     }
 
-    /** Ends, with {@code failure}, the chunks of a run whose bytes had not arrived when it failed. */
-    private void failRest(java.util.List<ChunkKey> keys, java.util.List<CompletableFuture<Fetched>> futures, Fetched failure) {
+    /**
+     * Ends, with {@code failure}, the chunks of a run whose bytes had not arrived when it failed,
+     * freeing their reservation when the run had made one.
+     */
+    private void failRest(java.util.List<ChunkKey> keys, java.util.List<CompletableFuture<Fetched>> futures, Fetched failure,
+            boolean reserved) {
         for (int n = 0; n < keys.size(); n++) {
             if (!futures.get(n).isDone()) {
-                arrived(keys.get(n), futures.get(n), failure);
+                arrived(keys.get(n), futures.get(n), failure, reserved ? lengthOf(keys.get(n)) : 0);
             }
         }
     }

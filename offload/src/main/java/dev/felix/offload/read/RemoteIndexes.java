@@ -29,7 +29,10 @@ import java.util.OptionalLong;
  * index answers "from the segment's start", never a failure: the scan that follows checks every
  * record anyway. {@link TieredReader} routes reads; this class only answers where one begins.
  *
- * <p>Safe for the reader's threads at once: its state is in concurrent caches.
+ * <p>Safe for the reader's threads at once: its state is in concurrent caches, {@link Caches} shared
+ * by every reader of one {@link ChunkCache} (the daemon's readers of all shards), so what they keep of
+ * remote indexes has one bound in all, not one a shard. They are keyed by the segment object's
+ * identity, so readers of different shards never see each other's.
  */
 final class RemoteIndexes {
 
@@ -44,37 +47,47 @@ final class RemoteIndexes {
     private final ObjectFetcher store;
     /** Entries fetched at a time from a large remote index. */
     private final int indexWindowEntries;
-    /**
-     * Remote indexes by the segment object's identity (key, size, CRC32: a reset shard's new history
-     * reuses keys); an empty index marks one that is missing or unusable. Dropped, with the headers,
-     * whenever the manifest changes.
-     */
-    private final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder()
-            .maximumWeight(INDEX_CACHE_BYTES)
-            .weigher((ObjectIdentity k, SegmentIndex v) -> INDEX_OVERHEAD_BYTES + v.size() * INDEX_ENTRY_BYTES)
-            .build();
-    /**
-     * Runs of entries of remote indexes too large to fetch whole for one read, by object, kept by
-     * their size in memory within the same bound as whole indexes; and the sizes of those indexes.
-     */
-    private final Cache<ObjectIdentity, List<IndexWindow>> indexWindows = Caffeine.newBuilder()
-            .maximumWeight(INDEX_CACHE_BYTES)
-            .weigher((ObjectIdentity k, List<IndexWindow> v) -> INDEX_OVERHEAD_BYTES
-                    + v.stream().mapToInt(w -> INDEX_OVERHEAD_BYTES + w.entries().size() * INDEX_ENTRY_BYTES).sum())
-            .build();
-    private final Cache<ObjectIdentity, Long> indexSizes = Caffeine.newBuilder().maximumSize(4096).build();
+    /** What the readers of one chunk cache keep of remote indexes, within {@link #INDEX_CACHE_BYTES} twice over. */
+    static final class Caches {
+        /**
+         * Remote indexes by the segment object's identity (key, size, CRC32: a reset shard's new history
+         * reuses keys); an empty index marks one that is missing or unusable. A reader drops its shard's,
+         * with the headers, whenever its manifest changes.
+         */
+        final Cache<ObjectIdentity, SegmentIndex> indexes = Caffeine.newBuilder()
+                .maximumWeight(INDEX_CACHE_BYTES)
+                .weigher((ObjectIdentity k, SegmentIndex v) -> INDEX_OVERHEAD_BYTES + v.size() * INDEX_ENTRY_BYTES)
+                .build();
+        /**
+         * Runs of entries of remote indexes too large to fetch whole for one read, by object, kept by
+         * their size in memory within the same bound as whole indexes; and the sizes of those indexes.
+         */
+        final Cache<ObjectIdentity, List<IndexWindow>> indexWindows = Caffeine.newBuilder()
+                .maximumWeight(INDEX_CACHE_BYTES)
+                .weigher((ObjectIdentity k, List<IndexWindow> v) -> INDEX_OVERHEAD_BYTES
+                        + v.stream().mapToInt(w -> INDEX_OVERHEAD_BYTES + w.entries().size() * INDEX_ENTRY_BYTES).sum())
+                .build();
+        final Cache<ObjectIdentity, Long> indexSizes = Caffeine.newBuilder().maximumSize(4096).build();
+    }
 
-    RemoteIndexes(String shard, ObjectFetcher store, int indexWindowEntries) {
+    private final Cache<ObjectIdentity, SegmentIndex> indexes;
+    private final Cache<ObjectIdentity, List<IndexWindow>> indexWindows;
+    private final Cache<ObjectIdentity, Long> indexSizes;
+
+    RemoteIndexes(String shard, ObjectFetcher store, int indexWindowEntries, Caches caches) {
+        this.indexes = caches.indexes;
+        this.indexWindows = caches.indexWindows;
+        this.indexSizes = caches.indexSizes;
         this.shard = shard;
         this.store = store;
         this.indexWindowEntries = indexWindowEntries;
     }
 
-    /** Forgets every index: the manifest changed, so the objects it named may be another history's. */
-    void invalidateAll() {
-        indexes.invalidateAll();
-        indexWindows.invalidateAll();
-        indexSizes.invalidateAll();
+    /** Forgets the indexes of {@code objects}: the manifest that named them changed, so they may be another history's. */
+    void forget(java.util.Collection<ObjectIdentity> objects) {
+        indexes.invalidateAll(objects);
+        indexWindows.invalidateAll(objects);
+        indexSizes.invalidateAll(objects);
     }
 
     /** {@code object}'s index pointed at no valid record: its reads start from the segment's start from now on. */

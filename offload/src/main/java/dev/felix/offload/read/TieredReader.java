@@ -117,7 +117,7 @@ public final class TieredReader {
         this.local = new ShardReader(shardDir, shard);
         this.store = store;
         this.chunks = chunks;
-        this.remoteIndexes = new RemoteIndexes(shard, store, indexWindowEntries);
+        this.remoteIndexes = new RemoteIndexes(shard, store, indexWindowEntries, chunks.indexCaches());
     }
 
     /** Reads made from the store so far. */
@@ -148,7 +148,9 @@ public final class TieredReader {
         }
         if (manifest == null || !time.equals(manifestTime) || size != manifestSize) {
             // whatever was learnt of the objects the old manifest named may describe another history now
-            remoteIndexes.invalidateAll();
+            if (manifest != null) {
+                remoteIndexes.forget(manifest.entries().stream().map(ObjectIdentity::of).toList());
+            }
             headers.invalidateAll();
             checked.invalidateAll();
             resumePoints.invalidateAll();
@@ -413,9 +415,10 @@ public final class TieredReader {
     }
 
     /**
-     * Makes sure the object at the entry's key is the one the entry names, once per object: an
-     * object that fits in one chunk (which the scan fetches anyway) by the CRC-32 of its bytes,
-     * fetched once more before a mismatch counts; a larger one by one HEAD, whose size must be the
+     * Makes sure the object at the entry's key is the one the entry names, once per object: a small
+     * one ({@link ChunkCache#smallObjectBytes}: one chunk, or up to 4 MiB in the readers' cache, which
+     * a read of it mostly fetches anyway) by the CRC-32 of all its bytes, fetched in one GET and once
+     * more before a mismatch counts; a larger one by one HEAD, whose size must be the
      * entry's and whose CRC-32, where the store keeps one, the entry's. An object shorter than its
      * entry is {@link CorruptionKind#TRUNCATED} as it always was; any other mismatch is
      * {@link CorruptionKind#OBJECT_MISMATCH} naming the key and both values: the store holds another
@@ -429,7 +432,7 @@ public final class TieredReader {
             return;
         }
         String key = object.key();
-        if (object.size() <= chunks.chunkBytes()) {
+        if (object.size() <= chunks.smallObjectBytes()) {
             int size = (int) object.size();
             long crc = crcOf(wholeChunk(object, size));
             if (crc != object.crc32()) {
@@ -465,6 +468,9 @@ public final class TieredReader {
 
     private ByteBuffer wholeChunk(ObjectIdentity object, int size) throws StoreException, CorruptionException {
         try {
+            if (size > chunks.chunkBytes()) {
+                chunks.prefetch(object, 0, size); // the chunks it lacks in one GET, not one GET a chunk
+            }
             return chunks.view(object, 0, size);
         } catch (InvalidRangeException shorter) {
             throw shorter(object, store.head(object.key()).size());

@@ -70,6 +70,11 @@ import java.util.regex.Pattern;
  *       adds entries, into any gap below the local log.</li>
  * </ol>
  *
+ * <p>Objects are downloaded and scanned {@code concurrency} at a time (each into its own temporary),
+ * and taken in the order of their keys' base offsets, as one at a time took them: the entries, the
+ * first refusal and the progress reported are the same whatever the concurrency. Only the plan's
+ * reading is concurrent; what {@link #commit} writes is written once, after every object was scanned.
+ *
  * <p>{@link #plan()} reads and judges without writing anything; {@link #commit(Plan)} writes, so a
  * caller can decide between the two (the node claim is taken over only when a restore goes ahead).
  * Nothing in the store is written or deleted. The caller holds the root's {@link RootLock}.
@@ -82,6 +87,10 @@ public final class ShardRestore {
     public static final String WORK_DIR = ".offload-restore";
 
     private static final Pattern SEGMENT_NAME = Pattern.compile("([0-9]{20})-([0-9]{20})\\.segment");
+
+    /** Objects downloaded and scanned at once unless said otherwise. */
+    public static final int DEFAULT_CONCURRENCY = 4;
+    public static final int MAX_CONCURRENCY = 64;
 
     /** How many rounds of asking for keys at the gaps' bases a restore makes before it reports holes. */
     static final int PROBE_ROUNDS = 4;
@@ -199,12 +208,23 @@ public final class ShardRestore {
     private final ObjectFetcher fetcher;
     private final boolean merge;
     private final ProgressListener progress;
+    private final int concurrency;
 
     /**
      * @param keyPrefix the key prefix offload writes under (as {@code keys} was made with), or empty
      */
     public ShardRestore(Path root, String shard, SegmentKeys keys, String keyPrefix, ObjectLister lister,
                         ObjectFetcher fetcher, boolean merge, ProgressListener progress) {
+        this(root, shard, keys, keyPrefix, lister, fetcher, merge, progress, DEFAULT_CONCURRENCY);
+    }
+
+    /** @param concurrency objects downloaded and scanned at once, 1 to {@link #MAX_CONCURRENCY} */
+    public ShardRestore(Path root, String shard, SegmentKeys keys, String keyPrefix, ObjectLister lister,
+                        ObjectFetcher fetcher, boolean merge, ProgressListener progress, int concurrency) {
+        if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("concurrency must be from 1 to " + MAX_CONCURRENCY + ", got " + concurrency);
+        }
+        this.concurrency = concurrency;
         this.root = Objects.requireNonNull(root, "root");
         this.shard = Objects.requireNonNull(shard, "shard");
         this.keys = Objects.requireNonNull(keys, "keys");
@@ -529,17 +549,84 @@ public final class ShardRestore {
         }
     }
 
-    /** Reads and scans each candidate, one file at a time under {@code work}. */
+    /**
+     * Reads and scans each candidate, {@link #concurrency} at a time, each into its own file under
+     * {@code work}, and takes them in their order: the first that fails in that order is what this
+     * throws, once every download under way has ended (none is left writing under {@code work}).
+     */
     private void readAll(List<Candidate> candidates, Path work, Map<String, ManifestEntry> read,
                          Map<String, Candidate> byKey) throws IOException, StoreException, RefusedException {
-        Path file = work.resolve("segment");
-        for (Candidate c : candidates) {
-            fetcher.download(c.key(), file, OptionalLong.empty());
-            read.put(c.key(), entryOf(c, file));
-            byKey.put(c.key(), c);
-            Files.delete(file);
-            progress.uploaded(c.size());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                Math.max(1, Math.min(concurrency, candidates.size())), r -> {
+                    Thread t = new Thread(r, "restore-read");
+                    t.setDaemon(true);
+                    return t;
+                });
+        java.util.ArrayDeque<java.util.concurrent.Future<ManifestEntry>> pending = new java.util.ArrayDeque<>();
+        java.util.ArrayDeque<Candidate> pendingCandidates = new java.util.ArrayDeque<>();
+        try {
+            int n = 0;
+            for (Candidate c : candidates) {
+                Path file = work.resolve("segment-" + n++);
+                pending.add(pool.submit(() -> {
+                    try {
+                        fetcher.download(c.key(), file, OptionalLong.empty());
+                        return entryOf(c, file);
+                    } finally {
+                        Files.deleteIfExists(file);
+                    }
+                }));
+                pendingCandidates.add(c);
+                while (pending.size() > 2 * concurrency) {
+                    takeRead(pending.poll(), pendingCandidates.poll(), read, byKey);
+                }
+            }
+            while (!pending.isEmpty()) {
+                takeRead(pending.poll(), pendingCandidates.poll(), read, byKey);
+            }
+        } finally {
+            pool.shutdownNow();
+            try {
+                if (!pool.awaitTermination(10, java.util.concurrent.TimeUnit.MINUTES)) {
+                    LOG.warn("{}: downloads of the restore still running after 10 minutes", shard);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /** Takes one candidate's scan into the plan, or throws what it failed with. */
+    private void takeRead(java.util.concurrent.Future<ManifestEntry> next, Candidate c, Map<String, ManifestEntry> read,
+                          Map<String, Candidate> byKey) throws IOException, StoreException, RefusedException {
+        ManifestEntry entry;
+        try {
+            entry = next.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while restoring " + shard);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RefusedException r) {
+                throw r;
+            }
+            if (cause instanceof StoreException x) {
+                throw x;
+            }
+            if (cause instanceof IOException x) {
+                throw x;
+            }
+            if (cause instanceof RuntimeException x) {
+                throw x;
+            }
+            if (cause instanceof Error x) {
+                throw x;
+            }
+            throw new IllegalStateException(cause);
+        }
+        read.put(c.key(), entry);
+        byKey.put(c.key(), c);
+        progress.uploaded(c.size());
     }
 
     /** The manifest entry the bytes of {@code file} (the object {@code c}) prove. */

@@ -374,6 +374,45 @@ class ChunkCacheTest {
         }
     }
 
+    /**
+     * Chunks on their way count in the budget with those held: with room for two chunks and two GETs
+     * held back on the wire, a third reader's GET waits until one of them has arrived, and the bytes
+     * held and on their way never exceed the budget.
+     */
+    @Test
+    void getsUnderWayCountInTheBudgetAndAFurtherOneWaitsForRoom() throws Exception {
+        CountingFetcher f = new CountingFetcher(10 * 4096);
+        f.gate = new CountDownLatch(1);
+        ChunkCache cache = new ChunkCache(f, 4096, 2 * 4096, 0);
+        ObjectIdentity k = new ObjectIdentity("k", 10 * 4096, 1);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<byte[]>> reads = new ArrayList<>();
+            for (int c = 0; c < 3; c++) {
+                long at = c * 4096L + 5;
+                reads.add(pool.submit(() -> cache.read(k, at, 10)));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (f.gets.get() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(f.gets.get()).as("GETs under way while the first two are held back").isEqualTo(2);
+            assertThat(cache.inFlightBytes()).isEqualTo(2 * 4096L);
+            f.gate.countDown();
+            for (int c = 0; c < 3; c++) {
+                assertThat(reads.get(c).get(30, TimeUnit.SECONDS))
+                        .isEqualTo(Arrays.copyOfRange(f.object, c * 4096 + 5, c * 4096 + 15));
+            }
+        } finally {
+            f.gate.countDown();
+            pool.shutdownNow();
+        }
+        assertThat(f.gets.get()).isEqualTo(3);
+        assertThat(cache.peakBytes()).as("held and on their way at once").isLessThanOrEqualTo(2 * 4096L);
+        assertThat(cache.inFlightBytes()).isZero();
+        assertThat(cache.heldBytes()).isLessThanOrEqualTo(2 * 4096L);
+    }
+
     /** A closed cache starts no fetch thread: readers still get their bytes, fetched on their own threads. */
     @Test
     void aClosedCacheReadsWithoutReadAhead() throws Exception {

@@ -215,4 +215,56 @@ class ShardRestoreTest {
         assertThat(merged.whole()).isTrue();
         assertThat(ManifestStore.read(shard).entries()).isEqualTo(all);
     }
+    /**
+     * Objects are downloaded and scanned several at a time (the downloads here wait until four are
+     * under way at once, 30 s at most, so one at a time shows a most of one), and the outcome is the
+     * one of one at a time: the same entries; and with two damaged objects, the refusal names the
+     * first in key order, though the later one was read meanwhile, and nothing is written.
+     */
+    @Test
+    void objectsAreReadSeveralAtATimeWithTheOutcomeOfOneAtATime() throws Exception {
+        removeShard();
+        java.util.concurrent.atomic.AtomicInteger under = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch four = new java.util.concurrent.CountDownLatch(4);
+        dev.felix.offload.store.ForwardingObjectStore overlapping = new dev.felix.offload.store.ForwardingObjectStore(store) {
+            @Override
+            public dev.felix.offload.store.DownloadResult download(String key, Path target, OptionalLong expectedCrc32)
+                    throws dev.felix.offload.store.StoreException {
+                most.accumulateAndGet(under.incrementAndGet(), Math::max);
+                four.countDown();
+                try {
+                    four.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    return super.download(key, target, expectedCrc32);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                } finally {
+                    under.decrementAndGet();
+                }
+            }
+        };
+        ShardRestore.Result r = new ShardRestore(root, name(), keys, "", overlapping, overlapping, false,
+                ProgressListener.none(), 4).run();
+        assertThat(most.get()).as("downloads under way at once").isEqualTo(4);
+        assertThat(r.restored()).isEqualTo(original.entries());
+        assertThat(ManifestStore.read(shard).entries()).isEqualTo(original.entries());
+        assertThat(root.resolve(ShardRestore.WORK_DIR)).doesNotExist();
+
+        removeShard();
+        List<ManifestEntry> all = original.entries();
+        for (int i : new int[] {1, 3}) {
+            byte[] bytes = store.readAll(all.get(i).objectKey(), Integer.MAX_VALUE, OptionalLong.empty());
+            store.put(all.get(i).objectKey(), UploadBody.ofBytes(Arrays.copyOf(bytes, bytes.length - 3)),
+                    PutOptions.defaults());
+        }
+        for (int concurrency : new int[] {1, 4, 16}) {
+            assertThatThrownBy(() -> new ShardRestore(root, name(), keys, "", store, store, false,
+                    ProgressListener.none(), concurrency).run()).as("concurrency %d", concurrency)
+                    .isInstanceOf(ShardRestore.RefusedException.class)
+                    .hasMessageContaining(all.get(1).objectKey()).hasMessageNotContaining(all.get(3).objectKey());
+            assertThat(shard).doesNotExist();
+            assertThat(root.resolve(ShardRestore.WORK_DIR)).doesNotExist();
+        }
+    }
 }
