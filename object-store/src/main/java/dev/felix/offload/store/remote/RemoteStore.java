@@ -230,7 +230,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
      */
     private String singlePut(String key, String fullKey, UploadBody body, S3Wire.Upload upload) throws StoreException {
         try {
-            return calls.call("put", key, () -> {
+            return calls.call("put", key, WireCalls.BodyDigest.of(upload.carriesDigest()), () -> {
                 long started = System.nanoTime();
                 try {
                     String etag = unquote(wire.putObject(fullKey, body, upload));
