@@ -158,7 +158,7 @@ public final class OrphanSweep {
      * Null when the journal's keys are enough this time.
      */
     public FullSweep.Listing prelist() throws IOException {
-        String reason = FullSweep.reason(root.path(), settings, clock.instant(), FullSweep.journal(root.path()));
+        FullSweep.Why reason = FullSweep.reason(root.path(), settings, clock.instant(), FullSweep.journal(root.path()));
         if (reason == null) {
             return null;
         }
@@ -189,7 +189,7 @@ public final class OrphanSweep {
         }
         FullSweep.Journal journal0 = FullSweep.journal(root.path());
         Set<String> pending = journal0.keys().orElse(Set.of());
-        String fullReason = prelisted != null ? prelisted.reason()
+        FullSweep.Why fullReason = prelisted != null ? prelisted.reason()
                 : FullSweep.reason(root.path(), settings, clock.instant(), journal0);
 
         List<String> ignored = new ArrayList<>();
@@ -233,7 +233,7 @@ public final class OrphanSweep {
             byShard.computeIfAbsent(shardOf(u.key(), prefix), s -> new ArrayList<>()).add(u);
         }
         int headed = unseen.size();
-        String mode = fullReason != null ? "full listing (" + fullReason + "): " + listed + " keys listed"
+        String mode = fullReason != null ? "full listing (" + fullReason.label() + "): " + listed + " keys listed"
                 : "journal: " + pending.size() + " pending keys, " + headed + " checked in the store";
         LOG.info("{}: orphan sweep by {}", prefix, mode);
         Set<String> watch = new java.util.LinkedHashSet<>();
@@ -309,9 +309,8 @@ public final class OrphanSweep {
                 BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible.stream().map(permits::get).toList(),
                         settings.deleteBatchSize(), stop, hook, RetentionStep.ORPHAN_BATCH_DELETED, prefix);
                 deleted = outcome.deleted();
-                if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
-                    problems.add(outcome.left().size() + " orphans not deleted: " + outcome.problem());
-                }
+                outcome.failure().ifPresent(f -> problems.add(outcome.left().size() + " orphans not deleted: "
+                        + f.label()));
                 if (!deleted.isEmpty()) {
                     deleted.forEach(watch::remove);
                     dev.felix.offload.root.PendingKeys.rewrite(root.path(), watch);
