@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -327,10 +328,11 @@ public final class OrphanSweep {
             if (fullReason != null && !refuse) {
                 FullSweep.record(root.path(), now);
             }
-            if (!refuse && store instanceof IncompleteUploads uploads && !stop.stopRequested()) {
+            Optional<IncompleteUploads> uploads = store.incompleteUploads();
+            if (!refuse && uploads.isPresent() && !stop.stopRequested()) {
                 // Begun before the grace period: no upload of a live pass (which holds the root lock) is that old.
                 try {
-                    aborted = uploads.abortIncompleteUploads(prefix, now.minus(settings.grace()));
+                    aborted = uploads.get().abortIncompleteUploads(prefix, now.minus(settings.grace()));
                     for (String key : aborted) {
                         LOG.info("{}: aborted incomplete multipart upload of {}", prefix, key);
                     }

@@ -156,6 +156,21 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     }
 
     @Override
+    public Optional<IncompleteUploads> incompleteUploads() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<ObjectCopier> copier() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<RequestGate> requestGate() {
+        return Optional.of(this);
+    }
+
+    @Override
     public String describe() {
         return wire.name() + ", " + settings.describe();
     }
