@@ -11,9 +11,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,7 +98,7 @@ class RepairSessionTest {
     @Test
     void theClaimIsCheckedForTheAccess() throws Exception {
         Path a = offloadedRoot("a");
-        Path b = copy(a, "b");
+        Path b = ReidentifyCommandTest.copyRoot(a, tmp.resolve("b"));
         // a writes on after the copy: b is the stopped copy, which a reader is warned of and a writer refused for
         assertThat(CliRun.of("generate", "--data-dir", a.toString(), "--streams", "1", "--records", "400",
                 "--payload-bytes", "100", "--segment-bytes", "8192", "--seed", "5").exitCode()).isZero();
@@ -126,20 +124,5 @@ class RepairSessionTest {
         boolean awaits = RepairSession.run(where(c), RepairSession.Access.LOCAL_WRITE_TAKING_OVER,
                 RepairSession.Findings.KEPT_IN_ROOT, new PrintWriter(new StringWriter()), RepairSession::awaitsTakeOver);
         assertThat(awaits).as("the take-over waits until the command knows it writes").isTrue();
-    }
-
-    private Path copy(Path from, String name) throws Exception {
-        Path to = tmp.resolve(name);
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path f : files.toList()) {
-                Path target = to.resolve(from.relativize(f).toString());
-                if (Files.isDirectory(f)) {
-                    Files.createDirectories(target);
-                } else if (!f.getFileName().toString().endsWith(".lock")) {
-                    Files.copy(f, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        }
-        return to;
     }
 }
