@@ -1,14 +1,10 @@
 package dev.felix.offload.cli;
 
 import dev.felix.offload.daemon.Bytes;
-import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.migrate.LegacyKeys;
 import dev.felix.offload.retention.OrphanSweep;
 import dev.felix.offload.root.KeyOwnership;
-import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.root.RootLock;
-import dev.felix.offload.root.SegmentKeys;
-import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.StoreException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,7 +15,6 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
-import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -75,21 +70,15 @@ final class LegacyKeysCommand implements Callable<Integer> {
         }
     }
 
-    /** Opens the store, takes the root's lock and checks the claim: a writer also takes the node's lease. */
-    private static <T> T withStore(RootAndStore where, boolean write, PrintWriter err, Work<T> work) throws IOException {
-        SegmentKeys keys = new SegmentKeys(where.keyPrefix(), where.requireNodeId());
-        DataRoot root = new DataRoot(where.root());
-        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting());
-             RootLock lock = RootLock.acquire(where.root())) {
-            NodeClaimCheck.Result claim = new NodeClaimCheck(root, objectStore, keys, where.storeSetting(),
-                    Clock.systemUTC()).run(write ? NodeClaimCheck.Access.WRITE : NodeClaimCheck.Access.READ, false);
-            claim.warning().ifPresent(w -> err.println("felix-offload: warning: " + w));
-            ObjectStore store = write ? claim.fenced(objectStore) : objectStore;
-            return work.run(new LegacyKeys(root, store, keys, KeyOwnership.of(root, keys)));
+    /** Opens the store, takes the root's lock and checks the claim ({@link RepairSession}): a writer writes through the node's lease. */
+    private static <T> T withStore(RootAndStore where, RepairSession.Access access, PrintWriter err, Work<T> work)
+            throws IOException {
+        try {
+            return RepairSession.run(where, access, RepairSession.Findings.IN_MEMORY, err, session -> work.run(
+                    new LegacyKeys(session.root(), session.store(), session.keys(),
+                            KeyOwnership.of(session.root(), session.keys()))));
         } catch (RootLock.HeldException e) {
             throw new FelixOffload.UsageException(e.getMessage());
-        } catch (StoreException e) {
-            throw new IOException("store: " + e.getMessage(), e);
         }
     }
 
@@ -102,8 +91,8 @@ final class LegacyKeysCommand implements Callable<Integer> {
         Where where;
 
         /** {@link LegacyKeysCommand#withStore} on this subcommand's root and store. */
-        <T> T withStore(boolean write, Work<T> work) throws IOException {
-            return LegacyKeysCommand.withStore(where.resolve(), write, spec.commandLine().getErr(), work);
+        <T> T withStore(RepairSession.Access access, Work<T> work) throws IOException {
+            return LegacyKeysCommand.withStore(where.resolve(), access, spec.commandLine().getErr(), work);
         }
     }
 
@@ -118,7 +107,8 @@ final class LegacyKeysCommand implements Callable<Integer> {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            LegacyKeys.Survey survey = withStore(false, legacy -> legacy.survey(Optional.ofNullable(where.shard)));
+            LegacyKeys.Survey survey = withStore(RepairSession.Access.READ,
+                    legacy -> legacy.survey(Optional.ofNullable(where.shard)));
             for (LegacyKeys.Named n : survey.named()) {
                 out.printf("named %s shard=%s segment=%s key=%s%n", n.kind().label(), n.shard(),
                         Long.toUnsignedString(n.entry().segmentId()), n.entry().objectKey());
@@ -155,7 +145,7 @@ final class LegacyKeysCommand implements Callable<Integer> {
                 throw new FelixOffload.UsageException("name the keys (--key) or their shard (--shard)");
             }
             PrintWriter out = spec.commandLine().getOut();
-            LegacyKeys.Deletion d = withStore(confirmed,
+            LegacyKeys.Deletion d = withStore(confirmed ? RepairSession.Access.WRITE : RepairSession.Access.READ,
                     legacy -> legacy.delete(Optional.ofNullable(where.shard), keys, confirmed));
             for (Map.Entry<String, String> r : d.refused().entrySet()) {
                 out.printf("refused %s: %s%n", r.getKey(), r.getValue());
@@ -183,7 +173,8 @@ final class LegacyKeysCommand implements Callable<Integer> {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            List<LegacyKeys.Migration> done = withStore(true, legacy -> legacy.migrate(Optional.ofNullable(where.shard)));
+            List<LegacyKeys.Migration> done = withStore(RepairSession.Access.WRITE,
+                    legacy -> legacy.migrate(Optional.ofNullable(where.shard)));
             boolean clean = true;
             for (LegacyKeys.Migration m : done) {
                 m.migrated().forEach((from, to) -> out.printf("migrated shard=%s %s -> %s%n", m.shard(), from, to));

@@ -95,46 +95,58 @@ final class ReidentifyCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (RootLock daemon = RootLock.acquireForDaemon(root); RootLock lock = RootLock.acquire(root)) {
-            if (where.isPresent()) {
-                String keyPrefix = where.get().keyPrefix();
-                String oldPrefix = new SegmentKeys(keyPrefix, oldNode).nodePrefix();
-                try (ObjectStore objectStore = Stores.openExisting(where.get().storeUri(), where.get().storeSetting())) {
-                    NodeLease.Standing standing = NodeLease.standing(dataRoot, objectStore, oldPrefix);
-                    if (standing == NodeLease.Standing.THIS_ROOT) {
-                        throw new FelixOffload.UsageException("this root holds the lease of node '" + oldNode + "' in "
-                                + objectStore.describe() + ": it wrote there last, and any other copy of it was stopped "
-                                + "before it wrote. Give the other copy its own identity instead (reidentify it); this one "
-                                + "keeps the node");
-                    }
-                    List<String> released = NodeLease.release(dataRoot, objectStore, oldPrefix);
-                    if (!released.isEmpty()) {
-                        out.printf("released this root's leases of node '%s': %s%n", oldNode, String.join(", ", released));
-                    }
-                } catch (StoreException e) {
-                    throw new IOException("store: " + e.getMessage(), e);
-                }
-            }
-            Optional<String> oldRoot = OffloadRootId.read(dataRoot);
-            // In this order, so a run cut short is finished by running it again: the old node id is kept as
-            // this root's former one before anything stops naming it.
-            FormerNodeIds.add(dataRoot, oldNode);
-            String newRoot = OffloadRootId.renew(dataRoot);
-            NodeId.write(dataRoot, newNode);
-            NodeLease.forget(dataRoot);
-            int entries = inheritedEntries(dataRoot, where.map(RootAndStore::keyPrefix).orElse(""), oldNode);
-            out.printf("root id %s -> %s, node id %s -> %s%n", oldRoot.orElse("(none)"), newRoot, oldNode, newNode);
-            out.printf("%d manifest entries still name objects under node '%s': this root reads them and never deletes "
-                    + "them; the root it was copied from may delete them by its own retention. `felix-offload legacy-keys "
-                    + "migrate` copies them under node '%s'.%n", entries, oldNode, newNode);
-            String file = dataRoot.identityFile(DataRoot.NODE_ID).toString();
-            if (System.getenv(NodeId.ENV) != null || (where.isPresent() && !where.get().nodeIdSource().equals(file))) {
-                err.printf("felix-offload: warning: this root's node id comes from %s, which overrides its node-id file: "
-                        + "set it to %s before the next pass (until then every pass is refused, as the old node's claim "
-                        + "names the other root)%n", where.map(RootAndStore::nodeIdSource).orElse(NodeId.ENV), newNode);
-            }
+        String old = oldNode;
+        Optional<RootAndStore> at = where;
+        RepairSession.Work<Integer> work = session -> giveUp(session, at, old, newNode, out, err);
+        try {
+            return at.isPresent()
+                    ? RepairSession.run(at.get(), RepairSession.Access.GIVE_UP, RepairSession.Findings.IN_MEMORY, err, work)
+                    : RepairSession.runWithoutStore(root, err, work);
         } catch (RootLock.HeldException e) {
             throw new FelixOffload.UsageException(e.getMessage() + "; stop it first");
+        }
+    }
+
+    /**
+     * Under the root's locks (and with the store, where one was given: checked first, and this root's
+     * leases there removed), gives the root its new identity and says what it did.
+     */
+    private static int giveUp(RepairSession session, Optional<RootAndStore> where, String oldNode, String newNode,
+            PrintWriter out, PrintWriter err) throws IOException, StoreException {
+        DataRoot dataRoot = session.root();
+        if (session.hasStore()) {
+            String oldPrefix = new SegmentKeys(where.orElseThrow().keyPrefix(), oldNode).nodePrefix();
+            ObjectStore objectStore = session.store();
+            NodeLease.Standing standing = NodeLease.standing(dataRoot, objectStore, oldPrefix);
+            if (standing == NodeLease.Standing.THIS_ROOT) {
+                throw new FelixOffload.UsageException("this root holds the lease of node '" + oldNode + "' in "
+                        + objectStore.describe() + ": it wrote there last, and any other copy of it was stopped "
+                        + "before it wrote. Give the other copy its own identity instead (reidentify it); this one "
+                        + "keeps the node");
+            }
+            List<String> released = NodeLease.release(dataRoot, objectStore, oldPrefix);
+            if (!released.isEmpty()) {
+                out.printf("released this root's leases of node '%s': %s%n", oldNode, String.join(", ", released));
+            }
+        }
+        Optional<String> oldRoot = OffloadRootId.read(dataRoot);
+        // In this order, so a run cut short is finished by running it again: the old node id is kept as
+        // this root's former one before anything stops naming it.
+        FormerNodeIds.add(dataRoot, oldNode);
+        String newRoot = OffloadRootId.renew(dataRoot);
+        NodeId.write(dataRoot, newNode);
+        NodeLease.forget(dataRoot);
+        int entries = inheritedEntries(dataRoot, where.map(RootAndStore::keyPrefix).orElse(""), oldNode);
+        out.printf("root id %s -> %s, node id %s -> %s%n", oldRoot.orElse("(none)"), newRoot, oldNode, newNode);
+        out.printf("%d manifest entries still name objects under node '%s': this root reads them and never deletes "
+                + "them; the root it was copied from may delete them by its own retention. `felix-offload legacy-keys "
+                + "migrate` copies them under node '%s'.%n", entries, oldNode, newNode);
+        boolean setOutside = where.map(w -> w.nodeIdSource().kind() != RootAndStore.NodeIdSource.Kind.ROOT_FILE)
+                .orElse(false);
+        if (System.getenv(NodeId.ENV) != null || setOutside) {
+            err.printf("felix-offload: warning: this root's node id comes from %s, which overrides its node-id file: "
+                    + "set it to %s before the next pass (until then every pass is refused, as the old node's claim "
+                    + "names the other root)%n", where.map(w -> w.nodeIdSource().label()).orElse(NodeId.ENV), newNode);
         }
         out.flush();
         err.flush();

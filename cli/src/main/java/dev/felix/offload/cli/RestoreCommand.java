@@ -12,7 +12,6 @@ import dev.felix.offload.store.ObjectListing;
 import dev.felix.offload.store.ObjectStore;
 import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.pass.ProgressListener;
 import dev.felix.offload.root.RootLock;
 import dev.felix.offload.root.SegmentKeys;
@@ -115,68 +114,19 @@ final class RestoreCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<Outcome> outcomes = new ArrayList<>();
-        try (ObjectStore objectStore = Stores.openExisting(where.storeUri(), where.storeSetting(), root, Stores.Use.READER);
-             RootLock lock = RootLock.acquire(root)) {
-            // Restoring another live root's history would make two roots of one node id. The claim is taken
-            // over only once some shard's restore goes ahead: a refused or empty restore leaves it as it is.
-            NodeClaimCheck claim = new NodeClaimCheck(new DataRoot(root), objectStore, keys, where.storeSetting(),
-                    java.time.Clock.systemUTC());
-            boolean takeOverLater = false;
-            try {
-                claim.run(NodeClaimCheck.Access.LOCAL_WRITE, false).warning()
-                        .ifPresent(w -> err.println("felix-offload: warning: " + w));
-            } catch (NodeClaimCheck.RefusedException refused) {
-                if (!takeOver) {
-                    throw refused;
-                }
-                takeOverLater = true;
-            }
-            List<String> shards = which.shard != null ? List.of(which.shard) : missing(root, objectStore, keys);
-            List<String> planned = new ArrayList<>();
-            List<ShardRestore> restores = new ArrayList<>();
-            List<ShardRestore.Plan> plans = new ArrayList<>();
-            for (String shard : shards) {
-                ProgressListener progress = System.console() != null && !json ? new ProgressBar(err)
-                        : ProgressListener.none();
-                ShardRestore restore = new ShardRestore(root, shard, keys, where.keyPrefix(), objectStore, objectStore,
-                        merge, progress, concurrency);
-                try {
-                    plans.add(restore.plan());
-                    restores.add(restore);
-                    planned.add(shard);
-                } catch (ShardRestore.RefusedException e) {
-                    outcomes.add(new Outcome(shard, null, e.getMessage()));
-                }
-            }
-            if (takeOverLater && plans.stream().anyMatch(ShardRestore.Plan::writes)) {
-                claim.run(NodeClaimCheck.Access.LOCAL_WRITE, true).warning()
-                        .ifPresent(w -> err.println("felix-offload: warning: " + w));
-            }
-            if (!plans.isEmpty() && (!takeOverLater || plans.stream().anyMatch(ShardRestore.Plan::writes))) {
-                Path idFile = new DataRoot(root).identityFile(DataRoot.NODE_ID);
-                if (!Files.exists(idFile, LinkOption.NOFOLLOW_LINKS)) {
-                    // The root carries on as the node whose keys it restores, so its next offload writes beside them.
-                    DurableFiles.replace(idFile, (id + "\n").getBytes(StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
-                }
-            }
-            for (int i = 0; i < plans.size(); i++) {
-                if (takeOverLater && !plans.get(i).writes()) {
-                    outcomes.add(new Outcome(planned.get(i), null, "nothing to restore, so the claim of another root "
-                            + "was not taken over"));
-                    continue;
-                }
-                try {
-                    outcomes.add(new Outcome(planned.get(i), restores.get(i).commit(plans.get(i)), null));
-                } catch (ShardRestore.RefusedException e) {
-                    outcomes.add(new Outcome(planned.get(i), null, e.getMessage()));
-                }
-            }
+        // Restoring another live root's history would make two roots of one node id. The claim is taken
+        // over only once some shard's restore goes ahead: a refused or empty restore leaves it as it is.
+        RepairSession.Access access = takeOver ? RepairSession.Access.LOCAL_WRITE_TAKING_OVER
+                : RepairSession.Access.LOCAL_WRITE;
+        try {
+            RepairSession.run(where, access, RepairSession.Findings.KEPT_IN_ROOT, err, session -> {
+                restoreShards(session, where, id, outcomes);
+                return null;
+            });
         } catch (RootLock.HeldException e) {
             err.println("felix-offload: " + e.getMessage());
             err.flush();
             return FelixOffload.EXIT_CORRUPT;
-        } catch (StoreException e) {
-            throw new IOException("store: " + e.getMessage(), e);
         }
         // A hole or an object left out is no success: the history below the local log is not whole.
         boolean ok = outcomes.stream().allMatch(o -> o.refused() == null && o.result().whole());
@@ -211,6 +161,55 @@ final class RestoreCommand implements Callable<Integer> {
         }
         out.flush();
         return ok ? FelixOffload.EXIT_OK : FelixOffload.EXIT_CORRUPT;
+    }
+
+    /** Plans and commits the restore of each shard asked for, in the session, adding what became of each to {@code outcomes}. */
+    private void restoreShards(RepairSession session, RootAndStore where, String id, List<Outcome> outcomes)
+            throws IOException, StoreException {
+        Path root = where.root();
+        SegmentKeys keys = session.keys();
+        ObjectStore objectStore = session.store();
+        PrintWriter err = spec.commandLine().getErr();
+        boolean takeOverLater = session.awaitsTakeOver();
+        List<String> shards = which.shard != null ? List.of(which.shard) : missing(root, objectStore, keys);
+        List<String> planned = new ArrayList<>();
+        List<ShardRestore> restores = new ArrayList<>();
+        List<ShardRestore.Plan> plans = new ArrayList<>();
+        for (String shard : shards) {
+            ProgressListener progress = System.console() != null && !json ? new ProgressBar(err)
+                    : ProgressListener.none();
+            ShardRestore restore = new ShardRestore(root, shard, keys, where.keyPrefix(), objectStore, objectStore,
+                    merge, progress, concurrency);
+            try {
+                plans.add(restore.plan());
+                restores.add(restore);
+                planned.add(shard);
+            } catch (ShardRestore.RefusedException e) {
+                outcomes.add(new Outcome(shard, null, e.getMessage()));
+            }
+        }
+        if (takeOverLater && plans.stream().anyMatch(ShardRestore.Plan::writes)) {
+            session.takeOver();
+        }
+        if (!plans.isEmpty() && (!takeOverLater || plans.stream().anyMatch(ShardRestore.Plan::writes))) {
+            Path idFile = new DataRoot(root).identityFile(DataRoot.NODE_ID);
+            if (!Files.exists(idFile, LinkOption.NOFOLLOW_LINKS)) {
+                // The root carries on as the node whose keys it restores, so its next offload writes beside them.
+                DurableFiles.replace(idFile, (id + "\n").getBytes(StandardCharsets.UTF_8), DurableFiles.Sync.FULL);
+            }
+        }
+        for (int i = 0; i < plans.size(); i++) {
+            if (takeOverLater && !plans.get(i).writes()) {
+                outcomes.add(new Outcome(planned.get(i), null, "nothing to restore, so the claim of another root "
+                        + "was not taken over"));
+                continue;
+            }
+            try {
+                outcomes.add(new Outcome(planned.get(i), restores.get(i).commit(plans.get(i)), null));
+            } catch (ShardRestore.RefusedException e) {
+                outcomes.add(new Outcome(planned.get(i), null, e.getMessage()));
+            }
+        }
     }
 
     /**

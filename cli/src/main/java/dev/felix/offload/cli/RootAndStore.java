@@ -27,7 +27,22 @@ import java.util.Optional;
  * @param batchSize    keys per delete request
  */
 record RootAndStore(Path root, String storeUri, String storeSetting, String keyPrefix, Optional<String> nodeId,
-                    String nodeIdSource, int batchSize) {
+                    NodeIdSource nodeIdSource, int batchSize) {
+
+    /**
+     * Where the node id came from: callers tell the cases apart by {@link #kind()}; {@link #label()} names
+     * the option, setting or file for output only.
+     */
+    record NodeIdSource(Kind kind, String label) {
+        enum Kind {
+            /** {@code --node-id}. */
+            OPTION,
+            /** The config file's {@code node-id}, or {@value NodeId#ENV}: set outside the root, over its file. */
+            SETTING,
+            /** The root's own {@code node-id} file (whether or not it exists). */
+            ROOT_FILE
+        }
+    }
 
     static RootAndStore of(Path config, Path dataDir, String store, String nodeIdOption) throws IOException {
         RootChoice choice = RootChoice.of(config, dataDir, store);
@@ -36,15 +51,15 @@ record RootAndStore(Path root, String storeUri, String storeSetting, String keyP
         String prefix = choice.config().map(c -> c.retentionPassSettings().keyPrefix()).orElse("");
         int batch = choice.config().map(c -> c.retentionPassSettings().deleteBatchSize()).orElse(1000);
         Optional<String> id;
-        String source;
+        NodeIdSource source;
         try {
             if (nodeIdOption != null) {
                 id = Optional.of(NodeId.validate(nodeIdOption, "--node-id"));
-                source = "--node-id";
+                source = new NodeIdSource(NodeIdSource.Kind.OPTION, "--node-id");
             } else if (env.get(NodeId.ENV) != null) {
                 id = Optional.of(NodeId.validate(env.get(NodeId.ENV), config != null ? config + ": node-id or "
                         + NodeId.ENV : NodeId.ENV));
-                source = config != null ? "node-id" : NodeId.ENV;
+                source = new NodeIdSource(NodeIdSource.Kind.SETTING, config != null ? "node-id" : NodeId.ENV);
             } else {
                 Path file = new DataRoot(root).identityFile(DataRoot.NODE_ID);
                 String text;
@@ -55,7 +70,7 @@ record RootAndStore(Path root, String storeUri, String storeSetting, String keyP
                 } catch (NoSuchFileException absent) {
                     id = Optional.empty();
                 }
-                source = file.toString();
+                source = new NodeIdSource(NodeIdSource.Kind.ROOT_FILE, file.toString());
             }
         } catch (NodeId.InvalidNodeIdException e) {
             throw new FelixOffload.UsageException(e.getMessage());

@@ -29,7 +29,11 @@ class ReidentifyCommandTest {
     }
 
     private Path copy(Path from, String name) throws Exception {
-        Path to = tmp.resolve(name);
+        return copyRoot(from, tmp.resolve(name));
+    }
+
+    /** A copy of a data root as a cloned volume would hold it, without its lock files. */
+    static Path copyRoot(Path from, Path to) throws Exception {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path f : files.toList()) {
                 Path target = to.resolve(from.relativize(f).toString());

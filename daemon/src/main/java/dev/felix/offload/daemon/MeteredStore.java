@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -198,26 +199,37 @@ final class MeteredStore extends ForwardingObjectStore implements IncompleteUplo
         return observed("probe", false, delegate()::capabilities);
     }
 
+    /** Offered where the wrapped store has multipart uploads, each abort metered. */
+    @Override
+    public Optional<IncompleteUploads> incompleteUploads() {
+        return delegate().incompleteUploads().map(uploads -> this);
+    }
+
+    /** Always offered: this store stops its own requests, and the wrapped store's where it can. */
+    @Override
+    public Optional<RequestGate> requestGate() {
+        return Optional.of(this);
+    }
+
     /** The wrapped store's, when it has multipart uploads; nothing otherwise (there is nothing to abort). */
     @Override
     public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
-        if (!(delegate() instanceof IncompleteUploads uploads)) {
+        Optional<IncompleteUploads> uploads = delegate().incompleteUploads();
+        if (uploads.isEmpty()) {
             return List.of();
         }
-        return observed("abort-uploads", () -> uploads.abortIncompleteUploads(prefix, startedBefore));
+        return observed("abort-uploads", () -> uploads.get().abortIncompleteUploads(prefix, startedBefore));
     }
 
     @Override
     public void stopRequests() {
         shared.stopped = true;
-        if (delegate() instanceof RequestGate gate) {
-            gate.stopRequests();
-        }
+        delegate().requestGate().ifPresent(RequestGate::stopRequests);
     }
 
     @Override
     public List<String> abortOpenUploads() {
-        return delegate() instanceof RequestGate gate ? gate.abortOpenUploads() : List.of();
+        return delegate().requestGate().map(RequestGate::abortOpenUploads).orElse(List.of());
     }
 
     /** Closes the store; a unit's view closes nothing. */

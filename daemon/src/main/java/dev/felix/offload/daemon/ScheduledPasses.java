@@ -182,19 +182,26 @@ final class ScheduledPasses {
         return scheduler.passNames().contains(pass) && scheduler.requestRun(pass);
     }
 
-    private PassOutcome.Findings offload(StopSignal stop) throws Exception {
-        probe.require();
-        OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
-        PassReport report;
-        MeteredStore unit = store.unit();
+    /** The part of a pass that runs with the data root held. */
+    @FunctionalInterface
+    private interface HeldWork<R> {
+        R run() throws Exception;
+    }
+
+    /**
+     * Runs {@code work} with the data root held, ends the store's unit of work, and answers what
+     * {@code then} makes of its report. Null when the root was not held (a stop came first); a refused
+     * node claim ends the daemon ({@link Listener#refused}) and is the pass's findings.
+     */
+    private <R> PassOutcome.Findings underGuard(StopSignal stop, MeteredStore unit, HeldWork<R> work,
+            java.util.function.Function<R, PassOutcome.Findings> then) throws Exception {
+        R report;
         try (DataRootGuard.Held held = guard.hold(stop)) {
             if (held == null) {
                 return null;
             }
             try {
-                report = new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env, ReplicaCommit::of)
-                        .checkingClaim(StoreProbe.claimPolicy(config, false)).remembering(quietShards)
-                        .run(ProgressListener.none(), stop::stopRequested);
+                report = work.run();
             } catch (NodeClaimCheck.RefusedException e) {
                 listener.refused(e); // the daemon ends; the refusal is its one line, no trace
                 return new PassOutcome.Findings("refused", List.of(e.getMessage()));
@@ -202,6 +209,21 @@ final class ScheduledPasses {
         } finally {
             unit.endUnit();
         }
+        return then.apply(report);
+    }
+
+    private PassOutcome.Findings offload(StopSignal stop) throws Exception {
+        probe.require();
+        OffloadSettings settings = config.offloadSettings().withAwaitSettle(false); // the next pass takes up what settles
+        MeteredStore unit = store.unit();
+        return underGuard(stop, unit, () -> new OffloadPass(root, unit, settings, StepHook.haltAtSystemProperty(), env,
+                        ReplicaCommit::of).checkingClaim(StoreProbe.claimPolicy(config, false)).remembering(quietShards)
+                        .run(ProgressListener.none(), stop::stopRequested),
+                report -> offloaded(report, stop));
+    }
+
+    /** What an offload pass's report makes of the shards' notes, the metrics and the pass's findings. */
+    private PassOutcome.Findings offloaded(PassReport report, StopSignal stop) {
         metrics.offloaded(report);
         Instant now = clock.now();
         List<String> problems = new ArrayList<>();
@@ -229,7 +251,6 @@ final class ScheduledPasses {
 
     private PassOutcome.Findings retention(StopSignal stop) throws Exception {
         probe.require();
-        RetentionReport report;
         MeteredStore unit = store.unit();
         RetentionPass pass = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(),
                 Clock.systemUTC(), env, RetentionHook.none()).checkingClaim(StoreProbe.claimPolicy(config, false));
@@ -241,19 +262,11 @@ final class ScheduledPasses {
             unit.endUnit();
             throw e;
         }
-        try (DataRootGuard.Held held = guard.hold(stop)) {
-            if (held == null) {
-                return null;
-            }
-            try {
-                report = pass.run(stop, listed);
-            } catch (NodeClaimCheck.RefusedException e) {
-                listener.refused(e); // the daemon ends; the refusal is its one line, no trace
-                return new PassOutcome.Findings("refused", List.of(e.getMessage()));
-            }
-        } finally {
-            unit.endUnit();
-        }
+        return underGuard(stop, unit, () -> pass.run(stop, listed), this::retained);
+    }
+
+    /** What a retention pass's report makes of the shards' notes, the metrics and the pass's findings. */
+    private PassOutcome.Findings retained(RetentionReport report) {
         metrics.retained(report);
         Instant now = clock.now();
         report.shards().forEach(s -> retentionNotes.put(s.shard(), new ShardNote(now, s.failed() ? s.failure()

@@ -28,6 +28,7 @@ class MeteredStoreTest {
             store.put("a/b.segment", UploadBody.ofBytes(new byte[] {1, 2, 3}));
             assertThatThrownBy(() -> store.head("a/missing.segment")).isInstanceOf(ObjectNotFoundException.class);
             assertThat(store.abortIncompleteUploads("a/", Instant.now())).as("a filesystem store has none").isEmpty();
+            assertThat(store.incompleteUploads()).as("not offered over a store without multipart uploads").isEmpty();
         }
         String text = metrics.scrape();
         assertThat(text).contains("felix_store_upload_seconds_count 1\n",
@@ -38,6 +39,9 @@ class MeteredStoreTest {
     void passesIncompleteUploadsThroughToAStoreThatHasThem() throws Exception {
         Object store = Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ObjectStore.class, IncompleteUploads.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("incompleteUploads")) {
+                        return java.util.Optional.of(proxy);
+                    }
                     if (method.getName().equals("abortIncompleteUploads")) {
                         return List.of(args[0] + "x.segment");
                     }
@@ -47,6 +51,7 @@ class MeteredStoreTest {
                     throw new UnsupportedOperationException(method.getName());
                 });
         MeteredStore metered = new MeteredStore((ObjectStore) store, new DaemonMetrics());
+        assertThat(metered.incompleteUploads()).as("offered where the wrapped store has it").containsSame(metered);
         assertThat(metered.abortIncompleteUploads("node/", Instant.now())).containsExactly("node/x.segment");
     }
 

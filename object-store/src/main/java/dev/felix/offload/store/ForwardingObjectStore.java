@@ -16,9 +16,11 @@ import java.util.function.IntConsumer;
  *
  * <p>Requests (capabilities, puts, reads, listings, deletes) go to {@link #target()}, the wrapped
  * store unless a subclass holds them back (until a check passed, say); {@link #describe()},
- * {@link #close()} and the upload settings go to the wrapped store itself. The optional roles
- * ({@link IncompleteUploads}, {@link ObjectCopier}, {@link RequestGate}) are not claimed here: a
- * decorator that offers one implements it and says what it does where the wrapped store has none.
+ * {@link #close()} and the upload settings go to the wrapped store itself. The optional roles that
+ * send requests ({@link IncompleteUploads}, {@link ObjectCopier}, {@link RequestGate}) are not passed
+ * on here, since their requests would go round the decorator: one that offers such a role implements
+ * it and answers it from its accessor where the wrapped store has it. A {@link RequestHold} sends
+ * nothing and is passed on: a decorator over a held store is held too.
  */
 public abstract class ForwardingObjectStore implements ObjectStore {
 
@@ -97,6 +99,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     @Override
     public DownloadResult download(String key, Path target, OptionalLong expectedCrc32) throws StoreException {
         return target().download(key, target, expectedCrc32);
+    }
+
+    @Override
+    public Optional<RequestHold> requestHold() {
+        return delegate.requestHold();
     }
 
     @Override

@@ -430,11 +430,12 @@ public final class LegacyKeys {
      * such role, an object too large for one copy request), and the caller copies through it.
      */
     private boolean serverSideCopy(String source, String target) throws StoreException {
-        if (!(store instanceof ObjectCopier copier)) {
+        Optional<ObjectCopier> copier = store.copier();
+        if (copier.isEmpty()) {
             return false;
         }
         try {
-            copier.copy(source, target);
+            copier.get().copy(source, target);
             return true;
         } catch (CapabilityMissingException cannot) {
             LOG.info("copying {} through this process: {}", source, cannot.getMessage());

@@ -3,6 +3,7 @@ package dev.felix.offload.pass;
 import dev.felix.offload.store.DigestPlan;
 import dev.felix.offload.store.ForwardingObjectStore;
 import dev.felix.offload.store.ObjectStore;
+import dev.felix.offload.store.RequestHold;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 
@@ -16,7 +17,7 @@ import java.util.concurrent.CountDownLatch;
  * passed, and fails without being sent if it did not. So nothing is uploaded, deleted or even asked
  * of the store on a shard's behalf before the claim is known to be this root's.
  */
-final class ClaimGatedStore extends ForwardingObjectStore {
+final class ClaimGatedStore extends ForwardingObjectStore implements RequestHold {
 
     /**
      * A request this store did not send because the claim check did not pass (or was interrupted): the
@@ -72,8 +73,14 @@ final class ClaimGatedStore extends ForwardingObjectStore {
      * Waits for the check as a request would, and fails unsent the same way: for a step that writes
      * locally before its request (the pending-keys journal), so that a refused pass writes nothing.
      */
-    void awaitPassed() throws StoreException {
+    @Override
+    public void awaitRelease() throws StoreException {
         target();
+    }
+
+    @Override
+    public Optional<RequestHold> requestHold() {
+        return Optional.of(this);
     }
 
     @Override

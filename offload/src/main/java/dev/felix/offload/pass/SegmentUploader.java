@@ -144,8 +144,9 @@ final class SegmentUploader {
      */
     private PutResult putNoReplace(long segmentId, String key, UploadBody body, long crc)
             throws IOException, StoreException, CollisionException {
-        if (store instanceof ClaimGatedStore gate) {
-            gate.awaitPassed(); // a pass whose node claim is refused writes nothing, the journal included
+        var hold = store.requestHold(); // a pass whose node claim is refused writes nothing, the journal included
+        if (hold.isPresent()) {
+            hold.get().awaitRelease();
         }
         // before the put: an orphan it leaves is in the journal the orphan sweep works from
         journal.ensure(key);

@@ -14,6 +14,7 @@ import dev.felix.offload.store.UploadBody;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A store whose every put, delete, copy and abort first goes through the node's lease
@@ -58,25 +59,39 @@ final class FencedStore extends ForwardingObjectStore implements IncompleteUploa
         delegate().deleteAll(keys);
     }
 
+    /** Offered where the wrapped store has multipart uploads, each abort going through the lease. */
+    @Override
+    public Optional<IncompleteUploads> incompleteUploads() {
+        return delegate().incompleteUploads().map(uploads -> this);
+    }
+
+    /** Offered where the wrapped store copies inside itself, each copy going through the lease. */
+    @Override
+    public Optional<ObjectCopier> copier() {
+        return delegate().copier().map(copier -> this);
+    }
+
     /** The wrapped store's, when it has multipart uploads; nothing otherwise. */
     @Override
     public List<String> abortIncompleteUploads(String prefix, Instant startedBefore) throws StoreException {
-        if (!(delegate() instanceof IncompleteUploads uploads)) {
+        Optional<IncompleteUploads> uploads = delegate().incompleteUploads();
+        if (uploads.isEmpty()) {
             return List.of();
         }
         lease.beforeMaybeWrite(); // checked, not taken: most sweeps find nothing to abort
-        return uploads.abortIncompleteUploads(prefix, startedBefore);
+        return uploads.get().abortIncompleteUploads(prefix, startedBefore);
     }
 
     /** The wrapped store's server-side copy, the lease checked first; refused where it has none. */
     @Override
     public PutResult copy(String sourceKey, String targetKey) throws StoreException {
-        if (!(delegate() instanceof ObjectCopier copier)) {
+        Optional<ObjectCopier> copier = delegate().copier();
+        if (copier.isEmpty()) {
             throw new CapabilityMissingException(delegate().describe() + " copies nothing inside itself", targetKey,
                     StoreAnswer.NONE, null);
         }
         lease.beforeWrite();
-        return copier.copy(sourceKey, targetKey);
+        return copier.get().copy(sourceKey, targetKey);
     }
 
     @Override

@@ -18,11 +18,21 @@ import java.util.Map;
 final class BatchDeletes {
 
     /**
-     * @param deleted keys in batches that were deleted
-     * @param left    keys not deleted: the failed batch and every later one
-     * @param problem the store's error, {@value RemoteRetentionResult#STOPPED} when a stop was requested, or null
+     * @param deleted   keys in batches that were deleted
+     * @param left      keys not deleted: the failed batch and every later one
+     * @param shortfall why keys were left (a stop, or the store's failure), or null when none were
      */
-    record Outcome(List<String> deleted, List<String> left, String problem) {
+    record Outcome(List<String> deleted, List<String> left, DeleteShortfall shortfall) {
+
+        /** The store's failure, when a batch failed (a stop is none). */
+        java.util.Optional<DeleteShortfall.StoreFailed> failure() {
+            return shortfall instanceof DeleteShortfall.StoreFailed f ? java.util.Optional.of(f) : java.util.Optional.empty();
+        }
+
+        /** Why keys were left, for output; null when none were. */
+        String problem() {
+            return shortfall == null ? null : shortfall.label();
+        }
     }
 
     /** Verdicts of {@link ObjectRelease} split: the permits to delete, and the keys kept with why. */
@@ -90,13 +100,14 @@ final class BatchDeletes {
         List<String> deleted = new ArrayList<>(keys.size());
         for (int from = 0; from < keys.size(); from += batchSize) {
             if (stop.stopRequested()) {
-                return new Outcome(deleted, keys.subList(from, keys.size()), RemoteRetentionResult.STOPPED);
+                return new Outcome(deleted, keys.subList(from, keys.size()), new DeleteShortfall.Stopped());
             }
             List<String> batch = keys.subList(from, Math.min(keys.size(), from + batchSize));
             try {
                 store.deleteAll(batch);
             } catch (StoreException e) {
-                return new Outcome(deleted, keys.subList(from, keys.size()), e.getMessage());
+                return new Outcome(deleted, keys.subList(from, keys.size()),
+                        new DeleteShortfall.StoreFailed(String.valueOf(e.getMessage())));
             }
             deleted.addAll(batch);
             hook.reached(step, shard, batch.size() + " objects");

@@ -153,9 +153,9 @@ public final class DeletedStreams {
                             RetentionStep.OBJECT_BATCH_DELETED, name);
                     objectsDeleted += outcome.deleted().size();
                     if (!outcome.left().isEmpty()) {
-                        if (!RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
+                        if (outcome.failure().isPresent()) {
                             failures.put(name, outcome.left().size() + " objects not deleted, directory kept: "
-                                    + outcome.problem());
+                                    + outcome.failure().get().label());
                         }
                         continue;
                     }

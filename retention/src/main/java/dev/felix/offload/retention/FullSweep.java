@@ -50,8 +50,70 @@ public final class FullSweep {
 
     static final String FILE_NAME = "offload.sweep";
 
-    /** The journal as read: its keys, or why they are unknown. */
-    record Journal(Optional<Set<String>> keys, String problem) {
+    /** The journal as read: its keys, or why they are unknown (null when they are known, or it is missing). */
+    record Journal(Optional<Set<String>> keys, Why problem) {
+    }
+
+    /** Why a pass lists the node's whole prefix; callers tell the cases apart by type, {@link #label()} is for output. */
+    public sealed interface Why {
+        /** What a log line or a report says of it. */
+        String label();
+
+        /** An operator asked for a full sweep ({@code retention --full-sweep}). */
+        record Asked() implements Why {
+            @Override
+            public String label() {
+                return "asked for";
+            }
+        }
+
+        /** The journal of pending writes does not decode: the keys it held are unknown. */
+        record JournalDamaged(Path journal, String problem) implements Why {
+            @Override
+            public String label() {
+                return journal + " damaged: " + problem;
+            }
+        }
+
+        /** The journal of pending writes could not be read. */
+        record JournalUnreadable(Path journal, String problem) implements Why {
+            @Override
+            public String label() {
+                return journal + " unreadable: " + problem;
+            }
+        }
+
+        /** No journal of pending writes (a root that never had one, a lost file). */
+        record JournalMissing(Path journal) implements Why {
+            @Override
+            public String label() {
+                return journal + " is missing";
+            }
+        }
+
+        /** The cadence is zero: every pass lists everything. */
+        record EveryPass() implements Why {
+            @Override
+            public String label() {
+                return "every pass (full-sweep-every 0)";
+            }
+        }
+
+        /** This root recorded no full sweep yet. */
+        record NoneRecorded() implements Why {
+            @Override
+            public String label() {
+                return "no full sweep recorded";
+            }
+        }
+
+        /** The last full sweep is a cadence ago or more (or later than now: a clock set back). */
+        record Due(Instant last, Duration every) implements Why {
+            @Override
+            public String label() {
+                return "the last full sweep was at " + last + ", " + every + " ago or more";
+            }
+        }
     }
 
     /**
@@ -62,7 +124,7 @@ public final class FullSweep {
      * @param listed  how many keys the listing held
      * @param failure why the listing failed, or null
      */
-    public record Listing(String reason, List<ObjectSummary> unnamed, long listed, String failure) {
+    public record Listing(Why reason, List<ObjectSummary> unnamed, long listed, String failure) {
         public Listing {
             unnamed = List.copyOf(unnamed);
         }
@@ -72,7 +134,7 @@ public final class FullSweep {
     }
 
     /** Lists {@code prefix}, keeping what {@code unnamed} accepts: a listing's failure is carried, not thrown. */
-    static Listing list(ObjectStore store, String prefix, String reason, java.util.function.Predicate<String> unnamed) {
+    static Listing list(ObjectStore store, String prefix, Why reason, java.util.function.Predicate<String> unnamed) {
         List<ObjectSummary> kept = new java.util.ArrayList<>();
         long listed = 0;
         try {
@@ -123,33 +185,33 @@ public final class FullSweep {
         } catch (CorruptionException e) {
             LOG.warn("the journal of pending writes is damaged ({}); the orphan sweep lists the whole prefix",
                     e.getMessage());
-            return new Journal(Optional.empty(), "damaged: " + e.getMessage());
+            return new Journal(Optional.empty(), new Why.JournalDamaged(PendingKeys.fileIn(root), e.getMessage()));
         } catch (IOException e) {
-            return new Journal(Optional.empty(), "unreadable: " + e.getMessage());
+            return new Journal(Optional.empty(), new Why.JournalUnreadable(PendingKeys.fileIn(root), e.getMessage()));
         }
     }
 
     /** Why this pass must list the whole prefix, or null when the journal's keys are enough. */
-    static String reason(Path root, OrphanSweepSettings settings, Instant now, Journal journal) {
+    static Why reason(Path root, OrphanSweepSettings settings, Instant now, Journal journal) {
         if (settings.fullSweep()) {
-            return "asked for";
+            return new Why.Asked();
         }
         if (journal.problem() != null) {
-            return PendingKeys.fileIn(root) + " " + journal.problem();
+            return journal.problem();
         }
         if (journal.keys().isEmpty()) {
-            return PendingKeys.fileIn(root) + " is missing";
+            return new Why.JournalMissing(PendingKeys.fileIn(root));
         }
         if (settings.fullSweepEvery().isZero()) {
-            return "every pass (full-sweep-every 0)";
+            return new Why.EveryPass();
         }
         Optional<Instant> last = last(root);
         if (last.isEmpty()) {
-            return "no full sweep recorded";
+            return new Why.NoneRecorded();
         }
         Duration since = Duration.between(last.get(), now);
         if (since.compareTo(settings.fullSweepEvery()) >= 0 || since.isNegative()) {
-            return "the last full sweep was at " + last.get() + ", " + settings.fullSweepEvery() + " ago or more";
+            return new Why.Due(last.get(), settings.fullSweepEvery());
         }
         return null;
     }

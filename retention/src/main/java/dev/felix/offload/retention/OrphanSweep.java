@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -158,7 +159,7 @@ public final class OrphanSweep {
      * Null when the journal's keys are enough this time.
      */
     public FullSweep.Listing prelist() throws IOException {
-        String reason = FullSweep.reason(root.path(), settings, clock.instant(), FullSweep.journal(root.path()));
+        FullSweep.Why reason = FullSweep.reason(root.path(), settings, clock.instant(), FullSweep.journal(root.path()));
         if (reason == null) {
             return null;
         }
@@ -189,7 +190,7 @@ public final class OrphanSweep {
         }
         FullSweep.Journal journal0 = FullSweep.journal(root.path());
         Set<String> pending = journal0.keys().orElse(Set.of());
-        String fullReason = prelisted != null ? prelisted.reason()
+        FullSweep.Why fullReason = prelisted != null ? prelisted.reason()
                 : FullSweep.reason(root.path(), settings, clock.instant(), journal0);
 
         List<String> ignored = new ArrayList<>();
@@ -233,7 +234,7 @@ public final class OrphanSweep {
             byShard.computeIfAbsent(shardOf(u.key(), prefix), s -> new ArrayList<>()).add(u);
         }
         int headed = unseen.size();
-        String mode = fullReason != null ? "full listing (" + fullReason + "): " + listed + " keys listed"
+        String mode = fullReason != null ? "full listing (" + fullReason.label() + "): " + listed + " keys listed"
                 : "journal: " + pending.size() + " pending keys, " + headed + " checked in the store";
         LOG.info("{}: orphan sweep by {}", prefix, mode);
         Set<String> watch = new java.util.LinkedHashSet<>();
@@ -309,9 +310,8 @@ public final class OrphanSweep {
                 BatchDeletes.Outcome outcome = BatchDeletes.delete(store, eligible.stream().map(permits::get).toList(),
                         settings.deleteBatchSize(), stop, hook, RetentionStep.ORPHAN_BATCH_DELETED, prefix);
                 deleted = outcome.deleted();
-                if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
-                    problems.add(outcome.left().size() + " orphans not deleted: " + outcome.problem());
-                }
+                outcome.failure().ifPresent(f -> problems.add(outcome.left().size() + " orphans not deleted: "
+                        + f.label()));
                 if (!deleted.isEmpty()) {
                     deleted.forEach(watch::remove);
                     dev.felix.offload.root.PendingKeys.rewrite(root.path(), watch);
@@ -328,10 +328,11 @@ public final class OrphanSweep {
             if (fullReason != null && !refuse) {
                 FullSweep.record(root.path(), now);
             }
-            if (!refuse && store instanceof IncompleteUploads uploads && !stop.stopRequested()) {
+            Optional<IncompleteUploads> uploads = store.incompleteUploads();
+            if (!refuse && uploads.isPresent() && !stop.stopRequested()) {
                 // Begun before the grace period: no upload of a live pass (which holds the root lock) is that old.
                 try {
-                    aborted = uploads.abortIncompleteUploads(prefix, now.minus(settings.grace()));
+                    aborted = uploads.get().abortIncompleteUploads(prefix, now.minus(settings.grace()));
                     for (String key : aborted) {
                         LOG.info("{}: aborted incomplete multipart upload of {}", prefix, key);
                     }

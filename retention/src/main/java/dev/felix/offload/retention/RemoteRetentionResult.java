@@ -13,18 +13,15 @@ import java.util.Optional;
  * @param expiredBytes    the bytes those entries recorded
  * @param objectsDeleted  objects deleted (segments and indexes; an index that never existed counts)
  * @param objectsLeft     keys of expired objects not deleted; orphans now, which the orphan sweep removes
- * @param deleteProblem   why objects were left: the store's error, or {@value #STOPPED}; null when none were
+ * @param deleteProblem   why objects were left (a stop, or the store's error); null when none were
  * @param totalBytesAfter bytes the shard holds after, local and remote, each segment counted once
  * @param blockedBy       why an entry past a limit stayed (its segment is still on local disk, say), empty when none did
  * @param objectsKept     keys of expired entries that were not the shard's to delete (outside its
  *                        prefix, or named by another live shard), with why; they stay in the store
  */
 public record RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
-                                    List<String> objectsLeft, String deleteProblem, long totalBytesAfter,
+                                    List<String> objectsLeft, DeleteShortfall deleteProblem, long totalBytesAfter,
                                     Optional<RetentionBlock> blockedBy, Map<String, KeyOwnership.Refusal> objectsKept) {
-
-    /** The {@link #deleteProblem()} of a pass asked to stop before every batch was deleted. */
-    public static final String STOPPED = "stopped";
 
     public RemoteRetentionResult {
         expiredSegments = List.copyOf(expiredSegments);
@@ -35,7 +32,7 @@ public record RemoteRetentionResult(List<Long> expiredSegments, long expiredByte
 
     /** A result in which every expired object was the shard's own. */
     public RemoteRetentionResult(List<Long> expiredSegments, long expiredBytes, int objectsDeleted,
-                                 List<String> objectsLeft, String deleteProblem, long totalBytesAfter,
+                                 List<String> objectsLeft, DeleteShortfall deleteProblem, long totalBytesAfter,
                                  Optional<RetentionBlock> blockedBy) {
         this(expiredSegments, expiredBytes, objectsDeleted, objectsLeft, deleteProblem, totalBytesAfter, blockedBy, Map.of());
     }
@@ -47,6 +44,6 @@ public record RemoteRetentionResult(List<Long> expiredSegments, long expiredByte
 
     /** True when objects were left because the store failed (not because of a stop). */
     public boolean deleteFailed() {
-        return !objectsLeft.isEmpty() && !STOPPED.equals(deleteProblem);
+        return !objectsLeft.isEmpty() && deleteProblem instanceof DeleteShortfall.StoreFailed;
     }
 }

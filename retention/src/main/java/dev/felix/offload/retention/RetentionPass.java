@@ -220,8 +220,9 @@ public final class RetentionPass {
         if (!outcome.deleted().isEmpty()) {
             LOG.info("deleted {} objects an earlier retention pass expired but did not delete", outcome.deleted().size());
         }
-        if (outcome.problem() != null && !RemoteRetentionResult.STOPPED.equals(outcome.problem())) {
-            return List.of(outcome.left().size() + " objects expired earlier not deleted: " + outcome.problem());
+        if (outcome.failure().isPresent()) {
+            return List.of(outcome.left().size() + " objects expired earlier not deleted: "
+                    + outcome.failure().get().label());
         }
         return List.of();
     }

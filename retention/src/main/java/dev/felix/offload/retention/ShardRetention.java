@@ -177,7 +177,7 @@ public final class ShardRetention {
                 }
                 remote = applyRemote(manifests, stop);
                 String failure = remote.deleteFailed() ? remote.objectsLeft().size()
-                        + " expired objects not deleted (left to the orphan sweep): " + remote.deleteProblem() : null;
+                        + " expired objects not deleted (left to the orphan sweep): " + remote.deleteProblem().label() : null;
                 return new ShardRetentionResult(shard, settings, local, remote, failure, problems);
             } catch (ManifestChangedException changed) {
                 // The broker truncated or reset the shard: what this pass held of the manifest is stale.
@@ -433,7 +433,7 @@ public final class ShardRetention {
                     outcome.left().size(), outcome.problem());
         }
         return new RemoteRetentionResult(ids, expiringBytes, outcome.deleted().size(), outcome.left(),
-                outcome.left().isEmpty() ? null : outcome.problem(), total - expiringBytes, Optional.ofNullable(blockedBy), split.refusals());
+                outcome.left().isEmpty() ? null : outcome.shortfall(), total - expiringBytes, Optional.ofNullable(blockedBy), split.refusals());
     }
 
     /**

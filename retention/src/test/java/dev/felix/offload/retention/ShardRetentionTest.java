@@ -430,7 +430,7 @@ class ShardRetentionTest {
                 at(Duration.ZERO), count, 1, TestData.ownership(), TestData.live(shard)).run(() -> batches.get() >= 1);
 
         assertThat(r.failure()).as("a stop is not a failure").isNull();
-        assertThat(r.remote().deleteProblem()).isEqualTo(RemoteRetentionResult.STOPPED);
+        assertThat(r.remote().deleteProblem()).isEqualTo(new DeleteShortfall.Stopped());
         assertThat(r.remote().objectsDeleted()).isEqualTo(1);
         assertThat(r.remote().objectsLeft()).isNotEmpty();
         TestData.assertEveryEntryHasItsObject(shard, store);

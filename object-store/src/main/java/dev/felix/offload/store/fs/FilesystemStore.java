@@ -134,6 +134,11 @@ public final class FilesystemStore implements ObjectStore, dev.felix.offload.sto
     }
 
     @Override
+    public Optional<dev.felix.offload.store.ObjectCopier> copier() {
+        return Optional.of(this);
+    }
+
+    @Override
     public String describe() {
         return "filesystem store at " + root;
     }

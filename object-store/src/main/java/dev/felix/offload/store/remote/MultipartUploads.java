@@ -85,7 +85,8 @@ final class MultipartUploads {
             @Override
             public PartedUpload.PartReceipt uploadPart(String uploadId, int partNumber, long from, long count,
                     Optional<String> crc, Optional<String> md5) throws StoreException {
-                String etag = calls.once("upload of part " + partNumber, key, () -> {
+                String etag = calls.once("upload of part " + partNumber, key,
+                        WireCalls.BodyDigest.of(crc.isPresent() || md5.isPresent()), () -> {
                     try {
                         return wire.uploadPart(fullKey, uploadId, partNumber, body, from, count, crc, md5);
                     } catch (Exception e) {

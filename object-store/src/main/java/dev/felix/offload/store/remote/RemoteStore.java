@@ -156,6 +156,21 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     }
 
     @Override
+    public Optional<IncompleteUploads> incompleteUploads() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<ObjectCopier> copier() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<RequestGate> requestGate() {
+        return Optional.of(this);
+    }
+
+    @Override
     public String describe() {
         return wire.name() + ", " + settings.describe();
     }
@@ -230,7 +245,7 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
      */
     private String singlePut(String key, String fullKey, UploadBody body, S3Wire.Upload upload) throws StoreException {
         try {
-            return calls.call("put", key, () -> {
+            return calls.call("put", key, WireCalls.BodyDigest.of(upload.carriesDigest()), () -> {
                 long started = System.nanoTime();
                 try {
                     String etag = unquote(wire.putObject(fullKey, body, upload));

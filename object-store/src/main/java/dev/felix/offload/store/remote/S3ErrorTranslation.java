@@ -13,7 +13,6 @@ import dev.felix.offload.store.ThrottledException;
 import dev.felix.offload.store.TransientStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -47,7 +46,7 @@ public final class S3ErrorTranslation {
         if (THROTTLING.contains(c) || status == 429 || (status == 503 && (c.isEmpty() || c.equals("ServiceUnavailable")))) {
             return new ThrottledException(what, key, answer, cause);
         }
-        if (INTEGRITY.contains(c) || (status == 400 && mentionsChecksum(c, detail))) {
+        if (INTEGRITY.contains(c)) {
             return new IntegrityRejectedException(what, key, answer, cause);
         }
         if (c.equals("NoSuchBucket")) {
@@ -94,13 +93,14 @@ public final class S3ErrorTranslation {
     }
 
     /**
-     * An I/O-level failure: no answer, or a broken one. The SDK's own failure to find any credentials
+     * An I/O-level failure: no answer, or a broken one. A client's failure to find any credentials
+     * ({@link CredentialsUnavailableException} in the cause chain, put there by the wire's provider)
      * also arrives here; it is no I/O failure and retrying cannot mend it, so it is an access denial
      * that says where credentials are looked for.
      */
     public static StoreException fromIo(String operation, String key, Throwable cause) {
         String prefix = operation + (key == null ? "" : " of key '" + key + "'") + " failed: ";
-        if (noCredentials(cause)) {
+        if (CredentialsUnavailableException.within(cause)) {
             return new AccessDeniedException(prefix + "no credentials found: set AWS_ACCESS_KEY_ID and"
                     + " AWS_SECRET_ACCESS_KEY, or a profile (AWS_PROFILE, ~/.aws/credentials), or run with an instance"
                     + " or container role", key, StoreAnswer.NONE, cause);
@@ -108,20 +108,23 @@ public final class S3ErrorTranslation {
         return new TransientStoreException(prefix + describe(cause), key, StoreAnswer.NONE, cause);
     }
 
-    private static boolean noCredentials(Throwable t) {
-        for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
-            String m = c.getMessage();
-            if (m != null && m.startsWith("Unable to load credentials")) {
-                return true;
-            }
+    /**
+     * The refusal of a request that carried a digest of its body (a {@code Content-MD5} or
+     * {@code x-amz-checksum-crc32} header) as the store's type: a 400 whose code names no reason of its own
+     * (none, or the generic {@code BadRequest}) is an integrity refusal. S3Mock refuses a wrong digest so,
+     * where S3, Ceph RGW, MinIO and S3Proxy answer a code that says it ({@code BadDigest}, a checksum
+     * mismatch), which {@link #fromAnswer} reads already. Decided on the request and the answer's status
+     * and code, never on the server's message; a request without a digest gets no such reading.
+     */
+    static StoreException ofBodyDigestRequest(StoreException refused) {
+        StoreAnswer answer = refused.answer();
+        boolean unexplained400 = answer.httpStatus() == 400
+                && (answer.errorCode().isEmpty() || answer.errorCode().equals("BadRequest"));
+        if (!(refused instanceof StoreRejectedException) || !unexplained400) {
+            return refused;
         }
-        return false;
-    }
-
-    private static boolean mentionsChecksum(String code, String detail) {
-        String text = (code + " " + (detail == null ? "" : detail)).toLowerCase(Locale.ROOT);
-        // S3Mock refuses a wrong checksum or Content-MD5 with a bare 400 BadRequest; only its message says why
-        return text.contains("checksum") || text.contains("digest") || text.contains("crc32") || text.contains("md5");
+        return new IntegrityRejectedException(refused.getMessage(), refused.key().orElse(null), answer,
+                refused.getCause());
     }
 
     static String describe(Throwable t) {

@@ -33,7 +33,12 @@ public interface S3Wire extends AutoCloseable {
      * {@code If-None-Match: *}.
      */
     record Upload(Map<String, String> headers, Map<String, String> userMetadata, OptionalLong crc32,
-            Optional<String> contentMd5, boolean createOnly) {}
+            Optional<String> contentMd5, boolean createOnly) {
+        /** True when the request carries a digest of its body (a CRC32 or an MD5) for the server to check. */
+        public boolean carriesDigest() {
+            return crc32.isPresent() || contentMd5.isPresent();
+        }
+    }
 
     /** What a HEAD answered; user metadata keys in lower case, without their prefix. */
     record Head(long length, String etag, Map<String, String> userMetadata, String crc32Base64) {}

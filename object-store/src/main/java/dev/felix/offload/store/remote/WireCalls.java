@@ -34,22 +34,50 @@ final class WireCalls {
         stopped = true;
     }
 
+    /**
+     * Whether a request carries a digest of its body for the server to check (a {@code Content-MD5} or
+     * {@code x-amz-checksum-crc32} header): a refusal of one that does is read with
+     * {@link S3ErrorTranslation#ofBodyDigestRequest}.
+     */
+    enum BodyDigest {
+        NONE,
+        CARRIED;
+
+        static BodyDigest of(boolean carried) {
+            return carried ? CARRIED : NONE;
+        }
+    }
+
     /** The call under the retry policy, each attempt refused once requests are stopped. */
     <T> T call(String operation, String key, WireCall<T> call) throws StoreException {
-        return settings.retryPolicy().run(() -> once(operation, key, call));
+        return call(operation, key, BodyDigest.NONE, call);
+    }
+
+    /** As {@link #call(String, String, WireCall)}, for a request that may carry a body digest. */
+    <T> T call(String operation, String key, BodyDigest digest, WireCall<T> call) throws StoreException {
+        return settings.retryPolicy().run(() -> once(operation, key, digest, call));
     }
 
     /** One attempt, refused once requests are stopped. */
     <T> T once(String operation, String key, WireCall<T> call) throws StoreException {
+        return once(operation, key, BodyDigest.NONE, call);
+    }
+
+    /** As {@link #once(String, String, WireCall)}, for a request that may carry a body digest. */
+    <T> T once(String operation, String key, BodyDigest digest, WireCall<T> call) throws StoreException {
         if (stopped) {
             throw new StoreStoppedException(operation + (key == null ? "" : " of key '" + key + "'")
                     + " not sent: the process is stopping", key);
         }
-        return sent(operation, key, call);
+        return sent(operation, key, digest, call);
     }
 
     /** One attempt, sent whether or not requests were stopped (only aborts of open uploads are). */
     <T> T sent(String operation, String key, WireCall<T> call) throws StoreException {
+        return sent(operation, key, BodyDigest.NONE, call);
+    }
+
+    private <T> T sent(String operation, String key, BodyDigest digest, WireCall<T> call) throws StoreException {
         try {
             return call.run();
         } catch (StoreException e) {
@@ -62,7 +90,11 @@ final class WireCalls {
                     throw vm;
                 }
             }
-            throw CaBundle.explain(wire.translate(operation, key, e), e, operation, key, settings);
+            StoreException translated = wire.translate(operation, key, e);
+            if (digest == BodyDigest.CARRIED) {
+                translated = S3ErrorTranslation.ofBodyDigestRequest(translated);
+            }
+            throw CaBundle.explain(translated, e, operation, key, settings);
         }
     }
 }

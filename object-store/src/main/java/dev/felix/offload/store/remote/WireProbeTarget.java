@@ -41,7 +41,8 @@ final class WireProbeTarget implements CapabilityProbe.Target {
         public String put(String fullKey, byte[] body, OptionalLong crc32, Optional<String> contentMd5,
                 boolean createOnly) throws StoreException {
             S3Wire.Upload upload = new S3Wire.Upload(uploadHeaders, Map.of(), crc32, contentMd5, createOnly);
-            return unquote(calls.call("probe put", fullKey, () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
+            return unquote(calls.call("probe put", fullKey, WireCalls.BodyDigest.of(upload.carriesDigest()),
+                    () -> wire.putObject(fullKey, UploadBody.ofBytes(body), upload)));
         }
 
         @Override

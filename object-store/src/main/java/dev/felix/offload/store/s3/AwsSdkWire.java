@@ -4,6 +4,7 @@ import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.CredentialsUnavailableException;
 import dev.felix.offload.store.remote.OnFirstUse;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.ProbeOptions;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
@@ -34,6 +36,7 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -266,12 +269,29 @@ public final class AwsSdkWire implements S3Wire {
     private static AwsCredentialsProvider credentialsProvider(RemoteStoreSettings settings) {
         switch (settings.credentials().source()) {
             case ENVIRONMENT:
-                return EnvironmentVariableCredentialsProvider.create();
+                return new TypedCredentialFailures(EnvironmentVariableCredentialsProvider.create());
             case STATIC:
                 return StaticCredentialsProvider.create(AwsBasicCredentials.create(
                         settings.credentials().accessKey().orElseThrow(), settings.credentials().secretKey().orElseThrow()));
             default:
-                return DefaultCredentialsProvider.builder().build();
+                return new TypedCredentialFailures(DefaultCredentialsProvider.builder().build());
+        }
+    }
+
+    /**
+     * A provider whose failure to give credentials carries {@link CredentialsUnavailableException}:
+     * still an {@link SdkClientException} on the outside, as the SDK expects of a provider and hands on
+     * unchanged, with our type as its cause for the translation to find.
+     */
+    private record TypedCredentialFailures(AwsCredentialsProvider delegate) implements AwsCredentialsProvider {
+        @Override
+        public AwsCredentials resolveCredentials() {
+            try {
+                return delegate.resolveCredentials();
+            } catch (SdkClientException e) {
+                throw SdkClientException.builder().message(e.getMessage())
+                        .cause(new CredentialsUnavailableException(e)).build();
+            }
         }
     }
 

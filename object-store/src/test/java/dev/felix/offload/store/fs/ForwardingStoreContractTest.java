@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 
 /** A decorator that changes nothing is the store it wraps: every request of the contract goes through it. */
@@ -25,8 +26,13 @@ class ForwardingStoreContractTest extends ObjectStoreContract {
         }
 
         @Override
+        public Optional<ObjectCopier> copier() {
+            return delegate().copier().map(c -> this);
+        }
+
+        @Override
         public PutResult copy(String sourceKey, String targetKey) throws StoreException {
-            return ((ObjectCopier) delegate()).copy(sourceKey, targetKey);
+            return delegate().copier().orElseThrow().copy(sourceKey, targetKey);
         }
     }
 

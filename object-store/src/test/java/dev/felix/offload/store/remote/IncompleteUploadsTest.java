@@ -56,7 +56,7 @@ class IncompleteUploadsTest {
     }
 
     private static IncompleteUploads uploads(ObjectStore store) {
-        return (IncompleteUploads) store;
+        return store.incompleteUploads().orElseThrow(() -> new AssertionError(store.describe() + " offers no cleanup"));
     }
 
     private static List<String> left(S3Server server, String bucket) {

@@ -46,18 +46,39 @@ class S3ErrorTranslationTest {
     }
 
     @org.junit.jupiter.api.Test
-    void aBadRequestAboutAChecksumIsAnIntegrityRejection() {
-        // S3Mock answers a wrong x-amz-checksum-crc32 with a plain 400 BadRequest whose message names the checksum.
-        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Value for x-amz-checksum-crc32 header is invalid.", null))
-                .isInstanceOf(IntegrityRejectedException.class);
-        // and a wrong Content-MD5 likewise (S3Proxy and RGW answer BadDigest, which says so by its code)
-        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Content-MD5 does not match object md5", null))
-                .isInstanceOf(IntegrityRejectedException.class);
+    void aBareBadRequestToARequestCarryingADigestIsAnIntegrityRejection() {
+        // S3Mock answers a wrong x-amz-checksum-crc32 or Content-MD5 with a plain 400 BadRequest: told as an
+        // integrity refusal by the request having carried a digest, whatever the server's message says
+        StoreException plain = S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "anything at all", null);
+        assertThat(plain).isInstanceOf(StoreRejectedException.class);
+        StoreException read = S3ErrorTranslation.ofBodyDigestRequest(plain);
+        assertThat(read).isInstanceOf(IntegrityRejectedException.class).hasMessage(plain.getMessage());
+        assertThat(read.key()).hasValue("k");
+        assertThat(read.answer()).isEqualTo(plain.answer());
+        assertThat(S3ErrorTranslation.ofBodyDigestRequest(
+                S3ErrorTranslation.fromAnswer("put", "k", 400, null, null, null))).isInstanceOf(IntegrityRejectedException.class);
+        // S3Proxy and RGW say so by their code, digest or not
         assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadDigest", null, null))
                 .isInstanceOf(IntegrityRejectedException.class);
-        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "something else", null))
-                .isInstanceOf(StoreRejectedException.class);
+        // a 400 with a reason of its own stays what it is, as does any other answer
+        for (StoreException other : new StoreException[] {
+            S3ErrorTranslation.fromAnswer("put", "k", 400, "InvalidArgument", null, null),
+            S3ErrorTranslation.fromAnswer("put", "k", 400, "RequestTimeout", null, null),
+            S3ErrorTranslation.fromAnswer("put", "k", 403, "AccessDenied", null, null),
+            S3ErrorTranslation.fromAnswer("put", "k", 404, "NoSuchBucket", null, null),
+            S3ErrorTranslation.fromAnswer("put", "k", 500, "InternalError", null, null)}) {
+            assertThat(S3ErrorTranslation.ofBodyDigestRequest(other)).as(other.getMessage()).isSameAs(other);
+        }
         assertThat(S3ErrorTranslation.fromIo("get", "k", new java.io.IOException("reset"))).isInstanceOf(TransientStoreException.class);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aMessageNamingAChecksumDecidesNothing() {
+        // the decision is on the request and the answer's code: the server's words alone make no integrity refusal
+        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Value for x-amz-checksum-crc32 header is invalid.", null))
+                .isInstanceOf(StoreRejectedException.class);
+        assertThat(S3ErrorTranslation.fromAnswer("put", "k", 400, "BadRequest", "Content-MD5 does not match object md5", null))
+                .isInstanceOf(StoreRejectedException.class);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -75,13 +96,23 @@ class S3ErrorTranslationTest {
 
     @org.junit.jupiter.api.Test
     void noCredentialsAnywhereIsAnAccessDenialNamingWhereTheyAreLookedFor() {
-        var sdk = software.amazon.awssdk.core.exception.SdkClientException.create(
-                "Unable to load credentials from any of the providers in the chain AwsCredentialsProviderChain(...)");
+        // as the SDK's wire throws it: an SDK client exception whose cause is our type
+        var sdk = software.amazon.awssdk.core.exception.SdkClientException.builder()
+                .message("Unable to load credentials from any of the providers in the chain AwsCredentialsProviderChain(...)")
+                .cause(new CredentialsUnavailableException(new IllegalStateException("no keys"))).build();
         StoreException e = S3ErrorTranslation.fromIo("put", "k", sdk);
         assertThat(e).isInstanceOf(AccessDeniedException.class);
         assertThat(e.isRetryable()).isFalse();
         assertThat(e.getMessage()).isEqualTo("put of key 'k' failed: no credentials found: set AWS_ACCESS_KEY_ID and"
                 + " AWS_SECRET_ACCESS_KEY, or a profile (AWS_PROFILE, ~/.aws/credentials), or run with an instance or"
                 + " container role");
+    }
+
+    @org.junit.jupiter.api.Test
+    void aMessageAboutCredentialsDecidesNothing() {
+        // the decision is on the type: the same words without it are an I/O failure like any other
+        var worded = software.amazon.awssdk.core.exception.SdkClientException.create(
+                "Unable to load credentials from any of the providers in the chain AwsCredentialsProviderChain(...)");
+        assertThat(S3ErrorTranslation.fromIo("put", "k", worded)).isInstanceOf(TransientStoreException.class);
     }
 }
