@@ -8,7 +8,6 @@ import dev.felix.offload.manifest.ManifestStore;
 import dev.felix.offload.store.ObjectNotFoundException;
 import dev.felix.offload.store.fs.FilesystemStore;
 import dev.felix.offload.root.LiveKeys;
-import dev.felix.offload.root.SegmentKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

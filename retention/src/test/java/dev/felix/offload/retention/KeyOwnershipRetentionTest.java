@@ -14,7 +14,6 @@ import dev.felix.offload.pass.OffloadPass;
 import dev.felix.offload.pass.OffloadSettings;
 import dev.felix.offload.pass.PassReport;
 import dev.felix.offload.pass.ProgressListener;
-import dev.felix.offload.root.SegmentKeys;
 import dev.felix.offload.pass.StepHook;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
