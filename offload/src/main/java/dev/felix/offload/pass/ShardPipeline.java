@@ -100,6 +100,8 @@ final class ShardPipeline {
     private final CopyProofs proofs;
     /** Uploads begun and not yet committed, oldest first; touched by the shard's thread only. */
     private final Deque<InFlight> flying = new ArrayDeque<>();
+    /** Set when copies were recorded without the lease confirmed (a stop): nothing is unlinked after. */
+    private boolean recordedUnconfirmed;
     /** Set by the first commit that fails. */
     private Ending failed;
     /**
@@ -153,7 +155,8 @@ final class ShardPipeline {
             flying.clear();
         }
         Ending end = failed != null ? failed : later;
-        java.time.Instant settling = release.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
+        java.time.Instant settling = recordedUnconfirmed ? null
+                : release.unlink(manifests, locals, crcOfValidBytes, proofs, unlinked);
         if (end == null) {
             return new ShardResult(shard, true, uploaded, unlinked, 0, null, null, null).settlingUntil(settling);
         }
@@ -407,6 +410,13 @@ final class ShardPipeline {
         }
         try {
             guard.beforeRecording();
+        } catch (dev.felix.offload.store.StoreStoppedException stopping) {
+            // The process is stopping and starts no request: these uploads, begun before the stop, are
+            // recorded without the lease confirmed, and this pass unlinks nothing more. The next pass
+            // checks the lease when it starts, before it could unlink anything on their strength.
+            LOG.info("{}: recording segments {}..{} without confirming the node's lease: the process is stopping",
+                    shard, batch.get(0).seg.file().id(), batch.get(batch.size() - 1).seg.file().id());
+            recordedUnconfirmed = true;
         } catch (StoreException e) {
             // Not recorded: the copies are unnamed orphans for the sweep, the segments keep their records.
             if (failed == null) {
