@@ -76,7 +76,9 @@ import java.util.OptionalLong;
  *       ({@link Fence#confirm}): its uploads in between are create-only and named by no manifest, so
  *       nothing is recorded, and no local segment released, on the strength of a put made after
  *       another copy took the node. Such uploads are in the root's journal of pending writes; their
- *       records stay in the local segments. (The offload pass once listed the leases before every
+ *       records stay in the local segments. (A stopping process sends no request: the copies whose
+ *       uploads began before the stop are recorded unconfirmed, and that pass unlinks nothing more;
+ *       the next pass checks the lease when it starts, before it may unlink anything.) (The offload pass once listed the leases before every
  *       put too: one more request per segment, which made an S3 command slower than
  *       {@code rclone copy} and checked nothing a put's outcome depends on.) A request already sent is
  *       not recalled: a batch of deletes sent just before the other copy advanced may land after it.
