@@ -297,6 +297,12 @@ public final class NodeLease {
             LOG.warn("{}: the store {} holds no lease of node '{}', though this root last held lease {}; taking a new one",
                     root.path(), where, keys.nodeId(), memory.held().get(prefix).epoch());
         }
+        if (top.size() == 1 && top.get(0).equals(memory.pending().get(prefix))) {
+            // A crash after this root put that lease and before it noted it held: it is this root's (it
+            // stands alone at the top). Noted held before the next one is noted pending, or a second
+            // crash before the next put would leave this root remembering neither.
+            memory = memory.withHeld(prefix, top.get(0));
+        }
         long highest = before.isEmpty() ? 0 : before.get(before.size() - 1).epoch();
         long remembered = Math.max(epochOf(memory.held().get(prefix)), epochOf(memory.pending().get(prefix)));
         Stamp next = Stamp.next(Math.max(highest, remembered));

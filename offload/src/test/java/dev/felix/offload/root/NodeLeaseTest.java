@@ -233,6 +233,29 @@ class NodeLeaseTest {
     }
 
     @Test
+    void twoCrashesInARowAroundTheLeasePutNeverMakeTheRootForgetItsLease() throws Exception {
+        Path a = root("a");
+        write(a);
+        NodeLease.Step crashAfterPut = written -> {
+            throw new IllegalStateException("killed after putting lease " + written);
+        };
+        assertThatThrownBy(() -> write(a, false, crashAfterPut)).isInstanceOf(IllegalStateException.class);
+        NodeLease.Step crashBeforePut = new NodeLease.Step() {
+            @Override
+            public void beforePut(NodeLease.Stamp next) {
+                throw new IllegalStateException("killed before putting lease " + next);
+            }
+
+            @Override
+            public void afterPut(NodeLease.Stamp written) {
+            }
+        };
+        assertThatThrownBy(() -> write(a, false, crashBeforePut)).isInstanceOf(IllegalStateException.class);
+        // lease 2 stands in the store; the root must still know it as its own
+        assertThat(epoch(write(a))).isEqualTo(4);
+    }
+
+    @Test
     void aPassOfACopyFencedOffMeanwhileStopsAtItsNextWrite() throws Exception {
         Path a = root("a");
         NodeClaimCheck.Result held = write(a);
