@@ -30,7 +30,7 @@ import java.util.OptionalLong;
  * record anyway. {@link TieredReader} routes reads; this class only answers where one begins.
  *
  * <p>Safe for the reader's threads at once: its state is in concurrent caches, {@link Caches} shared
- * by every reader of one {@link ChunkCache} (the daemon's readers of all shards), so what they keep of
+ * by every reader of one chunk cache (the daemon's readers of all shards), so what they keep of
  * remote indexes has one bound in all, not one a shard. They are keyed by the segment object's
  * identity, so readers of different shards never see each other's.
  */
