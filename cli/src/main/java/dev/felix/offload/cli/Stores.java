@@ -8,9 +8,9 @@ import dev.felix.offload.store.remote.FindingsKeep;
 import dev.felix.offload.store.remote.ProbeOptions;
 import dev.felix.offload.root.NodeId;
 import dev.felix.offload.root.SegmentKeys;
+import dev.felix.offload.store.Bucket;
 import dev.felix.offload.store.BucketMissingException;
 import dev.felix.offload.store.StoreException;
-import dev.felix.offload.store.remote.RemoteStore;
 import dev.felix.offload.store.StoreUri;
 import dev.felix.offload.store.StoreUriException;
 
@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Opens the store a {@code --store} URI names; a malformed URI is a usage error naming the bad part.
@@ -107,7 +108,8 @@ final class Stores {
      */
     static void requireBucket(ObjectStore store, String setting, DataRoot root, Map<String, String> env, String keyPrefix)
             throws IOException, StoreException {
-        if (!(store instanceof RemoteStore)) {
+        Optional<Bucket> bucket = store.bucket();
+        if (bucket.isEmpty()) {
             return;
         }
         String prefix = "";
@@ -115,7 +117,7 @@ final class Stores {
             prefix = new SegmentKeys(keyPrefix, NodeId.resolve(root, env)).nodePrefix();
         }
         try {
-            store.listPage(prefix, null, 1);
+            bucket.get().requireExists(prefix);
         } catch (BucketMissingException e) {
             throw new FelixOffload.UsageException(setting + ": the bucket does not exist: " + store.describe() + ": "
                     + e.getMessage() + "; create the bucket, or correct the store URI (nothing was written)");

@@ -17,7 +17,7 @@ import java.util.function.IntConsumer;
  * <p>Requests (capabilities, puts, reads, listings, deletes) go to {@link #target()}, the wrapped
  * store unless a subclass holds them back (until a check passed, say); {@link #describe()},
  * {@link #close()} and the upload settings go to the wrapped store itself. The optional roles that
- * send requests ({@link IncompleteUploads}, {@link ObjectCopier}, {@link RequestGate}) are not passed
+ * send requests ({@link IncompleteUploads}, {@link ObjectCopier}, {@link RequestGate}, {@link Bucket}) are not passed
  * on here, since their requests would go round the decorator: one that offers such a role implements
  * it and answers it from its accessor where the wrapped store has it. A {@link RequestHold} sends
  * nothing and is passed on: a decorator over a held store is held too.

@@ -10,7 +10,7 @@ import java.util.Set;
  * works on all. A store is safe for concurrent use by many threads.
  *
  * <p>The optional roles ({@link IncompleteUploads}, {@link ObjectCopier}, {@link RequestGate},
- * {@link RequestHold}) are asked of the store through the methods below, never by its class: a
+ * {@link RequestHold}, {@link Bucket}) are asked of the store through the methods below, never by its class: a
  * decorator answers for the store it wraps, offering a role only where it is offered underneath and
  * its own requests still pass through the decorator.
  */
@@ -41,6 +41,11 @@ public interface ObjectStore extends ObjectUploader, ObjectFetcher, ObjectLister
 
     /** Where this store holds its requests back until they may go; empty for a store that sends at once. */
     default Optional<RequestHold> requestHold() {
+        return Optional.empty();
+    }
+
+    /** The bucket this store keeps its objects in, where it has one that may not exist; empty otherwise. */
+    default Optional<Bucket> bucket() {
         return Optional.empty();
     }
 

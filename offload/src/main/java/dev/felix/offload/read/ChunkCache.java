@@ -1,20 +1,17 @@
 package dev.felix.offload.read;
 
-import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
-import dev.felix.offload.store.ByteRange;
+import dev.felix.offload.read.HeldChunks.ChunkKey;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.StoreException;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Aligned chunks of objects, fetched with ranged GETs and kept in memory up to a byte budget. Chunk
@@ -27,7 +24,8 @@ import java.util.concurrent.Executor;
  * half the window is used, so adjacent chunks come in one ranged GET. {@link #continueInto} carries
  * the window into the next object before the reader gets there. A random reader (one that jumps)
  * only ever fetches the chunks it touches: a read that says it {@link #jumpedTo} a position is not
- * taken for a sequential one when it, or the next jump, lands in the chunk after the last.
+ * taken for a sequential one when it, or the next jump, lands in the chunk after the last. What the
+ * cache knows of its readers and the window it keeps ahead of them are {@link ReadAhead}'s.
  *
  * <p><b>Eviction is least recently used, by bytes.</b> Not Caffeine's frequency-based admission: it
  * turned away chunks fetched ahead (never yet read, so never counted) in favour of chunks a scan had
@@ -39,7 +37,8 @@ import java.util.concurrent.Executor;
  * fetched together: a GET reserves the bytes of its chunks before it allocates them, dropping the
  * least recently used chunks to make room, and waits while GETs already under way fill the budget
  * (each GET is at most half of it, so one always fits once they end). The chunks a caller still
- * holds after they were dropped (records served as views of them) are the caller's memory.
+ * holds after they were dropped (records served as views of them) are the caller's memory. The
+ * chunks held and on their way, and that budget, are {@link HeldChunks}'s; the GETs are {@link ChunkGets}'s.
  *
  * <p><b>Chunk size and requests.</b> {@link #forReads} makes the cache readers use: chunks of
  * {@link #DEFAULT_CHUNK_BYTES} (128 KiB), so a random read that misses fetches the one or two
@@ -72,43 +71,12 @@ public final class ChunkCache implements AutoCloseable {
     public static final int DEFAULT_SMALL_OBJECT_BYTES = 4 * 1024 * 1024;
     /** 256 MiB of chunks. */
     public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
-
-    /** One chunk of one object's bytes; the object's size bounds the last chunk. */
-    record ChunkKey(ObjectIdentity object, long index) {
-    }
-
-    private final ObjectFetcher store;
-    private final int chunkBytes;
-    /** A chunk, or why it could not be fetched; a failure is never held, so the next read asks again. */
-    private record Fetched(byte[] bytes, RuntimeException unexpected, StoreException failure) {
-    }
-
-    /**
-     * How a reader has been moving through one object: the chunk it last touched, the last asked for
-     * ahead, and whether its current read began with a jump (found its start through the index).
-     */
-    private static final class Stream {
-        long last;
-        long ahead;
-        boolean jumped;
-
-        Stream(long last, long ahead) {
-            this.last = last;
-            this.ahead = ahead;
-        }
-    }
-
     /**
      * Read-ahead of 8 chunks (32 MiB with the default chunk size), or as many as fit in half the
      * cache. Measured on S3Proxy, each ranged GET costs a fixed ~5-10 ms beyond its bytes (8 GETs of
      * 4 MiB took twice as long as one of 32 MiB), so a sequential reader is served by few large GETs.
      */
     public static final int DEFAULT_READ_AHEAD_CHUNKS = 8;
-    /** At most this many chunks in one ranged GET: {@link #MAX_GET_BYTES}, and at most half the cache. */
-    private final int maxChunksPerGet;
-    /** Objects up to this size are fetched whole for their check ({@link #smallObjectBytes}). */
-    private final long smallObjectBytes;
-
     /**
      * At most this many ranged GETs of one cache at once. Each run of chunks takes one thread for its
      * GET; without a bound, many readers missing at once made a thread each (110 seen under load), and
@@ -117,31 +85,18 @@ public final class ChunkCache implements AutoCloseable {
      */
     public static final int MAX_CONCURRENT_FETCHES = 16;
 
-    private final int readAheadChunks;
-    private final Executor executor;
+    private final int chunkBytes;
+    /** Objects up to this size are fetched whole for their check ({@link #smallObjectBytes}). */
+    private final long smallObjectBytes;
+
     /** The pool this cache made for itself, closed with it; null when the caller lent one. */
-    private final java.util.concurrent.ExecutorService ownPool;
-    private final com.github.benmanes.caffeine.cache.Cache<ObjectIdentity, Stream> streams =
-            Caffeine.newBuilder().maximumSize(256).build();
+    private final ThreadPoolExecutor ownPool;
     private final long maxBytes;
-    /** Chunks held, oldest use first; with {@link #heldBytes} and {@link #loading}, guarded by {@link #lock}. */
-    private final LinkedHashMap<ChunkKey, byte[]> held = new LinkedHashMap<>(64, 0.75f, true);
-    private long heldBytes;
-    /** Bytes of chunks reserved by GETs under way and not yet arrived; with {@link #heldBytes} at most {@link #maxBytes}. */
-    private long inFlightBytes;
-    /** The most bytes held and on their way at once. */
-    private long peakBytes;
-    /** Chunks on their way from the store: one GET each, shared by every reader that wants them meanwhile. */
-    private final Map<ChunkKey, CompletableFuture<Fetched>> loading = new HashMap<>();
-    private final Object lock = new Object();
-    private final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder loaded = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder loadFailures = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder evictions = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder evictedBytes = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder bytesFetched = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder gets = new java.util.concurrent.atomic.LongAdder();
+    private final ReadAhead readAhead;
+    private final HeldChunks held;
+    private final ChunkGets fetches;
+    /** What the readers of this cache keep of remote indexes. */
+    private final RemoteIndexes.Caches indexCaches = new RemoteIndexes.Caches();
 
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes) {
         this(store, chunkBytes, maxBytes, (int) Math.min(DEFAULT_READ_AHEAD_CHUNKS, Math.max(0, maxBytes / 2 / chunkBytes)));
@@ -149,11 +104,11 @@ public final class ChunkCache implements AutoCloseable {
 
     /** {@code readAheadChunks} 0 turns read-ahead off. */
     public ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks) {
-        this(store, chunkBytes, maxBytes, readAheadChunks, fetchPool(), true, chunkBytes);
+        this(store, chunkBytes, maxBytes, readAheadChunks, null, chunkBytes);
     }
 
     ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor) {
-        this(store, chunkBytes, maxBytes, readAheadChunks, executor, false, chunkBytes);
+        this(store, chunkBytes, maxBytes, readAheadChunks, Objects.requireNonNull(executor, "executor"), chunkBytes);
     }
 
     /**
@@ -165,27 +120,29 @@ public final class ChunkCache implements AutoCloseable {
     public static ChunkCache forReads(ObjectFetcher store, long maxBytes) {
         int ahead = (int) Math.min(DEFAULT_READ_AHEAD_BYTES / DEFAULT_CHUNK_BYTES, Math.max(0, maxBytes / 2 / DEFAULT_CHUNK_BYTES));
         long small = Math.max(DEFAULT_CHUNK_BYTES, Math.min(DEFAULT_SMALL_OBJECT_BYTES, maxBytes / 2));
-        return new ChunkCache(store, DEFAULT_CHUNK_BYTES, maxBytes, ahead, fetchPool(), true, small);
+        return new ChunkCache(store, DEFAULT_CHUNK_BYTES, maxBytes, ahead, null, small);
     }
 
-    private ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor executor,
-            boolean owned, long smallObjectBytes) {
+    /** @param lent the executor of the cache's GETs, or null for a pool of its own */
+    private ChunkCache(ObjectFetcher store, int chunkBytes, long maxBytes, int readAheadChunks, Executor lent,
+            long smallObjectBytes) {
         if (readAheadChunks < 0 || (long) readAheadChunks * chunkBytes > maxBytes / 2) {
             throw new IllegalArgumentException("read-ahead of " + readAheadChunks + " chunks must fit in half the cache");
         }
-        this.readAheadChunks = readAheadChunks;
         if (chunkBytes < 4096) {
             throw new IllegalArgumentException("chunk size must be at least 4096 bytes, got " + chunkBytes);
         }
         if (maxBytes < chunkBytes) {
             throw new IllegalArgumentException("the cache must hold at least one chunk");
         }
-        this.store = store;
         this.chunkBytes = chunkBytes;
         this.maxBytes = maxBytes;
-        this.executor = executor;
-        this.ownPool = owned ? (java.util.concurrent.ExecutorService) executor : null;
-        this.maxChunksPerGet = (int) Math.max(1, Math.min(MAX_GET_BYTES / chunkBytes, maxBytes / 2 / chunkBytes));
+        this.ownPool = lent == null ? fetchPool() : null;
+        Executor executor = lent == null ? ownPool : lent;
+        this.readAhead = new ReadAhead(chunkBytes, readAheadChunks);
+        this.held = new HeldChunks(maxBytes);
+        int maxChunksPerGet = (int) Math.max(1, Math.min(MAX_GET_BYTES / chunkBytes, maxBytes / 2 / chunkBytes));
+        this.fetches = new ChunkGets(store, chunkBytes, maxChunksPerGet, executor, held);
         this.smallObjectBytes = Math.max(chunkBytes, smallObjectBytes);
     }
 
@@ -203,18 +160,15 @@ public final class ChunkCache implements AutoCloseable {
     }
 
     /** What the readers of this cache keep of remote indexes, shared by all of them within one bound. */
-    private final RemoteIndexes.Caches indexCaches = new RemoteIndexes.Caches();
-
     RemoteIndexes.Caches indexCaches() {
         return indexCaches;
     }
 
     /** Up to {@link #MAX_CONCURRENT_FETCHES} daemon threads, each ended after 30 s idle; more runs queue. */
-    private static java.util.concurrent.ThreadPoolExecutor fetchPool() {
-        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
-                MAX_CONCURRENT_FETCHES, MAX_CONCURRENT_FETCHES, 30, java.util.concurrent.TimeUnit.SECONDS,
-                new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+    private static ThreadPoolExecutor fetchPool() {
+        AtomicInteger made = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(MAX_CONCURRENT_FETCHES, MAX_CONCURRENT_FETCHES, 30,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "chunk-fetch-" + made.incrementAndGet());
                     t.setDaemon(true);
                     return t;
@@ -225,12 +179,12 @@ public final class ChunkCache implements AutoCloseable {
 
     /** The most fetch threads this cache's own pool has had at once (0 when the pool was lent). */
     int largestFetchPool() {
-        return ownPool instanceof java.util.concurrent.ThreadPoolExecutor p ? p.getLargestPoolSize() : 0;
+        return ownPool == null ? 0 : ownPool.getLargestPoolSize();
     }
 
     /** Runs of chunks waiting for a fetch thread of this cache's own pool. */
     int queuedFetches() {
-        return ownPool instanceof java.util.concurrent.ThreadPoolExecutor p ? p.getQueue().size() : 0;
+        return ownPool == null ? 0 : ownPool.getQueue().size();
     }
 
     /**
@@ -244,68 +198,24 @@ public final class ChunkCache implements AutoCloseable {
         }
     }
 
-    /** The bytes of chunk {@code k}: a whole chunk, or the object's tail. */
-    private int lengthOf(ChunkKey k) {
-        return (int) Math.min(chunkBytes, k.object().size() - k.index() * chunkBytes);
-    }
-
-    /**
-     * Reserves {@code bytes} for chunks about to be fetched: drops the least recently used chunks held
-     * until they fit in the budget with those already on their way, and waits while GETs under way
-     * alone leave no room (each frees its chunks' reservation as they arrive).
-     */
-    private void reserve(long bytes) throws InterruptedException {
-        synchronized (lock) {
-            while (true) {
-                Iterator<Map.Entry<ChunkKey, byte[]>> oldest = held.entrySet().iterator();
-                while (heldBytes + inFlightBytes + bytes > maxBytes && oldest.hasNext()) {
-                    Map.Entry<ChunkKey, byte[]> e = oldest.next();
-                    heldBytes -= e.getValue().length;
-                    evictions.increment();
-                    evictedBytes.add(e.getValue().length);
-                    oldest.remove();
-                }
-                if (heldBytes + inFlightBytes + bytes <= maxBytes || inFlightBytes == 0) {
-                    break; // a GET larger than the budget (none is) goes alone
-                }
-                lock.wait();
-            }
-            inFlightBytes += bytes;
-            peakBytes = Math.max(peakBytes, heldBytes + inFlightBytes);
-        }
-    }
-
-    private byte[] fetch(ChunkKey k) throws StoreException {
-        long start = k.index() * chunkBytes;
-        int length = lengthOf(k);
-        gets.increment();
-        byte[] bytes = store.readRange(k.object().key(), ByteRange.of(start, length));
-        bytesFetched.add(bytes.length);
-        return bytes;
-    }
-
     /** Bytes fetched from the store so far. */
     public long bytesFetched() {
-        return bytesFetched.sum();
+        return fetches.bytesFetched();
     }
 
     /** Ranged GETs made so far. */
     public long gets() {
-        return gets.sum();
+        return fetches.gets();
     }
 
     /** Bytes reserved by GETs under way now. */
     public long inFlightBytes() {
-        synchronized (lock) {
-            return inFlightBytes;
-        }
+        return held.inFlightBytes();
     }
 
     /** The most bytes held and on their way at once so far: never above {@link #maxBytes} but for one GET alone. */
     public long peakBytes() {
-        synchronized (lock) {
-            return peakBytes;
-        }
+        return held.peakBytes();
     }
 
     public int chunkBytes() {
@@ -317,17 +227,14 @@ public final class ChunkCache implements AutoCloseable {
      * within its size; assembled from the chunks they span.
      */
     public byte[] read(ObjectIdentity object, long position, int length) throws StoreException {
-        if (position < 0 || length < 0 || position + length > object.size()) {
-            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + object.key() + " of "
-                    + object.size() + " bytes");
-        }
+        requireWithin(object, position, length);
         byte[] out = new byte[length];
         int done = 0;
         while (done < length) {
             long at = position + done;
             long index = at / chunkBytes;
             touched(object, index);
-            byte[] chunk = get(new ChunkKey(object, index));
+            byte[] chunk = fetches.get(new ChunkKey(object, index));
             int from = (int) (at - index * chunkBytes);
             int n = Math.min(chunk.length - from, length - done);
             System.arraycopy(chunk, from, out, done, n);
@@ -343,16 +250,20 @@ public final class ChunkCache implements AutoCloseable {
      * chunk is shared with every other reader of it: callers only read through the view.
      */
     public ByteBuffer view(ObjectIdentity object, long position, int length) throws StoreException {
-        if (position < 0 || length < 0 || position + length > object.size()) {
-            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + object.key() + " of "
-                    + object.size() + " bytes");
-        }
+        requireWithin(object, position, length);
         long index = position / chunkBytes;
         int from = (int) (position - index * chunkBytes);
         if (from + (long) length > chunkBytes) {
             return ByteBuffer.wrap(read(object, position, length));
         }
         return ByteBuffer.wrap(chunk(object, index), from, length).slice();
+    }
+
+    private static void requireWithin(ObjectIdentity object, long position, int length) {
+        if (position < 0 || length < 0 || position + length > object.size()) {
+            throw new IllegalArgumentException("range " + position + "+" + length + " outside " + object.key() + " of "
+                    + object.size() + " bytes");
+        }
     }
 
     /**
@@ -365,134 +276,12 @@ public final class ChunkCache implements AutoCloseable {
                     + " bytes");
         }
         touched(object, index);
-        return get(new ChunkKey(object, index));
-    }
-
-    private byte[] get(ChunkKey k) throws StoreException {
-        CompletableFuture<Fetched> pending;
-        boolean mine = false;
-        synchronized (lock) {
-            byte[] bytes = held.get(k);
-            if (bytes != null) {
-                hits.increment();
-                return bytes;
-            }
-            misses.increment();
-            pending = loading.get(k);
-            if (pending == null) {
-                pending = new CompletableFuture<>();
-                loading.put(k, pending);
-                mine = true;
-            }
-        }
-        if (mine) {
-            int length = lengthOf(k);
-            try {
-                reserve(length);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                arrived(k, pending, new Fetched(null, new IllegalStateException("interrupted while waiting to fetch "
-                        + k.object().key(), e), null), 0);
-                throw new IllegalStateException("interrupted while waiting to fetch " + k.object().key(), e);
-            }
-            Fetched f;
-            try {
-                f = new Fetched(fetch(k), null, null);
-            } catch (StoreException e) {
-                f = new Fetched(null, null, e);
-            } catch (RuntimeException e) {
-                f = new Fetched(null, e, null);
-            }
-            arrived(k, pending, f, length);
-        }
-        Fetched f;
-        try {
-            f = pending.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while fetching " + k.object().key(), e);
-        } catch (ExecutionException | CompletionException e) {
-            throw new IllegalStateException("fetching " + k.object().key() + " failed", e.getCause());
-        }
-        if (f.bytes() == null) {
-            if (f.failure() != null) {
-                throw f.failure();
-            }
-            throw f.unexpected();
-        }
-        return f.bytes();
-    }
-
-    /**
-     * A chunk's GET has ended: frees its reservation of {@code reserved} bytes, holds its bytes
-     * (evicting the least recently used beyond the budget), then wakes its readers.
-     */
-    private void arrived(ChunkKey k, CompletableFuture<Fetched> pending, Fetched f, long reserved) {
-        synchronized (lock) {
-            if (loading.get(k) == pending) {
-                loading.remove(k);
-            }
-            inFlightBytes -= reserved;
-            if (reserved > 0) {
-                lock.notifyAll(); // room for a GET waiting to start
-            }
-            if (f.bytes() != null) {
-                loaded.increment();
-                byte[] previous = held.put(k, f.bytes());
-                heldBytes += f.bytes().length - (previous == null ? 0 : previous.length);
-                Iterator<Map.Entry<ChunkKey, byte[]>> oldest = held.entrySet().iterator();
-                while (heldBytes + inFlightBytes > maxBytes && oldest.hasNext()) {
-                    Map.Entry<ChunkKey, byte[]> e = oldest.next();
-                    if (e.getKey().equals(k)) {
-                        continue; // the chunk just asked for stays, even in a budget of one chunk
-                    }
-                    heldBytes -= e.getValue().length;
-                    evictions.increment();
-                    evictedBytes.add(e.getValue().length);
-                    oldest.remove();
-                }
-                peakBytes = Math.max(peakBytes, heldBytes + inFlightBytes);
-            } else {
-                loadFailures.increment();
-            }
-        }
-        pending.complete(f);
+        return fetches.get(new ChunkKey(object, index));
     }
 
     /** Notes a reader touching chunk {@code index}, and keeps the window ahead of a sequential one. */
     private void touched(ObjectIdentity object, long index) {
-        if (readAheadChunks == 0) {
-            return;
-        }
-        long from;
-        long to;
-        Stream s = streams.get(object, o -> new Stream(index, index));
-        synchronized (s) {
-            if (index == s.last) {
-                return;
-            }
-            if (s.jumped) {
-                // A read that jumped here steps on to the next chunk when its record crosses into it,
-                // and a random reader's next jump may land in the chunk after its last one: neither
-                // says the reader is sequential. It proves that by continuing where it stopped.
-                s.last = index;
-                s.ahead = index;
-                return;
-            }
-            if (index != s.last + 1) {
-                s.last = index; // a jump: a random reader, or one starting over
-                s.ahead = index;
-                return;
-            }
-            s.last = index;
-            if (s.ahead - index > readAheadChunks / 2) {
-                return; // enough already asked for
-            }
-            from = Math.max(s.ahead, index) + 1;
-            to = Math.min(index + readAheadChunks, lastChunk(object));
-            s.ahead = Math.max(s.ahead, to);
-        }
-        fetchAhead(object, from, to);
+        fetchAhead(readAhead.touched(object, index));
     }
 
     /**
@@ -501,16 +290,7 @@ public final class ChunkCache implements AutoCloseable {
      * chunks it touches are fetched alone, with nothing read ahead, however they follow each other.
      */
     public void jumpedTo(ObjectIdentity object, long position) {
-        if (readAheadChunks == 0 || position < 0 || position >= object.size()) {
-            return;
-        }
-        long index = position / chunkBytes;
-        Stream s = streams.get(object, o -> new Stream(index, index));
-        synchronized (s) {
-            s.last = index;
-            s.ahead = index; // chunks still in flight from an earlier window stay cached
-            s.jumped = true;
-        }
+        readAhead.jumpedTo(object, position);
     }
 
     /**
@@ -518,13 +298,7 @@ public final class ChunkCache implements AutoCloseable {
      * through it in order, so stepping into the next chunk keeps a window ahead again.
      */
     public void continuing(ObjectIdentity object) {
-        Stream s = streams.getIfPresent(object);
-        if (s == null) {
-            return;
-        }
-        synchronized (s) {
-            s.jumped = false;
-        }
+        readAhead.continuing(object);
     }
 
     /**
@@ -532,19 +306,7 @@ public final class ChunkCache implements AutoCloseable {
      * first chunks, in one GET), so the reader finds them there when it moves on.
      */
     public void continueInto(ObjectIdentity next) {
-        if (readAheadChunks == 0 || next.size() == 0) {
-            return;
-        }
-        Stream s = streams.get(next, o -> new Stream(-1, -1));
-        long to;
-        synchronized (s) {
-            if (s.last != -1 || s.ahead >= 0) {
-                return; // already under way
-            }
-            to = Math.min(readAheadChunks - 1, lastChunk(next));
-            s.ahead = to;
-        }
-        fetchAhead(next, 0, to);
+        fetchAhead(readAhead.continueInto(next));
     }
 
     /**
@@ -556,18 +318,7 @@ public final class ChunkCache implements AutoCloseable {
      * covers, and no window beyond them.
      */
     public void expect(ObjectIdentity object, long position, long bytes) {
-        if (readAheadChunks == 0 || bytes <= chunkBytes || position < 0 || position >= object.size()) {
-            return;
-        }
-        long index = position / chunkBytes;
-        long wanted = (position - index * chunkBytes + bytes + chunkBytes - 1) / chunkBytes;
-        long to = Math.min(index + Math.min(readAheadChunks, wanted) - 1, lastChunk(object));
-        Stream s = streams.get(object, o -> new Stream(index, index - 1));
-        synchronized (s) {
-            s.last = index;
-            s.ahead = s.ahead >= index ? Math.max(s.ahead, to) : to;
-        }
-        fetchAhead(object, index, to); // chunks already cached or in flight are skipped
+        fetchAhead(readAhead.expect(object, position, bytes)); // chunks already cached or in flight are skipped
     }
 
     /**
@@ -582,111 +333,22 @@ public final class ChunkCache implements AutoCloseable {
                 || (ownPool != null && ownPool.isShutdown())) {
             return;
         }
-        fetchAhead(object, position / chunkBytes, (position + length - 1) / chunkBytes);
+        fetches.ahead(object, position / chunkBytes, (position + length - 1) / chunkBytes);
     }
 
     /** Whether a reader has been moving through {@code object} chunk after chunk. */
     public boolean sequential(ObjectIdentity object) {
-        Stream s = streams.getIfPresent(object);
-        if (s == null) {
-            return false;
-        }
-        synchronized (s) {
-            return !s.jumped && s.ahead > s.last;
-        }
+        return readAhead.sequential(object);
     }
 
     private long lastChunk(ObjectIdentity object) {
         return (object.size() - 1) / chunkBytes;
     }
 
-    /**
-     * Asks for chunks {@code from..to} of the object ahead of the reader, without waiting: those not
-     * already cached or in flight are fetched in runs of adjacent chunks, one ranged GET of at most
-     * {@link #maxChunksPerGet} chunks each. Every chunk is its own entry, complete as soon as its
-     * bytes have arrived, so the reader works through the first chunks of a run while the rest are
-     * still on the wire.
-     */
-    private void fetchAhead(ObjectIdentity object, long from, long to) {
-        java.util.List<ChunkKey> run = new java.util.ArrayList<>();
-        java.util.List<CompletableFuture<Fetched>> pending = new java.util.ArrayList<>();
-        for (long i = from; i <= to; i++) {
-            ChunkKey k = new ChunkKey(object, i);
-            CompletableFuture<Fetched> mine = new CompletableFuture<>();
-            boolean known;
-            synchronized (lock) {
-                // containsKey leaves a held chunk's place in the eviction order alone: it is not a use
-                known = held.containsKey(k) || loading.putIfAbsent(k, mine) != null;
-            }
-            if (known) {
-                startRun(run, pending); // held or in flight already: a run ends here
-                continue;
-            }
-            run.add(k);
-            pending.add(mine);
-            if (run.size() == maxChunksPerGet) {
-                startRun(run, pending);
-            }
-        }
-        startRun(run, pending);
-    }
-
-    /** One ranged GET for the adjacent chunks of {@code run}, completing each one's entry as it arrives. */
-    private void startRun(java.util.List<ChunkKey> run, java.util.List<CompletableFuture<Fetched>> pending) {
-        if (run.isEmpty()) {
-            return;
-        }
-        java.util.List<ChunkKey> keys = java.util.List.copyOf(run);
-        java.util.List<CompletableFuture<Fetched>> futures = java.util.List.copyOf(pending);
-        run.clear();
-        pending.clear();
-        Runnable fetch = () -> {
-            ObjectIdentity object = keys.get(0).object();
-            long start = keys.get(0).index() * chunkBytes;
-            long end = Math.min((keys.get(keys.size() - 1).index() + 1) * chunkBytes, object.size());
-            try {
-                reserve(end - start); // before the arrays exist: bytes on their way count in the budget
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failRest(keys, futures, new Fetched(null, new IllegalStateException("interrupted while waiting to "
-                        + "fetch " + object.key(), e), null), false);
-                return;
-            }
-            java.util.List<byte[]> arrays = new java.util.ArrayList<>(keys.size());
-            for (ChunkKey k : keys) {
-                long at = k.index() * chunkBytes;
-                arrays.add(new byte[(int) (Math.min(at + chunkBytes, end) - at)]);
-            }
-            try {
-                gets.increment();
-                // Each chunk's own array, filled straight from the one response: no array of the run to cut up.
-                store.readRangeInto(object.key(), ByteRange.of(start, (int) (end - start)), arrays, n -> {
-                    bytesFetched.add(arrays.get(n).length);
-                    arrived(keys.get(n), futures.get(n), new Fetched(arrays.get(n), null, null), arrays.get(n).length);
-                });
-            } catch (StoreException e) {
-                failRest(keys, futures, new Fetched(null, null, e), true);
-            } catch (RuntimeException e) {
-                failRest(keys, futures, new Fetched(null, e, null), true);
-            }
-        };
-        try {
-            executor.execute(fetch);
-        } catch (RuntimeException refused) {
-            failRest(keys, futures, new Fetched(null, refused, null), false);
-        }
-    }
-
-    /**
-     * Ends, with {@code failure}, the chunks of a run whose bytes had not arrived when it failed,
-     * freeing their reservation when the run had made one.
-     */
-    private void failRest(java.util.List<ChunkKey> keys, java.util.List<CompletableFuture<Fetched>> futures, Fetched failure,
-            boolean reserved) {
-        for (int n = 0; n < keys.size(); n++) {
-            if (!futures.get(n).isDone()) {
-                arrived(keys.get(n), futures.get(n), failure, reserved ? lengthOf(keys.get(n)) : 0);
-            }
+    /** Asks for the run of chunks the window ahead wants, if any. */
+    private void fetchAhead(ReadAhead.Run run) {
+        if (run != null) {
+            fetches.ahead(run.object(), run.from(), run.to());
         }
     }
 
@@ -694,22 +356,13 @@ public final class ChunkCache implements AutoCloseable {
     public void invalidate(ObjectIdentity object, long position, int length) {
         long first = position / chunkBytes;
         long last = (position + Math.max(length, 1) - 1) / chunkBytes;
-        synchronized (lock) {
-            for (long i = first; i <= last; i++) {
-                byte[] dropped = held.remove(new ChunkKey(object, i));
-                if (dropped != null) {
-                    heldBytes -= dropped.length;
-                }
-            }
-        }
-        streams.invalidate(object);
+        held.drop(object, first, last);
+        readAhead.forget(object);
     }
 
     /** Bytes of chunks held now. */
     public long heldBytes() {
-        synchronized (lock) {
-            return heldBytes;
-        }
+        return held.heldBytes();
     }
 
     /**
@@ -717,7 +370,6 @@ public final class ChunkCache implements AutoCloseable {
      * chunks that arrived and that failed, and chunks evicted with their bytes. No load times.
      */
     public CacheStats stats() {
-        return CacheStats.of(hits.sum(), misses.sum(), loaded.sum(), loadFailures.sum(), 0, evictions.sum(),
-                evictedBytes.sum());
+        return held.stats();
     }
 }

@@ -27,10 +27,10 @@ import java.util.OptionalLong;
  * {@link SegmentKeys#indexKeyFor}), fetched whole, or for a large segment in runs of entries around
  * the one needed, and kept by the object's identity within a bound on memory. A missing or unusable
  * index answers "from the segment's start", never a failure: the scan that follows checks every
- * record anyway. {@link TieredReader} routes reads; this class only answers where one begins.
+ * record anyway. {@code TieredReader} routes reads; this class only answers where one begins.
  *
  * <p>Safe for the reader's threads at once: its state is in concurrent caches, {@link Caches} shared
- * by every reader of one {@link ChunkCache} (the daemon's readers of all shards), so what they keep of
+ * by every reader of one chunk cache (the daemon's readers of all shards), so what they keep of
  * remote indexes has one bound in all, not one a shard. They are keyed by the segment object's
  * identity, so readers of different shards never see each other's.
  */

@@ -1,21 +1,18 @@
 package dev.felix.offload.restore;
 
-import dev.felix.offload.log.format.ScanDepth;
 import dev.felix.offload.copy.HeldOffsets;
-import dev.felix.offload.pass.ProgressListener;
-import dev.felix.offload.root.RootLock;
-import dev.felix.offload.root.SegmentKeys;
-
 import dev.felix.offload.log.DurableFiles;
+import dev.felix.offload.log.SegmentFile;
 import dev.felix.offload.log.format.CorruptionException;
-import dev.felix.offload.log.format.SegmentScan;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
 import dev.felix.offload.manifest.ManifestStore;
+import dev.felix.offload.pass.ProgressListener;
+import dev.felix.offload.restore.StoreCandidates.Candidate;
+import dev.felix.offload.root.RootLock;
+import dev.felix.offload.root.SegmentKeys;
 import dev.felix.offload.store.ObjectFetcher;
 import dev.felix.offload.store.ObjectLister;
-import dev.felix.offload.store.ObjectListing;
-import dev.felix.offload.store.ObjectSummary;
 import dev.felix.offload.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +23,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +31,6 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Rebuilds a shard's {@code offload.manifest} from the objects the store holds for it: what brings a
@@ -78,6 +74,9 @@ import java.util.regex.Pattern;
  * <p>{@link #plan()} reads and judges without writing anything; {@link #commit(Plan)} writes, so a
  * caller can decide between the two (the node claim is taken over only when a restore goes ahead).
  * Nothing in the store is written or deleted. The caller holds the root's {@link RootLock}.
+ *
+ * <p>This class judges and writes; the keys are found by {@link StoreCandidates}, the objects read by
+ * {@link SegmentDownloads}, and where the history leaves gaps is {@link EntryGaps}'s.
  */
 public final class ShardRestore {
 
@@ -85,8 +84,6 @@ public final class ShardRestore {
 
     /** Where objects are downloaded to be scanned, under the data root; dotted, so never a shard. */
     public static final String WORK_DIR = ".offload-restore";
-
-    private static final Pattern SEGMENT_NAME = Pattern.compile("([0-9]{20})-([0-9]{20})\\.segment");
 
     /** Objects downloaded and scanned at once unless said otherwise. */
     public static final int DEFAULT_CONCURRENCY = 4;
@@ -240,9 +237,6 @@ public final class ShardRestore {
         return (keyPrefix.isEmpty() ? "" : keyPrefix + "/") + shard + "/";
     }
 
-    private record Candidate(String key, long base, long segmentId, long size, boolean legacy) {
-    }
-
     /** {@link #plan()} and then {@link #commit}. */
     public Result run() throws IOException, StoreException, RefusedException {
         return commit(plan());
@@ -275,16 +269,14 @@ public final class ShardRestore {
                         + "entries the manifest lacks, below the local log)");
             }
             localFirst = HeldOffsets.of(dir, shard, Manifest.empty(), Set.of()).localFirst();
-            List<dev.felix.offload.log.SegmentFile> files = dev.felix.offload.log.SegmentFile.list(dir);
+            List<SegmentFile> files = SegmentFile.list(dir);
             localFirstId = files.isEmpty() ? OptionalLong.empty() : OptionalLong.of(files.get(0).id());
         }
 
         List<String> ignored = new ArrayList<>();
-        Map<String, Candidate> candidates = new LinkedHashMap<>();
-        for (int listing = 0; listing < 2; listing++) {
-            collect(keys.shardPrefix(shard), false, candidates, ignored);
-            collect(legacyShardPrefix(keyPrefix, shard), true, candidates, ignored);
-        }
+        StoreCandidates store = new StoreCandidates(lister, fetcher, keys.shardPrefix(shard),
+                legacyShardPrefix(keyPrefix, shard));
+        Map<String, Candidate> candidates = store.listed(ignored);
         if (candidates.isEmpty()) {
             throw new RefusedException("the store holds no segment object under " + keys.shardPrefix(shard)
                     + " or " + legacyShardPrefix(keyPrefix, shard) + "; nothing to restore for " + shard);
@@ -301,23 +293,16 @@ public final class ShardRestore {
         long total = candidates.values().stream().mapToLong(Candidate::size).sum();
         progress.started(total);
         try {
-            readAll(unnamed(candidates.values(), named), work, read, byKey);
+            readAll(StoreCandidates.unnamed(candidates.values(), named), work, read, byKey);
             // Gaps the entries leave: ask for a key beginning exactly at each, which a lagging listing may have left out.
-            Set<Long> asked = new java.util.HashSet<>();
+            Set<Long> asked = new HashSet<>();
             for (int round = 0; round < PROBE_ROUNDS; round++) {
                 List<Candidate> found = new ArrayList<>();
                 for (EntryGaps.Gap gap : EntryGaps.of(existing, read.values(), localFirst, localFirstId)) {
                     if (!asked.add(gap.base())) {
                         continue;
                     }
-                    Map<String, Candidate> at = new LinkedHashMap<>();
-                    String base = pad(gap.base()) + "-";
-                    collectUnder(keys.shardPrefix(shard), base, false, at);
-                    collectUnder(legacyShardPrefix(keyPrefix, shard), base, true, at);
-                    if (at.isEmpty()) {
-                        headImplied(gap, at);
-                    }
-                    for (Candidate c : at.values()) {
+                    for (Candidate c : store.at(gap).values()) {
                         if (!byKey.containsKey(c.key()) && !named.contains(c.key())) {
                             found.add(c);
                             late.add(c.key());
@@ -433,50 +418,6 @@ public final class ShardRestore {
                 plan.legacy, plan.next.size(), plan.holes, plan.overlaps, plan.late);
     }
 
-    /** Candidates whose keys the existing manifest does not name already. */
-    private static List<Candidate> unnamed(java.util.Collection<Candidate> candidates, Set<String> named) {
-        List<Candidate> out = new ArrayList<>();
-        for (Candidate c : candidates) {
-            if (!named.contains(c.key())) {
-                out.add(c);
-            }
-        }
-        out.sort(Comparator.comparing(Candidate::base, Long::compareUnsigned)
-                .thenComparing(Candidate::segmentId, Long::compareUnsigned));
-        return out;
-    }
-
-    /**
-     * Asks by HEAD for the keys a gap implies: a segment beginning at its base, with each id between
-     * those of its neighbours (at most {@value EntryGaps#MAX_IMPLIED_HEADS}), in both key forms. What a store
-     * whose listings lag behind its writes leaves out of every listing, it still answers for by key.
-     */
-    private void headImplied(EntryGaps.Gap gap, Map<String, Candidate> out) throws StoreException {
-        long from = gap.idAfter() + 1;
-        long to = Long.compareUnsigned(gap.idBefore(), from) > 0 ? gap.idBefore() - 1 : from;
-        int asked = 0;
-        for (long id = from; Long.compareUnsigned(id, to) <= 0 && asked < EntryGaps.MAX_IMPLIED_HEADS; id++, asked++) {
-            for (boolean legacy : new boolean[] {false, true}) {
-                String prefix = legacy ? legacyShardPrefix(keyPrefix, shard) : keys.shardPrefix(shard);
-                String name = pad(gap.base()) + "-" + pad(id) + SegmentKeys.SEGMENT_SUFFIX;
-                try {
-                    long size = fetcher.head(prefix + name).size();
-                    out.put(prefix + name, new Candidate(prefix + name, gap.base(), id, size, legacy));
-                } catch (dev.felix.offload.store.ObjectNotFoundException absent) {
-                    // not this id
-                }
-            }
-            if (!out.isEmpty()) {
-                return;
-            }
-        }
-    }
-
-    private static String pad(long value) {
-        String digits = Long.toUnsignedString(value);
-        return "0".repeat(20 - digits.length()) + digits;
-    }
-
     /** The gaps between {@code next}'s entries, and between its newest and the local log. */
     private static List<Hole> holes(Manifest next, OptionalLong localFirst) {
         List<Hole> out = new ArrayList<>();
@@ -497,158 +438,14 @@ public final class ShardRestore {
         return out;
     }
 
-    private void collect(String prefix, boolean legacy, Map<String, Candidate> out, List<String> ignored)
-            throws StoreException {
-        ObjectListing listing = lister.list(prefix);
-        while (listing.hasNext()) {
-            ObjectSummary o = listing.next();
-            if (!o.key().startsWith(prefix) || out.containsKey(o.key())) {
-                continue;
-            }
-            String name = o.key().substring(prefix.length());
-            if (name.endsWith(SegmentKeys.INDEX_SUFFIX)) {
-                continue; // rebuilt by readers from the segment when absent; never needed for an entry
-            }
-            Candidate c = candidate(o, name, legacy);
-            if (c == null) {
-                if (!ignored.contains(o.key())) {
-                    ignored.add(o.key());
-                }
-                continue;
-            }
-            out.put(c.key(), c);
-        }
-    }
-
-    /** The segment keys directly under {@code prefix} whose object name begins with {@code start}. */
-    private void collectUnder(String prefix, String start, boolean legacy, Map<String, Candidate> out)
-            throws StoreException {
-        ObjectListing listing = lister.list(prefix + start);
-        while (listing.hasNext()) {
-            ObjectSummary o = listing.next();
-            if (!o.key().startsWith(prefix + start)) {
-                continue;
-            }
-            Candidate c = candidate(o, o.key().substring(prefix.length()), legacy);
-            if (c != null) {
-                out.put(c.key(), c);
-            }
-        }
-    }
-
-    private static Candidate candidate(ObjectSummary o, String name, boolean legacy) {
-        Matcher m = SEGMENT_NAME.matcher(name);
-        if (!m.matches()) {
-            return null;
-        }
-        try {
-            return new Candidate(o.key(), Long.parseUnsignedLong(m.group(1)), Long.parseUnsignedLong(m.group(2)),
-                    o.size(), legacy);
-        } catch (NumberFormatException e) {
-            return null; // 20 digits above 2^64-1
-        }
-    }
-
-    /**
-     * Reads and scans each candidate, {@link #concurrency} at a time, each into its own file under
-     * {@code work}, and takes them in their order: the first that fails in that order is what this
-     * throws, once every download under way has ended (none is left writing under {@code work}).
-     */
+    /** Reads and scans {@code candidates} into {@code read}, as {@link SegmentDownloads#readAll}; an object refused refuses the restore. */
     private void readAll(List<Candidate> candidates, Path work, Map<String, ManifestEntry> read,
                          Map<String, Candidate> byKey) throws IOException, StoreException, RefusedException {
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
-                Math.max(1, Math.min(concurrency, candidates.size())), r -> {
-                    Thread t = new Thread(r, "restore-read");
-                    t.setDaemon(true);
-                    return t;
-                });
-        java.util.ArrayDeque<java.util.concurrent.Future<ManifestEntry>> pending = new java.util.ArrayDeque<>();
-        java.util.ArrayDeque<Candidate> pendingCandidates = new java.util.ArrayDeque<>();
         try {
-            int n = 0;
-            for (Candidate c : candidates) {
-                Path file = work.resolve("segment-" + n++);
-                pending.add(pool.submit(() -> {
-                    try {
-                        fetcher.download(c.key(), file, OptionalLong.empty());
-                        return entryOf(c, file);
-                    } finally {
-                        Files.deleteIfExists(file);
-                    }
-                }));
-                pendingCandidates.add(c);
-                while (pending.size() > 2 * concurrency) {
-                    takeRead(pending.poll(), pendingCandidates.poll(), read, byKey);
-                }
-            }
-            while (!pending.isEmpty()) {
-                takeRead(pending.poll(), pendingCandidates.poll(), read, byKey);
-            }
-        } finally {
-            pool.shutdownNow();
-            try {
-                if (!pool.awaitTermination(10, java.util.concurrent.TimeUnit.MINUTES)) {
-                    LOG.warn("{}: downloads of the restore still running after 10 minutes", shard);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            new SegmentDownloads(shard, fetcher, concurrency, progress, LOG).readAll(candidates, work, read, byKey);
+        } catch (ObjectRefusedException e) {
+            throw new RefusedException(e.getMessage());
         }
-    }
-
-    /** Takes one candidate's scan into the plan, or throws what it failed with. */
-    private void takeRead(java.util.concurrent.Future<ManifestEntry> next, Candidate c, Map<String, ManifestEntry> read,
-                          Map<String, Candidate> byKey) throws IOException, StoreException, RefusedException {
-        ManifestEntry entry;
-        try {
-            entry = next.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while restoring " + shard);
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RefusedException r) {
-                throw r;
-            }
-            if (cause instanceof StoreException x) {
-                throw x;
-            }
-            if (cause instanceof IOException x) {
-                throw x;
-            }
-            if (cause instanceof RuntimeException x) {
-                throw x;
-            }
-            if (cause instanceof Error x) {
-                throw x;
-            }
-            throw new IllegalStateException(cause);
-        }
-        read.put(c.key(), entry);
-        byKey.put(c.key(), c);
-        progress.uploaded(c.size());
-    }
-
-    /** The manifest entry the bytes of {@code file} (the object {@code c}) prove. */
-    private ManifestEntry entryOf(Candidate c, Path file) throws IOException, RefusedException {
-        SegmentScan scan = SegmentScan.of(file, shard, c.segmentId(), ScanDepth.RECORDS);
-        if (!scan.isClean()) {
-            throw new RefusedException(c.key() + ": not a whole segment: " + scan.failure().getMessage());
-        }
-        if (scan.validEnd() != scan.fileSize()) {
-            throw new RefusedException(c.key() + ": " + (scan.fileSize() - scan.validEnd())
-                    + " bytes after the last record, from byte " + scan.validEnd());
-        }
-        if (scan.recordCount() == 0) {
-            throw new RefusedException(c.key() + ": a segment without records, which offload never uploads");
-        }
-        if (scan.header().baseOffset() != c.base()) {
-            throw new RefusedException(c.key() + ": the segment header's base offset is "
-                    + Long.toUnsignedString(scan.header().baseOffset()) + ", the key says "
-                    + Long.toUnsignedString(c.base()));
-        }
-        return new ManifestEntry(c.segmentId(), c.base(), scan.nextOffset() - 1, scan.validEnd(),
-                scan.oldestTimestamp(), scan.newestTimestamp(), (int) scan.validBytesCrc32(), c.key());
     }
 
     private static void clean(Path work) throws IOException {

@@ -99,6 +99,9 @@ public final class ShardRetention {
     private final List<RetentionProblem> problems = new ArrayList<>();
 
     /**
+     * A retention that only deletes from the store: a local segment whose copy must be re-proven is
+     * kept, and largest timestamps are not rebuilt from objects.
+     *
      * @param store           where expired objects are deleted
      * @param clock           what "now" is for the time limits
      * @param deleteBatchSize keys per {@link ObjectDeleter#deleteAll} call
@@ -107,17 +110,35 @@ public final class ShardRetention {
      */
     public ShardRetention(Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
                           RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
-        this(shardDir.getFileName() == null ? shardDir.toString() : shardDir.getFileName().toString(), shardDir, store,
-                settings, clock, hook, deleteBatchSize, ownership, live);
+        this(nameOf(shardDir), shardDir, store, null, settings, clock, hook, deleteBatchSize, ownership, live);
+    }
+
+    /** As above, with a store that also reads: copies are re-proven and largest timestamps rebuilt from it. */
+    public ShardRetention(Path shardDir, ObjectStore store, RetentionSettings settings, Clock clock,
+                          RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
+        this(nameOf(shardDir), shardDir, store, store, settings, clock, hook, deleteBatchSize, ownership, live);
     }
 
     /**
      * As above, for the shard named {@code shard}: its path under the data root, as
      * {@link dev.felix.offload.log.DataRoot.Shard#name()} gives it, which results, logs and the key
-     * ownership rule carry.
+     * ownership rule carry. The store only deletes.
      */
     public ShardRetention(String shard, Path shardDir, ObjectDeleter store, RetentionSettings settings, Clock clock,
                           RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
+        this(shard, shardDir, store, null, settings, clock, hook, deleteBatchSize, ownership, live);
+    }
+
+    /** As above, with a store that also reads. */
+    public ShardRetention(String shard, Path shardDir, ObjectStore store, RetentionSettings settings, Clock clock,
+                          RetentionHook hook, int deleteBatchSize, KeyOwnership ownership, LiveKeys live) {
+        this(shard, shardDir, store, store, settings, clock, hook, deleteBatchSize, ownership, live);
+    }
+
+    /** @param fetcher where copies are re-proven and largest timestamps rebuilt, or null where the store only deletes */
+    private ShardRetention(String shard, Path shardDir, ObjectDeleter store, ObjectStore fetcher,
+                           RetentionSettings settings, Clock clock, RetentionHook hook, int deleteBatchSize,
+                           KeyOwnership ownership, LiveKeys live) {
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.live = Objects.requireNonNull(live, "live");
         this.shardDir = Objects.requireNonNull(shardDir, "shardDir");
@@ -126,11 +147,15 @@ public final class ShardRetention {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.hook = Objects.requireNonNull(hook, "hook");
-        this.fetcher = store instanceof ObjectStore full ? full : null;
+        this.fetcher = fetcher;
         if (deleteBatchSize < 1 || deleteBatchSize > 1000) {
             throw new IllegalArgumentException("delete batch size must be in [1, 1000], got " + deleteBatchSize);
         }
         this.deleteBatchSize = deleteBatchSize;
+    }
+
+    private static String nameOf(Path shardDir) {
+        return shardDir.getFileName() == null ? shardDir.toString() : shardDir.getFileName().toString();
     }
 
     /** This retention recording the keys it expires in {@code journal} before their entries leave the manifest. */

@@ -3,6 +3,7 @@ package dev.felix.offload.store.remote;
 import static dev.felix.offload.store.remote.ResponseChecks.unquote;
 
 import dev.felix.offload.store.BodyDigests;
+import dev.felix.offload.store.Bucket;
 import dev.felix.offload.store.ByteRange;
 import dev.felix.offload.store.CapabilityMissingException;
 import dev.felix.offload.store.DigestPlan;
@@ -56,7 +57,7 @@ import java.util.zip.CRC32;
  * length, a whole body's length and CRC32, a listing's prefix. Multipart uploads a killed process
  * left behind are found and aborted ({@link IncompleteUploads}).
  */
-public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier, RequestGate {
+public final class RemoteStore implements ObjectStore, IncompleteUploads, ObjectCopier, RequestGate, Bucket {
     private static final int DELETE_BATCH = 1000;
 
     private final RemoteStoreSettings settings;
@@ -168,6 +169,16 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
     @Override
     public Optional<RequestGate> requestGate() {
         return Optional.of(this);
+    }
+
+    @Override
+    public Optional<Bucket> bucket() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public void requireExists(String prefix) throws StoreException {
+        listPage(prefix, null, 1);
     }
 
     @Override
