@@ -583,7 +583,7 @@ public final class OrphanSweep {
             return new Standing.Live(dir); // removed meanwhile: it names nothing any more
         } catch (CorruptionException | IOException e) {
             LOG.error("{}: manifest unreadable; the orphan sweep leaves its keys alone: {}", dir, e.getMessage());
-            problems.add(dir.getFileName() + ": manifest unreadable, its keys left alone: " + e.getMessage());
+            problems.add(DataRoot.Shard.nameOf(dir) + ": manifest unreadable, its keys left alone: " + e.getMessage());
             return new Standing.Held(HeldShard.Reason.UNREADABLE, "manifest unreadable: " + e.getMessage());
         }
     }

@@ -154,8 +154,9 @@ public final class ShardRetention {
         this.deleteBatchSize = deleteBatchSize;
     }
 
+    /** A shard handed over as a directory alone is named as the data root names it (groups/, dead-letters/). */
     private static String nameOf(Path shardDir) {
-        return shardDir.getFileName() == null ? shardDir.toString() : shardDir.getFileName().toString();
+        return dev.felix.offload.log.DataRoot.Shard.nameOf(shardDir);
     }
 
     /** This retention recording the keys it expires in {@code journal} before their entries leave the manifest. */

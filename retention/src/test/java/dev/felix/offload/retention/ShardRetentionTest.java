@@ -160,6 +160,17 @@ class ShardRetentionTest {
     }
 
     @Test
+    void aShardUnderGroupsHandedOverAsADirectoryIsNamedAsTheDataRootNamesIt() throws Exception {
+        Path group = Files.createDirectories(root.resolve("groups")).resolve(shard.getFileName().toString());
+        Files.move(shard, group);
+
+        ShardRetentionResult r = new ShardRetention(group, store, settings(0, 0, UNLIMITED, UNLIMITED), at(Duration.ofDays(30)),
+                RetentionHook.none(), 1000, TestData.ownership(), TestData.live(group)).run(StopSignal.never());
+
+        assertThat(r.shard()).isEqualTo("groups/" + shard.getFileName());
+    }
+
+    @Test
     void withOffloadOffNothingLocalIsRemoved() throws Exception {
         List<Long> before = localIds();
 
