@@ -44,7 +44,8 @@ import java.util.concurrent.TimeoutException;
  * before anything else happens, since the daemon hooks the JVM's shutdown, may exit it and sets its log
  * levels. A JVM given {@value StepHook#HALT_PROPERTY} would halt itself, and is refused. Such runs, and
  * everything a test asks of the JVM itself (exit on a signal, a heap limit, system properties), need the
- * runnable jar.
+ * runnable jar. So do two runs over one data root at the same time: its lock is held per process, and
+ * two runs in one JVM would not meet it as two processes do.
  */
 public final class EmbeddedRun {
 
