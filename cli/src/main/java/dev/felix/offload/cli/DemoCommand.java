@@ -97,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
         Path storeDir = dir.resolve("store").toAbsolutePath();
         Files.createDirectories(storeDir);
         String storeUri = storeDir.toUri().toString();
-        Map<String, String> env = new TreeMap<>(System.getenv());
+        Map<String, String> env = new TreeMap<>(FelixOffload.environment(spec));
         env.put(NodeId.ENV, NODE_ID);
         out.printf("felix-offload demo in %s%n", dir.toAbsolutePath());
 

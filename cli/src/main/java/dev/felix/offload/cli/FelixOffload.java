@@ -25,6 +25,42 @@ public final class FelixOffload {
     public static final int EXIT_IO = 3;
     public static final int EXIT_OUT_OF_MEMORY = 4;
 
+    /** The environment commands read (node id, store settings): the process's own, or an embedding run's. */
+    private final java.util.Map<String, String> environment;
+    /** Where binary output goes ({@code read --format raw}): file descriptor 1, or an embedding run's stream. */
+    private final java.util.function.Supplier<java.io.OutputStream> binaryOut;
+    /**
+     * Told before a command changes its whole JVM (the daemon hooks its shutdown and sets its log levels):
+     * nothing in a process of its own; an embedding run, which shares its JVM, ends the command there.
+     */
+    private final Runnable beforeJvmWideChange;
+
+    FelixOffload() {
+        this(System.getenv(), () -> new java.io.FileOutputStream(java.io.FileDescriptor.out), () -> { });
+    }
+
+    FelixOffload(java.util.Map<String, String> environment, java.util.function.Supplier<java.io.OutputStream> binaryOut,
+                 Runnable beforeJvmWideChange) {
+        this.environment = java.util.Map.copyOf(environment);
+        this.binaryOut = binaryOut;
+        this.beforeJvmWideChange = beforeJvmWideChange;
+    }
+
+    /** The environment of the command {@code spec} belongs to. */
+    static java.util.Map<String, String> environment(CommandLine.Model.CommandSpec spec) {
+        return ((FelixOffload) spec.root().userObject()).environment;
+    }
+
+    /** The unbuffered binary standard output of the command {@code spec} belongs to. */
+    static java.io.OutputStream binaryOut(CommandLine.Model.CommandSpec spec) {
+        return ((FelixOffload) spec.root().userObject()).binaryOut.get();
+    }
+
+    /** Called by a command of {@code spec} before it changes its whole JVM; see {@link EmbeddedRun}. */
+    static void beforeJvmWideChange(CommandLine.Model.CommandSpec spec) {
+        ((FelixOffload) spec.root().userObject()).beforeJvmWideChange.run();
+    }
+
     public static void main(String[] args) {
         Thread.setDefaultUncaughtExceptionHandler(FelixOffload::uncaught);
         System.exit(run(args));
@@ -39,10 +75,16 @@ public final class FelixOffload {
      * at debug.
      */
     static void uncaught(Thread thread, Throwable e) {
+        uncaught(thread, e, new java.io.PrintWriter(System.err, true), () -> Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY));
+    }
+
+    /** As above, the out-of-memory line written to {@code err} before {@code halt} (which an embedding run records). */
+    static void uncaught(Thread thread, Throwable e, java.io.PrintWriter err, Runnable halt) {
         if (e instanceof OutOfMemoryError) {
-            System.err.print("[" + thread.getName() + "] ");
-            outOfMemory(new java.io.PrintWriter(System.err, true), Runtime.getRuntime().maxMemory());
-            Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY);
+            err.print("[" + thread.getName() + "] ");
+            outOfMemory(err, Runtime.getRuntime().maxMemory());
+            halt.run();
+            return;
         }
         org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FelixOffload.class);
         log.error("thread {} ended on an unexpected failure: {}: {}", thread.getName(), e.getClass().getName(),
@@ -52,10 +94,15 @@ public final class FelixOffload {
 
     /** Runs the command line and answers the exit code, without exiting. */
     public static int run(String... args) {
+        return run(commandLine(), new java.io.PrintWriter(System.err, true), args);
+    }
+
+    /** Runs {@code cmd} (with its own streams, set by the caller); an exhausted heap is told on {@code err}. */
+    static int run(CommandLine cmd, java.io.PrintWriter err, String... args) {
         try {
-            return commandLine().execute(args);
+            return cmd.execute(args);
         } catch (OutOfMemoryError e) {
-            return outOfMemory(new java.io.PrintWriter(System.err, true), Runtime.getRuntime().maxMemory());
+            return outOfMemory(err, Runtime.getRuntime().maxMemory());
         }
     }
 
@@ -103,7 +150,12 @@ public final class FelixOffload {
     }
 
     static CommandLine commandLine() {
-        CommandLine cmd = new CommandLine(new FelixOffload());
+        return commandLine(new FelixOffload());
+    }
+
+    /** The command tree over {@code top}, which holds what the commands take from their process. */
+    static CommandLine commandLine(FelixOffload top) {
+        CommandLine cmd = new CommandLine(top);
         cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             if (ex instanceof UsageException || ex instanceof dev.felix.offload.daemon.StartRefusedException) {
                 commandLine.getErr().println("felix-offload: " + ex.getMessage());

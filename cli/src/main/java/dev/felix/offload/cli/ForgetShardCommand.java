@@ -59,7 +59,7 @@ final class ForgetShardCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        RootAndStore where = rootOptions.resolve(nodeId);
+        RootAndStore where = rootOptions.resolve(nodeId, FelixOffload.environment(spec));
         if (!Files.isDirectory(where.root())) {
             throw new FelixOffload.UsageException("no data root directory at " + where.root());
         }

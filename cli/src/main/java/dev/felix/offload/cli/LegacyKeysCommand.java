@@ -55,8 +55,8 @@ final class LegacyKeysCommand implements Callable<Integer> {
         @Option(names = "--shard", paramLabel = "DIR", description = "Only this shard (its name under the data root).")
         String shard;
 
-        RootAndStore resolve() throws IOException {
-            RootAndStore where = rootOptions.resolve(nodeId);
+        RootAndStore resolve(java.util.Map<String, String> environment) throws IOException {
+            RootAndStore where = rootOptions.resolve(nodeId, environment);
             if (!Files.isDirectory(where.root())) {
                 throw new FelixOffload.UsageException("no data root directory at " + where.root());
             }
@@ -92,7 +92,7 @@ final class LegacyKeysCommand implements Callable<Integer> {
 
         /** {@link LegacyKeysCommand#withStore} on this subcommand's root and store. */
         <T> T withStore(RepairSession.Access access, Work<T> work) throws IOException {
-            return LegacyKeysCommand.withStore(where.resolve(), access, spec.commandLine().getErr(), work);
+            return LegacyKeysCommand.withStore(where.resolve(FelixOffload.environment(spec)), access, spec.commandLine().getErr(), work);
         }
     }
 

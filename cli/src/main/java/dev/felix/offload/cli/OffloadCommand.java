@@ -158,7 +158,7 @@ final class OffloadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Map<String, String> env = System.getenv();
+        Map<String, String> env = FelixOffload.environment(spec);
         OffloadSettings settings;
         String storeSetting = "--store";
         if (config != null) {

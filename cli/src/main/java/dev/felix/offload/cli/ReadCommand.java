@@ -18,8 +18,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.BufferedOutputStream;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -76,7 +74,7 @@ final class ReadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         String storeSetting = "--store";
-        java.util.Map<String, String> env = System.getenv();
+        java.util.Map<String, String> env = FelixOffload.environment(spec);
         if (config != null) {
             if (dataDir != null || store != null) {
                 throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");
@@ -119,7 +117,7 @@ final class ReadCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("--format raw writes binary records; redirect stdout to a file or pipe");
         }
         PrintWriter out = spec.commandLine().getOut();
-        OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)) : null;
+        OutputStream rawOut = chosen == Format.raw ? new BufferedOutputStream(FelixOffload.binaryOut(spec)) : null;
         // The store is contacted (its client built, its bucket checked, the node claim read) only if the
         // read reaches below the local base: a read of local records needs nothing from it.
         String setting = storeSetting;

@@ -71,7 +71,7 @@ final class ReidentifyCommand implements Callable<Integer> {
         Path root;
         Optional<RootAndStore> where = Optional.empty();
         if (config != null || store != null) {
-            where = Optional.of(RootAndStore.of(config, dataDir, store, null));
+            where = Optional.of(RootAndStore.of(config, dataDir, store, null, FelixOffload.environment(spec)));
             root = where.get().root();
         } else if (dataDir != null) {
             root = dataDir;
@@ -111,7 +111,7 @@ final class ReidentifyCommand implements Callable<Integer> {
      * Under the root's locks (and with the store, where one was given: checked first, and this root's
      * leases there removed), gives the root its new identity and says what it did.
      */
-    private static int giveUp(RepairSession session, Optional<RootAndStore> where, String oldNode, String newNode,
+    private int giveUp(RepairSession session, Optional<RootAndStore> where, String oldNode, String newNode,
             PrintWriter out, PrintWriter err) throws IOException, StoreException {
         DataRoot dataRoot = session.root();
         if (session.hasStore()) {
@@ -143,7 +143,7 @@ final class ReidentifyCommand implements Callable<Integer> {
                 + "migrate` copies them under node '%s'.%n", entries, oldNode, newNode);
         boolean setOutside = where.map(w -> w.nodeIdSource().kind() != RootAndStore.NodeIdSource.Kind.ROOT_FILE)
                 .orElse(false);
-        if (System.getenv(NodeId.ENV) != null || setOutside) {
+        if (FelixOffload.environment(spec).get(NodeId.ENV) != null || setOutside) {
             err.printf("felix-offload: warning: this root's node id comes from %s, which overrides its node-id file: "
                     + "set it to %s before the next pass (until then every pass is refused, as the old node's claim "
                     + "names the other root)%n", where.map(w -> w.nodeIdSource().label()).orElse(NodeId.ENV), newNode);

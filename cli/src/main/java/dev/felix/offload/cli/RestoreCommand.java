@@ -97,7 +97,7 @@ final class RestoreCommand implements Callable<Integer> {
             throw new FelixOffload.UsageException("--concurrency must be from 1 to " + ShardRestore.MAX_CONCURRENCY
                     + ", got " + concurrency);
         }
-        RootAndStore where = rootOptions.resolve(nodeId);
+        RootAndStore where = rootOptions.resolve(nodeId, FelixOffload.environment(spec));
         Path root = where.root();
         if (!Files.isDirectory(root)) {
             throw new FelixOffload.UsageException("no data root directory at " + root

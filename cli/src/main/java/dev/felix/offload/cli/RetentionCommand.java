@@ -70,7 +70,7 @@ final class RetentionCommand implements Callable<Integer> {
         RetentionReport report;
         try (ObjectStore store = Stores.openExisting(c.store, c.file + ": store", c.dataDir, Stores.Use.WRITER)) {
             try {
-                Stores.requireBucket(store, c.file + ": store", new DataRoot(c.dataDir), c.environment(System.getenv()),
+                Stores.requireBucket(store, c.file + ": store", new DataRoot(c.dataDir), c.environment(FelixOffload.environment(spec)),
                         c.retentionPassSettings().keyPrefix());
             } catch (dev.felix.offload.store.StoreException e) {
                 // The pass's first store failure, met before it wrote anything: this command's exit 1.
@@ -81,7 +81,7 @@ final class RetentionCommand implements Callable<Integer> {
             dev.felix.offload.retention.RetentionPassSettings settings = c.retentionPassSettings();
             settings = settings.withOrphanSweep(settings.orphanSweep().withFullSweep(fullSweep));
             report = new RetentionPass(new DataRoot(c.dataDir), store, c.rules, settings,
-                    Clock.systemUTC(), c.environment(System.getenv()), RetentionHook.none())
+                    Clock.systemUTC(), c.environment(FelixOffload.environment(spec)), RetentionHook.none())
                     .checkingClaim(new dev.felix.offload.root.NodeClaimCheck.Policy(c.file + ": store", takeOver))
                     .run(StopSignal.never());
         } catch (dev.felix.offload.root.NodeClaimCheck.StoreFailedException | RootLock.HeldException e) {

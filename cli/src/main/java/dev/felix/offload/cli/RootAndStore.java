@@ -44,8 +44,9 @@ record RootAndStore(Path root, String storeUri, String storeSetting, String keyP
         }
     }
 
-    static RootAndStore of(Path config, Path dataDir, String store, String nodeIdOption) throws IOException {
-        RootChoice choice = RootChoice.of(config, dataDir, store);
+    static RootAndStore of(Path config, Path dataDir, String store, String nodeIdOption, Map<String, String> environment)
+            throws IOException {
+        RootChoice choice = RootChoice.of(config, dataDir, store, environment);
         Path root = choice.root();
         Map<String, String> env = choice.env();
         String prefix = choice.config().map(c -> c.retentionPassSettings().keyPrefix()).orElse("");

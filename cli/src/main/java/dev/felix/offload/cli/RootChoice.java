@@ -21,8 +21,7 @@ import java.util.Optional;
 record RootChoice(Path root, String storeUri, String storeSetting, Map<String, String> env,
                   Optional<DaemonConfig> config) {
 
-    static RootChoice of(Path config, Path dataDir, String store) throws IOException {
-        Map<String, String> env = System.getenv();
+    static RootChoice of(Path config, Path dataDir, String store, Map<String, String> env) throws IOException {
         if (config != null) {
             if (dataDir != null || store != null) {
                 throw new FelixOffload.UsageException("give either --config or --data-dir and --store, not both");

@@ -20,8 +20,11 @@ final class RootOptions {
     @Option(names = "--store", paramLabel = "URI", description = "The store, as for offload.")
     String store;
 
-    /** The root, store and node id these options name, with {@code nodeId} ({@code --node-id}, or null) over the rest. */
-    RootAndStore resolve(String nodeId) throws IOException {
-        return RootAndStore.of(config, dataDir, store, nodeId);
+    /**
+     * The root, store and node id these options name, with {@code nodeId} ({@code --node-id}, or null) over the
+     * rest; {@code environment} is the command's (where {@code FELIX_NODE_ID} is looked up).
+     */
+    RootAndStore resolve(String nodeId, java.util.Map<String, String> environment) throws IOException {
+        return RootAndStore.of(config, dataDir, store, nodeId, environment);
     }
 }

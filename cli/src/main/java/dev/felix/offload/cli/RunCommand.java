@@ -51,13 +51,14 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         DaemonConfig c = ConfigOption.load(config);
+        FelixOffload.beforeJvmWideChange(spec); // the log levels, the shutdown hook, an exit on refusal
         setLogLevel(c.logLevel);
         warnIdleOverrides(c);
         // Not prepared ahead: the client is built once the HTTP endpoint answers (Daemon.connect), not
         // beside the endpoint's own start-up on the same cores.
         ObjectStore store = Stores.open(c.store, c.file + ": store", c.dataDir,
                 probeStore ? Stores.Use.WRITER_PROBING : Stores.Use.WRITER);
-        Daemon daemon = new Daemon(c, store, System.getenv(), PassClock.system(c.zone)).takeOverNodeId(takeOver)
+        Daemon daemon = new Daemon(c, store, FelixOffload.environment(spec), PassClock.system(c.zone)).takeOverNodeId(takeOver)
                 // A pass found another copy of this root (or another root) writing as this node: no pass can
                 // do anything from now on, so the daemon ends, exit 2 (from a thread of its own: the pass's
                 // thread is one the stop waits for).

@@ -77,7 +77,7 @@ final class ScrubCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        RootChoice choice = RootChoice.of(config, dataDir, store);
+        RootChoice choice = RootChoice.of(config, dataDir, store, FelixOffload.environment(spec));
         Path root = choice.root();
         String uri = choice.storeUri();
         String storeSetting = choice.storeSetting();

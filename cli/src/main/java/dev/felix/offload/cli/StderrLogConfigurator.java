@@ -35,14 +35,9 @@ public final class StderrLogConfigurator extends ContextAwareBase implements Con
         if (System.getProperty("logback.configurationFile") != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
-        PatternLayout layout = new PatternLayout();
-        layout.setContext(context);
-        layout.getInstanceConverterMap().put("oneLineEx", OneLineThrowableConverter::new);
-        layout.setPattern(PATTERN);
-        layout.start();
         LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
         encoder.setContext(context);
-        encoder.setLayout(layout);
+        encoder.setLayout(layout(context));
         encoder.start();
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setContext(context);
@@ -54,5 +49,15 @@ public final class StderrLogConfigurator extends ContextAwareBase implements Con
         root.setLevel(Level.WARN);
         root.addAppender(stderr);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /** A log line as the tool writes it, started. */
+    static PatternLayout layout(LoggerContext context) {
+        PatternLayout layout = new PatternLayout();
+        layout.setContext(context);
+        layout.getInstanceConverterMap().put("oneLineEx", OneLineThrowableConverter::new);
+        layout.setPattern(PATTERN);
+        layout.start();
+        return layout;
     }
 }

@@ -3,7 +3,6 @@ package dev.felix.offload.cli;
 import dev.felix.offload.log.DataRoot;
 import dev.felix.offload.root.StoreFindingsFile;
 import dev.felix.offload.store.ObjectStore;
-import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.FindingsKeep;
 import dev.felix.offload.store.remote.ProbeOptions;
 import dev.felix.offload.root.NodeId;
@@ -64,7 +63,7 @@ final class Stores {
                         + " is a file; a filesystem store is a directory (give a directory, or a path that does not exist yet)");
             }
         }
-        return parsed.open(Credentials.defaultChain(), probe(dataDir, use));
+        return parsed.open(EmbeddedRun.storeCredentials(), probe(dataDir, use));
     }
 
     static ObjectStore openExisting(String uri, String setting) throws IOException {
@@ -85,7 +84,7 @@ final class Stores {
                         + " (a filesystem store is created by the first offload into it)");
             }
         }
-        return parsed.open(Credentials.defaultChain(), probe(dataDir, use));
+        return parsed.open(EmbeddedRun.storeCredentials(), probe(dataDir, use));
     }
 
     private static ProbeOptions probe(Path dataDir, Use use) {

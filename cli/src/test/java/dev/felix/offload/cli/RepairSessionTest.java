@@ -38,7 +38,7 @@ class RepairSessionTest {
     }
 
     private RootAndStore where(Path root) throws IOException {
-        return RootAndStore.of(null, root, store, null);
+        return RootAndStore.of(null, root, store, null, System.getenv());
     }
 
     private static boolean locked(Path root, boolean daemon) throws IOException {

@@ -90,7 +90,7 @@ class ClonedRootIT {
 
     /** Every record of the root's shard from offset 0 as JSON lines, without where each came from. */
     private List<String> records(String root, Store store, String name) throws Exception {
-        FelixJar.Result r = ok(FelixJar.run(work, store.env(), name, "read", "--data-dir", root, "--store", store.uri(),
+        FelixJar.Result r = ok(FelixJar.inside(work, store.env(), name, "read", "--data-dir", root, "--store", store.uri(),
                 "--shard", shardOf(root), "--from", "0", "--max-records", "100000", "--json"));
         return r.out().lines().map(l -> l.replaceAll(",\"source\":\"[a-z]+\"", "")).toList();
     }
@@ -110,12 +110,12 @@ class ClonedRootIT {
 
     /** The broker of {@code root} writes records of its own from here on. */
     private void brokerWrites(String root, int seed) throws Exception {
-        ok(FelixJar.run(work, Map.of(), "append-" + root + "-" + seed, "generate", "--data-dir", root, "--streams", "1",
+        ok(FelixJar.inside(work, Map.of(), "append-" + root + "-" + seed, "generate", "--data-dir", root, "--streams", "1",
                 "--records", "1500", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "" + seed));
     }
 
     private FelixJar.Result offload(String root, Store store, String name) throws Exception {
-        return FelixJar.run(work, store.env(), name, "offload", "--data-dir", root, "--store", store.uri(),
+        return FelixJar.inside(work, store.env(), name, "offload", "--data-dir", root, "--store", store.uri(),
                 "--keep-local-segments", "2");
     }
 
@@ -123,7 +123,7 @@ class ClonedRootIT {
     @ValueSource(strings = {"fs", "s3proxy"})
     void aCopyOfAWholeRootIsStoppedBeforeItWritesAndGoesOnWithItsOwnIdentity(String kind) throws Exception {
         Store store = Store.of(kind, work, "clone-store");
-        ok(FelixJar.run(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
+        ok(FelixJar.inside(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
                 "3000", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "1"));
         ok(offload("a", store, "offload-a-1"));
         cpA("a", "b");
@@ -145,43 +145,43 @@ class ClonedRootIT {
                 .contains("felix-offload reidentify --data-dir " + bPath).contains("--take-over-node-id");
         assertThat(offloadB.err().lines().filter(l -> l.startsWith("felix-offload:")).count()).isEqualTo(1);
         Path bConfig = config("b", store);
-        refused(FelixJar.run(work, store.env(), "retention-b", "retention", "--config", bConfig.toString()));
-        FelixJar.Result daemonB = refused(FelixJar.run(work, store.env(), "run-b", "run", "--config", bConfig.toString()));
+        refused(FelixJar.inside(work, store.env(), "retention-b", "retention", "--config", bConfig.toString()));
+        FelixJar.Result daemonB = refused(FelixJar.inside(work, store.env(), "run-b", "run", "--config", bConfig.toString()));
         assertThat(daemonB.err()).contains("another copy of this data root");
-        refused(FelixJar.run(work, store.env(), "forget-b", "forget-shard", "--config", bConfig.toString(), "--shard",
+        refused(FelixJar.inside(work, store.env(), "forget-b", "forget-shard", "--config", bConfig.toString(), "--shard",
                 shardOf("b"), "--yes"));
         assertThat(store.objects()).as("the copy wrote and deleted nothing").isEqualTo(afterA);
-        FelixJar.Result readB = FelixJar.run(work, store.env(), "read-b-warned", "read", "--data-dir", "b", "--store",
+        FelixJar.Result readB = FelixJar.inside(work, store.env(), "read-b-warned", "read", "--data-dir", "b", "--store",
                 store.uri(), "--shard", shardOf("b"), "--from", "0", "--max-records", "1");
         assertThat(readB.exitCode()).isZero();
         assertThat(readB.err()).as("a reader is warned, not refused").contains("another copy of this data root");
 
         // the original goes on as before: retention with its sweep, and every record reads back
         Path aConfig = config("a", store);
-        FelixJar.Result retentionA = ok(FelixJar.run(work, store.env(), "retention-a", "retention", "--config",
+        FelixJar.Result retentionA = ok(FelixJar.inside(work, store.env(), "retention-a", "retention", "--config",
                 aConfig.toString(), "--json"));
         assertThat(JSON.readTree(retentionA.out()).get("orphans").get("deleted")).isEmpty();
         assertThat(records("a", store, "read-a-after")).isEqualTo(aWritten);
 
         // the copy gets its own identity, and both go on
-        FelixJar.Result reid = ok(FelixJar.run(work, store.env(), "reidentify-b", "reidentify", "--data-dir", "b",
+        FelixJar.Result reid = ok(FelixJar.inside(work, store.env(), "reidentify-b", "reidentify", "--data-dir", "b",
                 "--store", store.uri()));
         assertThat(reid.out()).contains("node id ").contains("manifest entries still name objects under node");
         String bNode = Files.readString(work.resolve("b/node-id")).trim();
         String aNode = Files.readString(work.resolve("a/node-id")).trim();
         assertThat(bNode).isNotEqualTo(aNode);
         ok(offload("b", store, "offload-b-own"));
-        FelixJar.Result retentionB = ok(FelixJar.run(work, store.env(), "retention-b-own", "retention", "--config",
+        FelixJar.Result retentionB = ok(FelixJar.inside(work, store.env(), "retention-b-own", "retention", "--config",
                 bConfig.toString(), "--json"));
         assertThat(JSON.readTree(retentionB.out()).get("orphans").get("deleted")).isEmpty();
         ok(offload("a", store, "offload-a-3"));
-        ok(FelixJar.run(work, store.env(), "retention-a-again", "retention", "--config", aConfig.toString()));
+        ok(FelixJar.inside(work, store.env(), "retention-a-again", "retention", "--config", aConfig.toString()));
         assertThat(store.objects()).containsKey(aNode + "/node.claim").containsKey(bNode + "/node.claim");
 
         assertThat(records("a", store, "read-a-end")).isEqualTo(aWritten);
         assertThat(records("b", store, "read-b-end")).isEqualTo(bWritten);
-        ok(FelixJar.run(work, store.env(), "scrub-a", "scrub", "--data-dir", "a", "--store", store.uri()));
-        FelixJar.Result scrubB = ok(FelixJar.run(work, store.env(), "scrub-b", "scrub", "--data-dir", "b", "--store",
+        ok(FelixJar.inside(work, store.env(), "scrub-a", "scrub", "--data-dir", "a", "--store", store.uri()));
+        FelixJar.Result scrubB = ok(FelixJar.inside(work, store.env(), "scrub-b", "scrub", "--data-dir", "b", "--store",
                 store.uri()));
         assertThat(scrubB.out()).contains("keys under a node id this root had before reidentify");
     }
@@ -194,7 +194,7 @@ class ClonedRootIT {
     @org.junit.jupiter.api.Test
     void aRunningDaemonEndsWhenACopyOfItsRootTakesTheNode() throws Exception {
         Store store = Store.of("fs", work, "daemon-store");
-        ok(FelixJar.run(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
+        ok(FelixJar.inside(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
                 "2000", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "1"));
         Path config = work.resolve("a.yaml");
         Files.writeString(config, String.join("\n", "data-dir: a", "store: " + store.uri(),
@@ -225,7 +225,7 @@ class ClonedRootIT {
             // The daemon advances the lease every second, so b's take-over may meet one of its passes at the
             // same moment: then both stop (or the daemon's pass goes on and b stops), and b takes it again.
             for (int attempt = 0; ; attempt++) {
-                FelixJar.Result takeOver = FelixJar.run(work, store.env(), "offload-b-" + attempt, "offload",
+                FelixJar.Result takeOver = FelixJar.inside(work, store.env(), "offload-b-" + attempt, "offload",
                         "--data-dir", "b", "--store", store.uri(), "--take-over-node-id");
                 if (takeOver.exitCode() == 0) {
                     break;
@@ -246,7 +246,7 @@ class ClonedRootIT {
     @ValueSource(strings = {"fs", "s3proxy"})
     void twoCopiesOffloadingAtTheSameMomentNeverBothGoOn(String kind) throws Exception {
         Store store = Store.of(kind, work, "race-store");
-        ok(FelixJar.run(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
+        ok(FelixJar.inside(work, Map.of(), "generate-a", "generate", "--data-dir", "a", "--streams", "1", "--records",
                 "2000", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "1"));
         ok(offload("a", store, "offload-a-1"));
         cpA("a", "b");

@@ -45,7 +45,7 @@ class ConservationIT {
     /** Every record of a shard, through {@code read --json}: offset to "timestamp payload". */
     private static TreeMap<Long, String> readAll(Path work, Map<String, String> env, Path config, String shard,
                                                  String name, int expectExit) throws Exception {
-        FelixJar.Result r = FelixJar.run(work, env, name, "read", "--config", config.toString(), "--shard", shard,
+        FelixJar.Result r = FelixJar.inside(work, env, name, "read", "--config", config.toString(), "--shard", shard,
                 "--from", "0", "--max-records", "1000000", "--json");
         assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(expectExit);
         TreeMap<Long, String> out = new TreeMap<>();
@@ -87,7 +87,7 @@ class ConservationIT {
     void whenTheBrokerComesBackFirstEveryOffloadedRecordIsKeptAndRestoredBelowTheNewLog(String kind) throws Exception {
         MissingShardIT.Store store = MissingShardIT.Store.of(kind, work, "back-first");
         Path config = MissingShardIT.offloadedRoot(work, store);
-        ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString(),
+        ok(FelixJar.inside(work, store.env(), "offload", "offload", "--config", config.toString(),
                 "--keep-local-segments", "1"));
         String shard = MissingShardIT.shards(work).get(0);
         TreeMap<Long, String> before = readAll(work, store.env(), config, shard, "read-before", 0);
@@ -99,7 +99,7 @@ class ConservationIT {
         brokerBackFirst(work, shard);
 
         for (int i = 0; i < 2; i++) {
-            FelixJar.Result retention = FelixJar.run(work, store.env(), "retention" + i, "retention", "--config",
+            FelixJar.Result retention = FelixJar.inside(work, store.env(), "retention" + i, "retention", "--config",
                     config.toString(), "--json");
             assertThat(retention.exitCode()).as("unrecorded history needs an operator: " + retention.out()
                     + retention.err()).isEqualTo(1);
@@ -111,7 +111,7 @@ class ConservationIT {
             assertThat(store.objects()).as("nothing deleted").containsAllEntriesOf(objects);
         }
 
-        FelixJar.Result restore = FelixJar.run(work, store.env(), "restore", "restore", "--config", config.toString(),
+        FelixJar.Result restore = FelixJar.inside(work, store.env(), "restore", "restore", "--config", config.toString(),
                 "--all-missing", "--json");
         assertThat(restore.exitCode()).as(restore.out() + restore.err()).isZero();
         JsonNode restored = JSON.readTree(restore.out()).get("shards");
@@ -121,7 +121,7 @@ class ConservationIT {
         assertThat(restored.get(0).get("whole").asBoolean()).isTrue();
 
         assertThat(readAll(work, store.env(), config, shard, "read-after", 0)).isEqualTo(before);
-        FelixJar.Result clean = FelixJar.run(work, store.env(), "retention-after", "retention", "--config",
+        FelixJar.Result clean = FelixJar.inside(work, store.env(), "retention-after", "retention", "--config",
                 config.toString(), "--json");
         assertThat(clean.exitCode()).as(clean.out() + clean.err()).isZero();
         assertThat(store.objects()).containsAllEntriesOf(objects);
@@ -141,7 +141,7 @@ class ConservationIT {
                     + "&region=" + s3.region() + "&path-style=true&max-attempts=2", DaemonIT.credentials(s3), s3, bucket,
                     null);
             Path config = MissingShardIT.offloadedRoot(work, store);
-            ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString(),
+            ok(FelixJar.inside(work, store.env(), "offload", "offload", "--config", config.toString(),
                     "--keep-local-segments", "1"));
             String shard = MissingShardIT.shards(work).get(0);
             TreeMap<Long, String> before = readAll(work, store.env(), config, shard, "read-before", 0);
@@ -156,7 +156,7 @@ class ConservationIT {
             FileUtils.deleteDirectory(shardDir(work, shard).toFile());
             proxy.policy((method, target) -> method.equals("GET") && target.startsWith("/" + bucket + "?")
                     ? new FaultProxy.HideFromListing(k -> k.equals(hidden)) : null);
-            FelixJar.Result found = FelixJar.run(work, store.env(), "restore-found", "restore", "--config",
+            FelixJar.Result found = FelixJar.inside(work, store.env(), "restore-found", "restore", "--config",
                     config.toString(), "--shard", shard);
             assertThat(found.exitCode()).as(found.out() + found.err()).isZero();
             assertThat(found.out()).contains("found " + hidden + " only by asking for it");
@@ -170,7 +170,7 @@ class ConservationIT {
                 }
                 return target.startsWith("/" + bucket + "/" + hidden) ? new FaultProxy.ErrorAnswer(404, "NoSuchKey") : null;
             });
-            FelixJar.Result holed = FelixJar.run(work, store.env(), "restore-hole", "restore", "--config",
+            FelixJar.Result holed = FelixJar.inside(work, store.env(), "restore-hole", "restore", "--config",
                     config.toString(), "--shard", shard, "--json");
             assertThat(holed.exitCode()).as(holed.out() + holed.err()).isEqualTo(1);
             JsonNode hole = JSON.readTree(holed.out()).get("shards").get(0).get("holes");
@@ -185,7 +185,7 @@ class ConservationIT {
             // 3. The object shows up; every sweep keeps it (its offsets are held nowhere else).
             proxy.policy(FaultProxy.PASS);
             for (int i = 0; i < 2; i++) {
-                FelixJar.Result retention = FelixJar.run(work, store.env(), "retention" + i, "retention", "--config",
+                FelixJar.Result retention = FelixJar.inside(work, store.env(), "retention" + i, "retention", "--config",
                         config.toString(), "--json");
                 assertThat(retention.exitCode()).as(retention.out() + retention.err()).isEqualTo(1);
                 JsonNode held = JSON.readTree(retention.out()).get("orphans").get("held");
@@ -194,7 +194,7 @@ class ConservationIT {
             }
 
             // 4. restore --merge records it; everything reads back.
-            FelixJar.Result merged = FelixJar.run(work, store.env(), "restore-merge", "restore", "--config",
+            FelixJar.Result merged = FelixJar.inside(work, store.env(), "restore-merge", "restore", "--config",
                     config.toString(), "--shard", shard, "--merge");
             assertThat(merged.exitCode()).as(merged.out() + merged.err()).isZero();
             assertThat(readAll(work, store.env(), config, shard, "read-merged", 0)).isEqualTo(offloaded);
@@ -211,7 +211,7 @@ class ConservationIT {
             throws Exception {
         MissingShardIT.Store store = MissingShardIT.Store.of("fs", work, "recreated");
         Path config = MissingShardIT.offloadedRoot(work, store);
-        ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString(),
+        ok(FelixJar.inside(work, store.env(), "offload", "offload", "--config", config.toString(),
                 "--keep-local-segments", "1"));
         String shard = MissingShardIT.shards(work).get(0);
         Path dir = shardDir(work, shard);
@@ -231,7 +231,7 @@ class ConservationIT {
             }
         }
 
-        FelixJar.Result restore = FelixJar.run(work, store.env(), "restore", "restore", "--config", config.toString(),
+        FelixJar.Result restore = FelixJar.inside(work, store.env(), "restore", "restore", "--config", config.toString(),
                 "--shard", shard, "--json");
         assertThat(restore.exitCode()).as(restore.out() + restore.err()).isEqualTo(1);
         JsonNode r = JSON.readTree(restore.out()).get("shards").get(0);
@@ -242,7 +242,7 @@ class ConservationIT {
         assertThat(restored.newestEntry().orElseThrow().lastOffset()).isLessThan(restart);
 
         // The pass offloads the re-created log whole.
-        FelixJar.Result pass = FelixJar.run(work, store.env(), "offload-again", "offload", "--config",
+        FelixJar.Result pass = FelixJar.inside(work, store.env(), "offload-again", "offload", "--config",
                 config.toString(), "--json");
         assertThat(pass.exitCode()).as(pass.out() + pass.err()).isZero();
         assertThat(JSON.readTree(pass.out()).get("complete").asBoolean()).isTrue();
@@ -258,7 +258,7 @@ class ConservationIT {
         // complete, naming the segment and the offsets that have no copy.
         List<ManifestEntry> overlapping = new ArrayList<>(entries);
         ManifestStore.open(dir).save(Manifest.of(overlapping));
-        FelixJar.Result partly = FelixJar.run(work, store.env(), "offload-partly", "offload", "--config",
+        FelixJar.Result partly = FelixJar.inside(work, store.env(), "offload-partly", "offload", "--config",
                 config.toString(), "--json");
         assertThat(partly.exitCode()).as(partly.out() + partly.err()).isEqualTo(1);
         assertThat(JSON.readTree(partly.out()).get("complete").asBoolean()).isFalse();
@@ -276,12 +276,12 @@ class ConservationIT {
     void takingTheClaimOverHappensOnlyWhenTheRestoreGoesAhead() throws Exception {
         MissingShardIT.Store store = MissingShardIT.Store.of("fs", work, "take-over");
         Path config = MissingShardIT.offloadedRoot(work, store);
-        ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString()));
+        ok(FelixJar.inside(work, store.env(), "offload", "offload", "--config", config.toString()));
         String shard = MissingShardIT.shards(work).get(0);
         byte[] claim = Files.readAllBytes(store.dir().resolve("n1/node.claim"));
         Files.createDirectories(work.resolve("new-root"));
 
-        FelixJar.Result refused = FelixJar.run(work, store.env(), "restore-nothing", "restore", "--data-dir", "new-root",
+        FelixJar.Result refused = FelixJar.inside(work, store.env(), "restore-nothing", "restore", "--data-dir", "new-root",
                 "--store", store.uri(), "--node-id", "n1", "--shard", "acme_default_none_0-0123456789abcdef",
                 "--take-over-node-id");
         assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(1);
@@ -289,7 +289,7 @@ class ConservationIT {
         assertThat(Files.readAllBytes(store.dir().resolve("n1/node.claim"))).as("the claim is as it was").isEqualTo(claim);
         assertThat(work.resolve("new-root/node-id")).doesNotExist();
 
-        FelixJar.Result ahead = FelixJar.run(work, store.env(), "restore-ahead", "restore", "--data-dir", "new-root",
+        FelixJar.Result ahead = FelixJar.inside(work, store.env(), "restore-ahead", "restore", "--data-dir", "new-root",
                 "--store", store.uri(), "--node-id", "n1", "--shard", shard, "--take-over-node-id");
         assertThat(ahead.exitCode()).as(ahead.out() + ahead.err()).isZero();
         assertThat(Files.readAllBytes(store.dir().resolve("n1/node.claim"))).as("taken over").isNotEqualTo(claim);

@@ -88,7 +88,7 @@ class DaemonDeadlinesIT {
         List<String> all = new java.util.ArrayList<>(List.of("generate", "--data-dir", "data", "--streams", "1",
                 "--shards-per-stream", "1"));
         all.addAll(List.of(args));
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate", all.toArray(String[]::new));
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), "generate", all.toArray(String[]::new));
         assertThat(gen.exitCode()).as(gen.err()).isZero();
     }
 

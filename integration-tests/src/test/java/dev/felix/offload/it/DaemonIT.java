@@ -189,9 +189,9 @@ class DaemonIT {
         }
 
         // What it left is whole: the root checks clean and reads across the local base still work.
-        FelixJar.Result fsck = FelixJar.run(work, Map.of(), "fsck", "fsck", "--data-dir", "data");
+        FelixJar.Result fsck = FelixJar.inside(work, Map.of(), "fsck", "fsck", "--data-dir", "data");
         assertThat(fsck.exitCode()).as(fsck.out() + fsck.err()).isZero();
-        FelixJar.Result scrub = FelixJar.run(work, env, "scrub", "scrub", "--config", config.toString(), "--json");
+        FelixJar.Result scrub = FelixJar.inside(work, env, "scrub", "scrub", "--config", config.toString(), "--json");
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isZero();
         assertThat(JSON.readTree(scrub.out()).get("entries_checked").asInt()).isPositive();
     }
@@ -200,7 +200,7 @@ class DaemonIT {
     void sigtermDuringAnOffloadEndsBetweenSegmentsAndLeavesNothingHalfDone() throws Exception {
         S3Server s3 = S3Servers.s3mock();
         String bucket = s3.createBucket("daemon-sigterm-it");
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "data", "--records", "3000",
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "data", "--records", "3000",
                 "--payload-bytes", "200", "--segment-bytes", "65536");
         assertThat(gen.exitCode()).as(gen.err()).isZero();
         Path config = work.resolve("felix.yaml");
@@ -229,17 +229,17 @@ class DaemonIT {
         }
         // It stopped early, between segments: every entry it wrote names a whole, verified object, and
         // no object was left without an entry.
-        FelixJar.Result scrub = FelixJar.run(work, env, "scrub", "scrub", "--config", config.toString(), "--json");
+        FelixJar.Result scrub = FelixJar.inside(work, env, "scrub", "scrub", "--config", config.toString(), "--json");
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isZero();
         JsonNode report = JSON.readTree(scrub.out());
         assertThat(report.get("entries_checked").asInt()).isPositive().isLessThan(total);
-        FelixJar.Result fsck = FelixJar.run(work, Map.of(), "fsck", "fsck", "--data-dir", "data");
+        FelixJar.Result fsck = FelixJar.inside(work, Map.of(), "fsck", "fsck", "--data-dir", "data");
         assertThat(fsck.exitCode()).as(fsck.out() + fsck.err()).isZero();
 
         // The next run goes on from there and finishes.
-        FelixJar.Result offload = FelixJar.run(work, env, "offload", "offload", "--config", config.toString(), "--json");
+        FelixJar.Result offload = FelixJar.inside(work, env, "offload", "offload", "--config", config.toString(), "--json");
         assertThat(offload.exitCode()).as(offload.out() + offload.err()).isZero();
-        FelixJar.Result after = FelixJar.run(work, env, "scrub2", "scrub", "--config", config.toString(), "--json");
+        FelixJar.Result after = FelixJar.inside(work, env, "scrub2", "scrub", "--config", config.toString(), "--json");
         assertThat(after.exitCode()).as(after.out()).isZero();
         assertThat(JSON.readTree(after.out()).get("entries_checked").asInt()).isEqualTo(total);
     }

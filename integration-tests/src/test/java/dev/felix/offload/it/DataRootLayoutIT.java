@@ -45,7 +45,7 @@ class DataRootLayoutIT {
     }
 
     private FelixJar.Result ok(Map<String, String> env, String name, String... args) throws Exception {
-        FelixJar.Result r = FelixJar.run(work, env, name, args);
+        FelixJar.Result r = FelixJar.inside(work, env, name, args);
         assertThat(r.exitCode()).as(name + ": " + r.out() + r.err()).isZero();
         return r;
     }

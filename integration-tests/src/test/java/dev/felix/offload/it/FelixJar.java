@@ -1,14 +1,20 @@
 package dev.felix.offload.it;
 
+import dev.felix.offload.cli.EmbeddedRun;
+import dev.felix.offload.root.NodeId;
+
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,6 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * JVM warnings go to stderr, never into the stdout a test parses. What the JVM itself does for an
  * operator (the launcher's archive, heap limits, signals) is tested elsewhere with the JVM's own
  * defaults ({@code LauncherIT}, {@code RunnableJarIT}).
+ *
+ * <p>Where the process itself is not what a case tests, {@link #inside} runs the same command inside the
+ * test JVM, with the same result and without a JVM's start.
  */
 final class FelixJar {
 
@@ -81,6 +90,67 @@ final class FelixJar {
         }
         return new Result(p.exitValue(), read(workDir.resolve(name + ".out")), read(workDir.resolve(name + ".err")));
     }
+
+    /**
+     * Runs a command inside this JVM ({@link EmbeddedRun}), for a case where the process is not what is tested:
+     * the same result as {@link #run} without a JVM's start, its output kept in the same two files. A daemon
+     * whose configuration is taken needs a process of its own, and is run as {@link #run} runs it. {@code env}
+     * is what {@link #run} adds to this JVM's environment; only what the tool reads through its own
+     * environment can differ, so anything else is refused (see {@link #insideHonours}): such a case needs the
+     * process. This JVM has one working directory: the relative paths the tool's path options take
+     * ({@link #PATH_OPTIONS}) are resolved against {@code workDir}, where the process would have started, so
+     * a message that repeats such a path names it in full.
+     */
+    static Result inside(Path workDir, Map<String, String> env, String name, String... args)
+            throws IOException, InterruptedException {
+        if (!insideHonours(env)) {
+            throw new IllegalArgumentException("a run inside this JVM cannot be given " + env.keySet()
+                    + ": run it as a process");
+        }
+        Map<String, String> environment = new HashMap<>(System.getenv());
+        environment.remove(NodeId.ENV);
+        environment.remove("JAVA_TOOL_OPTIONS");
+        environment.putAll(env);
+        String[] resolved = args.clone();
+        for (int i = 1; i < resolved.length; i++) {
+            if (PATH_OPTIONS.contains(resolved[i - 1])) {
+                resolved[i] = workDir.resolve(resolved[i]).toString();
+            }
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit;
+        try {
+            exit = EmbeddedRun.run(out, err, environment, Duration.ofMinutes(2), resolved);
+        } catch (TimeoutException e) {
+            throw new AssertionError(e.getMessage() + "; stderr: " + err.toString(StandardCharsets.UTF_8));
+        } catch (EmbeddedRun.NeedsProcess e) {
+            return run(workDir, env, name, args);
+        }
+        Files.write(workDir.resolve(name + ".out"), out.toByteArray());
+        Files.write(workDir.resolve(name + ".err"), err.toByteArray());
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The options whose values are paths (a relative one is taken from the working directory). */
+    private static final java.util.Set<String> PATH_OPTIONS = java.util.Set.of("--data-dir", "--config", "--shard-dir",
+            "--segment", "--dir");
+
+    /**
+     * Whether {@link #inside} can give a run what {@code env} adds to this JVM's environment: what the tool reads
+     * through its own environment (the node id, the store keys; the region is always the store URI's or the
+     * default) and what is as in this JVM's.
+     */
+    static boolean insideHonours(Map<String, String> env) {
+        boolean keys = env.get("AWS_ACCESS_KEY_ID") != null && env.get("AWS_SECRET_ACCESS_KEY") != null;
+        return env.entrySet().stream().allMatch(e -> e.getKey().equals(NodeId.ENV)
+                || keys && STORE_KEYS.contains(e.getKey())
+                || e.getValue().equals(System.getenv(e.getKey())));
+    }
+
+    /** The variables a run inside this JVM hands its stores (see {@link EmbeddedRun}), when both keys are given. */
+    private static final java.util.Set<String> STORE_KEYS = java.util.Set.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+            "AWS_REGION");
 
     /**
      * The class-data options for the next process: map the archive once it exists; else, for a run

@@ -55,7 +55,7 @@ class HttpAuthIT {
 
     @BeforeEach
     void root() throws Exception {
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "1",
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "1",
                 "--shards-per-stream", "1", "--records", "300");
         assertThat(gen.exitCode()).as(gen.err()).isZero();
         try (var dirs = Files.list(work.resolve("data"))) {
@@ -96,7 +96,7 @@ class HttpAuthIT {
     @Test
     void aBindOffLoopbackWithoutAuthenticationIsRefusedAtStartUp() throws Exception {
         Path file = config();
-        FelixJar.Result r = FelixJar.run(work, Map.of(), "refused", "run", "--config", file.toString());
+        FelixJar.Result r = FelixJar.inside(work, Map.of(), "refused", "run", "--config", file.toString());
         assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(2);
         assertThat(r.err().strip().lines()).hasSize(1);
         assertThat(r.err()).contains("http.bind: 0.0.0.0 is not a loopback address", "http.auth.allow-unauthenticated: true")
@@ -105,7 +105,7 @@ class HttpAuthIT {
 
         // A token file that holds no token refuses the start too, naming the setting.
         Files.writeString(work.resolve("token"), "# nothing yet\n");
-        FelixJar.Result empty = FelixJar.run(work, Map.of(), "empty", "run", "--config",
+        FelixJar.Result empty = FelixJar.inside(work, Map.of(), "empty", "run", "--config",
                 config("http.auth.token-file: token").toString());
         assertThat(empty.exitCode()).as(empty.out() + empty.err()).isEqualTo(2);
         assertThat(empty.err()).contains("http.auth.token-file: ", "holds no token").doesNotContain("\tat ");
@@ -258,7 +258,7 @@ class HttpAuthIT {
         // A key that is not the certificate's refuses the start, naming the setting.
         Path mismatched = config("http.tls.certificate: " + serverCrt, "http.tls.key: " + pki.resolve("client.key"),
                 "http.tls.client-ca: " + pki.resolve("ca.crt"));
-        FelixJar.Result r = FelixJar.run(work, Map.of(), "mismatch", "run", "--config", mismatched.toString());
+        FelixJar.Result r = FelixJar.inside(work, Map.of(), "mismatch", "run", "--config", mismatched.toString());
         assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(2);
         assertThat(r.err()).contains("http.tls.key: ", "is not the private key of the first certificate in")
                 .doesNotContain("\tat ");

@@ -36,14 +36,14 @@ class KeyOwnershipIT {
     }
 
     private void generate(String name, int seed) throws Exception {
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), name, "generate", "--data-dir", "data", "--streams", "1",
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), name, "generate", "--data-dir", "data", "--streams", "1",
                 "--records", "3000", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "" + seed);
         assertThat(gen.exitCode()).as(gen.err()).isZero();
     }
 
     /** Every record of the shard from offset 0, without where it came from. */
     private List<String> readAll(Map<String, String> env, String store, String shard, String name) throws Exception {
-        FelixJar.Result read = FelixJar.run(work, env, name, "read", "--data-dir", "data", "--store", store, "--shard", shard,
+        FelixJar.Result read = FelixJar.inside(work, env, name, "read", "--data-dir", "data", "--store", store, "--shard", shard,
                 "--from", "0", "--max-records", "100000", "--json");
         assertThat(read.exitCode()).as(read.out() + read.err()).isZero();
         return read.out().lines().map(l -> l.replaceAll(",\"source\":\"[a-z]+\"", "")).toList();
@@ -62,7 +62,7 @@ class KeyOwnershipIT {
         env.put("FELIX_NODE_ID", "n1");
         generate("generate-old", 1);
         String shard = shardDirectory();
-        FelixJar.Result first = FelixJar.run(work, env, "offload-old", "offload", "--data-dir", "data", "--store", store,
+        FelixJar.Result first = FelixJar.inside(work, env, "offload-old", "offload", "--data-dir", "data", "--store", store,
                 "--keep-local-segments", "2");
         assertThat(first.exitCode()).as(first.out() + first.err()).isZero();
         Files.createDirectories(work.resolve("data/.deleted"));
@@ -72,7 +72,7 @@ class KeyOwnershipIT {
         List<String> written = readAll(env, store, shard, "read-before");
         assertThat(written).hasSize(3000);
 
-        FelixJar.Result collided = FelixJar.run(work, env, "offload-new", "offload", "--data-dir", "data", "--store", store,
+        FelixJar.Result collided = FelixJar.inside(work, env, "offload-new", "offload", "--data-dir", "data", "--store", store,
                 "--keep-local-segments", "2", "--json");
         assertThat(collided.exitCode()).as(collided.out() + collided.err()).isEqualTo(1);
         JsonNode c = JSON.readTree(collided.out()).get("shards").get(0).get("collision");
@@ -82,17 +82,17 @@ class KeyOwnershipIT {
 
         Path config = work.resolve("felix.properties");
         Files.writeString(config, "data-dir=data\nstore=" + store + "\nnode-id=n1\n", StandardCharsets.UTF_8);
-        FelixJar.Result retention = FelixJar.run(work, env, "retention", "retention", "--config", config.toString(),
+        FelixJar.Result retention = FelixJar.inside(work, env, "retention", "retention", "--config", config.toString(),
                 "--json");
         assertThat(retention.exitCode()).as(retention.out() + retention.err()).isZero();
         assertThat(JSON.readTree(retention.out()).get("deleted_stream_directories_finished").asInt()).isEqualTo(1);
         assertThat(readAll(env, store, shard, "read-after-retention")).isEqualTo(written);
 
-        FelixJar.Result again = FelixJar.run(work, env, "offload-again", "offload", "--data-dir", "data", "--store", store,
+        FelixJar.Result again = FelixJar.inside(work, env, "offload-again", "offload", "--data-dir", "data", "--store", store,
                 "--keep-local-segments", "2");
         assertThat(again.exitCode()).as(again.out() + again.err()).isZero();
         assertThat(readAll(env, store, shard, "read-after")).isEqualTo(written);
-        FelixJar.Result scrub = FelixJar.run(work, env, "scrub", "scrub", "--config", config.toString());
+        FelixJar.Result scrub = FelixJar.inside(work, env, "scrub", "scrub", "--config", config.toString());
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isZero();
     }
 
@@ -105,7 +105,7 @@ class KeyOwnershipIT {
         generate("generate", 3);
         String shard = shardDirectory();
         List<String> written = readAll(env, store, shard, "read-before");
-        FelixJar.Result offload = FelixJar.run(work, env, "offload", "offload", "--data-dir", "data", "--store", store,
+        FelixJar.Result offload = FelixJar.inside(work, env, "offload", "offload", "--data-dir", "data", "--store", store,
                 "--keep-local-segments", "2");
         assertThat(offload.exitCode()).as(offload.out() + offload.err()).isZero();
         Path original = work.resolve("data").resolve(shard);
@@ -115,14 +115,14 @@ class KeyOwnershipIT {
                 Files.copy(f, copy.resolve(original.relativize(f).toString()), StandardCopyOption.COPY_ATTRIBUTES);
             }
         }
-        FelixJar.Result scrub = FelixJar.run(work, env, "scrub-copy", "scrub", "--data-dir", "data", "--store", store);
+        FelixJar.Result scrub = FelixJar.inside(work, env, "scrub-copy", "scrub", "--data-dir", "data", "--store", store);
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isEqualTo(1);
         assertThat(scrub.out()).contains("foreign-key shard=" + shard + ".bak");
 
         Path config = work.resolve("felix.properties");
         Files.writeString(config, "data-dir=data\nstore=" + store + "\nnode-id=n1\nretention.shards." + shard
                 + ".bak.retention.bytes=0\n", StandardCharsets.UTF_8);
-        FelixJar.Result retention = FelixJar.run(work, env, "retention", "retention", "--config", config.toString(),
+        FelixJar.Result retention = FelixJar.inside(work, env, "retention", "retention", "--config", config.toString(),
                 "--json");
         assertThat(retention.exitCode()).as(retention.out() + retention.err()).isZero();
         JsonNode r = JSON.readTree(retention.out());
@@ -131,7 +131,7 @@ class KeyOwnershipIT {
         assertThat(r.get("remote_objects_kept").asInt()).isPositive();
 
         assertThat(readAll(env, store, shard, "read-after")).isEqualTo(written);
-        FelixJar.Result clean = FelixJar.run(work, env, "scrub-after", "scrub", "--data-dir", "data", "--store", store);
+        FelixJar.Result clean = FelixJar.inside(work, env, "scrub-after", "scrub", "--data-dir", "data", "--store", store);
         assertThat(clean.exitCode()).as(clean.out() + clean.err()).isZero();
     }
 }

@@ -117,7 +117,7 @@ class LegacyKeysIT {
 
     /** Every record of the root's shard from offset 0, without where it came from. */
     private List<String> records(String root, String node, Store store, String name) throws Exception {
-        FelixJar.Result r = ok(FelixJar.run(work, store.env(node), name, "read", "--data-dir", root,
+        FelixJar.Result r = ok(FelixJar.inside(work, store.env(node), name, "read", "--data-dir", root,
                 "--store", store.uri(), "--shard", shardOf(root), "--from", "0", "--max-records", "100000",
                 "--json"));
         return r.out().lines().map(l -> l.replaceAll(",\"source\":\"[a-z]+\"", "")).toList();
@@ -180,10 +180,10 @@ class LegacyKeysIT {
     void sharedKeysWithoutANodeIdSurviveEitherRootsRetention(String kind) throws Exception {
         Store store = Store.of(kind, work);
         Store storeDir = store;
-        ok(FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "a", "--streams", "1", "--records", "3000",
+        ok(FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "a", "--streams", "1", "--records", "3000",
                 "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "7"));
         String shard = shardOf("a");
-        ok(FelixJar.run(work, store.env("n1"), "offload-a", "offload", "--data-dir", "a", "--store", store.uri(),
+        ok(FelixJar.inside(work, store.env("n1"), "offload-a", "offload", "--data-dir", "a", "--store", store.uri(),
                 "--keep-local-segments", "2"));
         {
             asPreview3(work.resolve("a"), shard, store);
@@ -199,7 +199,7 @@ class LegacyKeysIT {
 
             // a's retention expires everything it offloaded; b still needs all of it
             Path aConfig = config("a.properties", "a", storeDir, "n1", "retention.bytes=0");
-            FelixJar.Result ra = ok(FelixJar.run(work, store.env(), "retention-a", "retention", "--config",
+            FelixJar.Result ra = ok(FelixJar.inside(work, store.env(), "retention-a", "retention", "--config",
                     aConfig.toString(), "--json"));
             JsonNode r = JSON.readTree(ra.out());
             assertThat(r.get("remote_segments_deleted").asInt()).as("a's entries expire: %s", ra.out()).isPositive();
@@ -215,7 +215,7 @@ class LegacyKeysIT {
 
             // b's retention keeps them too, and its entries leave its manifest as they expire
             Path bLimited = config("b-limited.properties", "b", storeDir, "n2", "retention.bytes=1000000");
-            FelixJar.Result rb = ok(FelixJar.run(work, store.env(), "retention-b", "retention", "--config",
+            FelixJar.Result rb = ok(FelixJar.inside(work, store.env(), "retention-b", "retention", "--config",
                     bLimited.toString(), "--json"));
             assertThat(JSON.readTree(rb.out()).get("remote_objects_deleted").asInt()).isZero();
             for (String key : legacyKeys) {
@@ -230,18 +230,18 @@ class LegacyKeysIT {
             assertThat(bKeeps).isNotEmpty().allMatch(k -> k.startsWith(shard + "/"));
 
             // The operator's commands. a names none of them any more: list shows them unnamed there.
-            FelixJar.Result listA = ok(FelixJar.run(work, store.env(), "list-a", "legacy-keys", "list", "--config",
+            FelixJar.Result listA = ok(FelixJar.inside(work, store.env(), "list-a", "legacy-keys", "list", "--config",
                     aConfig.toString()));
             assertThat(listA.out()).contains("unnamed legacy-key shard=" + shard + " key=" + bKeeps.get(0));
-            FelixJar.Result listB = ok(FelixJar.run(work, store.env(), "list-b", "legacy-keys", "list", "--config",
+            FelixJar.Result listB = ok(FelixJar.inside(work, store.env(), "list-b", "legacy-keys", "list", "--config",
                     bLimited.toString()));
             assertThat(listB.out()).contains("named legacy-key shard=" + shard).contains("key=" + bKeeps.get(0));
             // Without the operator's word nothing goes; b's own manifest names the key, so b never deletes it.
-            FelixJar.Result dry = ok(FelixJar.run(work, store.env(), "delete-dry", "legacy-keys", "delete", "--config",
+            FelixJar.Result dry = ok(FelixJar.inside(work, store.env(), "delete-dry", "legacy-keys", "delete", "--config",
                     aConfig.toString(), "--shard", shard));
             assertThat(dry.out()).contains("would delete " + bKeeps.get(0)).contains("nothing deleted");
             assertThat(store.size(bKeeps.get(0))).isPositive();
-            FelixJar.Result named = FelixJar.run(work, store.env(), "delete-named", "legacy-keys", "delete", "--config",
+            FelixJar.Result named = FelixJar.inside(work, store.env(), "delete-named", "legacy-keys", "delete", "--config",
                     bLimited.toString(), "--key", bKeeps.get(0), "--key", "n1/node.claim", "--no-other-replica-needs-them");
             assertThat(named.exitCode()).as(named.out() + named.err()).isEqualTo(1);
             assertThat(named.out()).contains("refused " + bKeeps.get(0) + ": named by the manifest of [" + shard + "]")
@@ -249,7 +249,7 @@ class LegacyKeysIT {
             assertThat(store.size(bKeeps.get(0))).isPositive();
 
             // b gives its entries keys of its own: copied, proven, re-recorded; the old objects stay
-            FelixJar.Result migrate = ok(FelixJar.run(work, store.env(), "migrate-b", "legacy-keys", "migrate",
+            FelixJar.Result migrate = ok(FelixJar.inside(work, store.env(), "migrate-b", "legacy-keys", "migrate",
                     "--config", bLimited.toString()));
             assertThat(migrate.out()).contains("migrated shard=" + shard + " " + bKeeps.get(0) + " -> n2/" + bKeeps.get(0))
                     .contains(bKeeps.size() + " entries re-recorded");
@@ -260,16 +260,16 @@ class LegacyKeysIT {
             assertThat(bNow).isEqualTo(written.subList(written.size() - bNow.size(), written.size()));
 
             // Now no replica needs the keys without a node id: the operator deletes them by shard.
-            FelixJar.Result deleted = ok(FelixJar.run(work, store.env(), "delete-a", "legacy-keys", "delete", "--config",
+            FelixJar.Result deleted = ok(FelixJar.inside(work, store.env(), "delete-a", "legacy-keys", "delete", "--config",
                     aConfig.toString(), "--shard", shard, "--no-other-replica-needs-them"));
             assertThat(deleted.out()).contains("deleted " + bKeeps.get(0));
             assertThat(records("b", "n2", storeDir, "read-b-end")).isEqualTo(bNow);
             // and b's own copies are its retention's to delete like any other
             Path bNone = config("b-none.properties", "b", storeDir, "n2", "retention.bytes=0");
-            FelixJar.Result last = ok(FelixJar.run(work, store.env(), "retention-b-end", "retention", "--config",
+            FelixJar.Result last = ok(FelixJar.inside(work, store.env(), "retention-b-end", "retention", "--config",
                     bNone.toString(), "--json"));
             assertThat(JSON.readTree(last.out()).get("remote_objects_deleted").asInt()).isPositive();
-            ok(FelixJar.run(work, store.env(), "scrub-b", "scrub", "--config", bNone.toString()));
+            ok(FelixJar.inside(work, store.env(), "scrub-b", "scrub", "--config", bNone.toString()));
         }
     }
 }

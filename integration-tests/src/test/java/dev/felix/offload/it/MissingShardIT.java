@@ -115,7 +115,7 @@ class MissingShardIT {
 
     /** A two-shard root offloaded with one segment kept locally; answers the config file. */
     static Path offloadedRoot(Path work, Store store) throws Exception {
-        ok(FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "1",
+        ok(FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "1",
                 "--shards-per-stream", "2", "--records", "2000", "--segment-bytes", "100000"));
         Path config = work.resolve("felix.yaml");
         Files.writeString(config, String.join("\n",
@@ -149,7 +149,7 @@ class MissingShardIT {
     void aVanishedOrLinkedShardKeepsEveryObjectThroughAnyNumberOfSweeps(String kind) throws Exception {
         Store store = Store.of(kind, work, "vanished-it");
         Path config = offloadedRoot(work, store);
-        ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString(),
+        ok(FelixJar.inside(work, store.env(), "offload", "offload", "--config", config.toString(),
                 "--keep-local-segments", "1"));
         List<String> shards = shards(work);
         assertThat(shards).hasSize(2);
@@ -168,10 +168,10 @@ class MissingShardIT {
         Path otherDisk = Files.createDirectories(work.resolve("other-disk"));
         Files.move(work.resolve("data").resolve(linked), otherDisk.resolve(linked));
         Files.createSymbolicLink(work.resolve("data").resolve(linked), otherDisk.resolve(linked));
-        ok(FelixJar.run(work, store.env(), "offload2", "offload", "--config", config.toString()));
+        ok(FelixJar.inside(work, store.env(), "offload2", "offload", "--config", config.toString()));
 
         for (int i = 0; i < 3; i++) {
-            FelixJar.Result retention = FelixJar.run(work, store.env(), "retention" + i, "retention", "--config",
+            FelixJar.Result retention = FelixJar.inside(work, store.env(), "retention" + i, "retention", "--config",
                     config.toString(), "--json");
             assertThat(retention.exitCode()).as("a missing shard needs an operator: " + retention.out()
                     + retention.err()).isEqualTo(1);
@@ -187,13 +187,13 @@ class MissingShardIT {
             assertThat(held.get("bytes").asLong()).isEqualTo(goneBytes);
             assertThat(retention.err()).doesNotContain("Exception");
         }
-        FelixJar.Result text = FelixJar.run(work, store.env(), "retention-text", "retention", "--config",
+        FelixJar.Result text = FelixJar.inside(work, store.env(), "retention-text", "retention", "--config",
                 config.toString());
         assertThat(text.out()).contains("orphans under n1/: 0 found, 0 past the grace period, 0 deleted")
                 .contains("missing-shard " + gone + ": " + ofGone.size() + " objects");
         assertThat(store.objects()).as("nothing deleted, of either shard").containsAllEntriesOf(before);
 
-        FelixJar.Result scrub = FelixJar.run(work, store.env(), "scrub", "scrub", "--config", config.toString(),
+        FelixJar.Result scrub = FelixJar.inside(work, store.env(), "scrub", "scrub", "--config", config.toString(),
                 "--json");
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isEqualTo(1);
         JsonNode missing = null;
@@ -206,7 +206,7 @@ class MissingShardIT {
         assertThat(missing.get("objects").asInt()).isEqualTo(ofGone.size());
 
         // The linked shard is served whole: its history is still there.
-        FelixJar.Result read = ok(FelixJar.run(work, store.env(), "read-linked", "read", "--data-dir", "data",
+        FelixJar.Result read = ok(FelixJar.inside(work, store.env(), "read-linked", "read", "--data-dir", "data",
                 "--store", store.uri(), "--shard", linked, "--from", "0", "--max-records", "5", "--json"));
         assertThat(read.out()).contains("\"source\":\"remote\"");
 
@@ -249,17 +249,17 @@ class MissingShardIT {
         assertThat(store.objects()).containsAllEntriesOf(before);
 
         // Only the explicit command deletes them: first it lists, then with --yes it deletes.
-        FelixJar.Result dry = ok(FelixJar.run(work, store.env(), "forget-dry", "forget-shard", "--config",
+        FelixJar.Result dry = ok(FelixJar.inside(work, store.env(), "forget-dry", "forget-shard", "--config",
                 config.toString(), "--shard", gone, "--json"));
         JsonNode d = JSON.readTree(dry.out());
         assertThat(d.get("objects").asInt()).isEqualTo(ofGone.size());
         assertThat(d.get("deleted").asInt()).isZero();
         assertThat(store.objects()).containsAllEntriesOf(before);
-        FelixJar.Result refused = FelixJar.run(work, store.env(), "forget-linked", "forget-shard", "--config",
+        FelixJar.Result refused = FelixJar.inside(work, store.env(), "forget-linked", "forget-shard", "--config",
                 config.toString(), "--shard", linked, "--yes", "--json");
         assertThat(refused.exitCode()).as(refused.out() + refused.err()).isZero();
         assertThat(JSON.readTree(refused.out()).get("deleted").asInt()).as("a live shard: only unnamed keys").isZero();
-        FelixJar.Result forget = ok(FelixJar.run(work, store.env(), "forget", "forget-shard", "--config",
+        FelixJar.Result forget = ok(FelixJar.inside(work, store.env(), "forget", "forget-shard", "--config",
                 config.toString(), "--shard", gone, "--yes"));
         assertThat(forget.out()).contains(ofGone.size() + " of " + ofGone.size());
         TreeMap<String, Long> after = store.objects();
@@ -267,12 +267,12 @@ class MissingShardIT {
         Map<String, Long> expected = new HashMap<>(before);
         ofGone.keySet().forEach(expected::remove);
         assertThat(after).containsAllEntriesOf(expected);
-        ok(FelixJar.run(work, store.env(), "retention-after", "retention", "--config", config.toString()));
+        ok(FelixJar.inside(work, store.env(), "retention-after", "retention", "--config", config.toString()));
     }
 
     /** The records of a shard as {@code read --json} prints them, without where they came from. */
     static List<String> records(Path work, Store store, String shard, String name) throws Exception {
-        FelixJar.Result r = ok(FelixJar.run(work, store.env(), name, "read", "--data-dir", "data", "--store",
+        FelixJar.Result r = ok(FelixJar.inside(work, store.env(), name, "read", "--data-dir", "data", "--store",
                 store.uri(), "--shard", shard, "--from", "0", "--max-records", "1000000", "--json"));
         List<String> out = new ArrayList<>();
         for (String line : r.out().split("\n")) {
@@ -301,15 +301,15 @@ class MissingShardIT {
         String legacy = shards.get(1);
         List<String> written = records(work, store, gone, "read-written");
         List<String> writtenLegacy = records(work, store, legacy, "read-written-legacy");
-        ok(FelixJar.run(work, store.env(), "offload", "offload", "--config", config.toString(),
+        ok(FelixJar.inside(work, store.env(), "offload", "offload", "--config", config.toString(),
                 "--keep-local-segments", "1"));
         Path dir = work.resolve("data").resolve(gone);
-        String manifest = ok(FelixJar.run(work, Map.of(), "manifest", "manifest", "show", "--shard-dir",
+        String manifest = ok(FelixJar.inside(work, Map.of(), "manifest", "manifest", "show", "--shard-dir",
                 dir.toString(), "--json")).out();
         JsonNode entries = JSON.readTree(manifest).get("entries");
         assertThat(entries.size()).isGreaterThanOrEqualTo(3);
         long last = entries.get(entries.size() - 1).get("last").asLong();
-        String legacyManifest = ok(FelixJar.run(work, Map.of(), "manifest-legacy", "manifest", "show", "--shard-dir",
+        String legacyManifest = ok(FelixJar.inside(work, Map.of(), "manifest-legacy", "manifest", "show", "--shard-dir",
                 work.resolve("data").resolve(legacy).toString(), "--json")).out();
 
         // The second shard's objects as 0.6.0-preview.3 keyed them, without the node id.
@@ -320,7 +320,7 @@ class MissingShardIT {
         removeTree(dir);
         removeTree(work.resolve("data").resolve(legacy));
         TreeMap<String, Long> before = store.objects();
-        FelixJar.Result sweep = FelixJar.run(work, store.env(), "retention", "retention", "--config",
+        FelixJar.Result sweep = FelixJar.inside(work, store.env(), "retention", "retention", "--config",
                 config.toString(), "--json");
         assertThat(JSON.readTree(sweep.out()).get("orphans").get("deleted")).as(sweep.out()).isEmpty();
         assertThat(JSON.readTree(sweep.out()).get("orphans").get("held").get(0).get("kind").asText())
@@ -332,7 +332,7 @@ class MissingShardIT {
         String overlapping = firstKey.replace("-00000000000000000000.segment", "-00000000000000000099.segment");
         assertThat(overlapping).isNotEqualTo(firstKey);
         store.copy(firstKey, overlapping);
-        FelixJar.Result refused = FelixJar.run(work, store.env(), "restore-overlap", "restore", "--config",
+        FelixJar.Result refused = FelixJar.inside(work, store.env(), "restore-overlap", "restore", "--config",
                 config.toString(), "--shard", gone, "--json");
         assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(1);
         assertThat(JSON.readTree(refused.out()).get("shards").get(0).get("refused").asText())
@@ -356,7 +356,7 @@ class MissingShardIT {
             p.destroyForcibly(); // SIGKILL
             p.waitFor();
             if (Files.exists(dir.resolve("offload.manifest"))) {
-                String shown = ok(FelixJar.run(work, Map.of(), "manifest-killed", "manifest", "show", "--shard-dir",
+                String shown = ok(FelixJar.inside(work, Map.of(), "manifest-killed", "manifest", "show", "--shard-dir",
                         dir.toString(), "--json")).out();
                 assertThat(shown).as("a whole manifest").isEqualTo(manifest);
                 whole++;
@@ -369,13 +369,13 @@ class MissingShardIT {
                 runMillis, kind, whole, none);
 
         Files.createDirectories(dir); // what a restore killed before its manifest leaves: still missing
-        FelixJar.Result restore = ok(FelixJar.run(work, store.env(), "restore", "restore", "--config",
+        FelixJar.Result restore = ok(FelixJar.inside(work, store.env(), "restore", "restore", "--config",
                 config.toString(), "--all-missing", "--json"));
         JsonNode r = JSON.readTree(restore.out());
         assertThat(r.get("succeeded").asBoolean()).isTrue();
         assertThat(r.get("shards")).as("the legacy shard has no key under n1/").hasSize(1);
         assertThat(r.get("shards").get(0).get("entries_restored").asInt()).isEqualTo(entries.size());
-        assertThat(ok(FelixJar.run(work, Map.of(), "manifest-restored", "manifest", "show", "--shard-dir",
+        assertThat(ok(FelixJar.inside(work, Map.of(), "manifest-restored", "manifest", "show", "--shard-dir",
                 dir.toString(), "--json")).out()).as("the same manifest, field for field").isEqualTo(manifest);
         assertThat(work.resolve("data").resolve(".offload-restore")).doesNotExist();
 
@@ -402,7 +402,7 @@ class MissingShardIT {
         }
 
         // The old key form is found by name.
-        FelixJar.Result restoreLegacy = ok(FelixJar.run(work, store.env(), "restore-legacy", "restore", "--config",
+        FelixJar.Result restoreLegacy = ok(FelixJar.inside(work, store.env(), "restore-legacy", "restore", "--config",
                 config.toString(), "--shard", legacy, "--json"));
         JsonNode rl = JSON.readTree(restoreLegacy.out()).get("shards").get(0);
         int legacyEntries = JSON.readTree(legacyManifest).get("entries").size();
@@ -411,11 +411,11 @@ class MissingShardIT {
         assertThat(records(work, store, legacy, "read-legacy")).isEqualTo(writtenLegacy.subList(0, (int) legacyLast + 1));
 
         // A second restore never replaces what is there; the sweep now has nothing to hold.
-        FelixJar.Result again = FelixJar.run(work, store.env(), "restore-again", "restore", "--config",
+        FelixJar.Result again = FelixJar.inside(work, store.env(), "restore-again", "restore", "--config",
                 config.toString(), "--shard", gone);
         assertThat(again.exitCode()).isEqualTo(1);
         assertThat(again.out()).contains("never replaces");
-        FelixJar.Result after = ok(FelixJar.run(work, store.env(), "retention-after", "retention", "--config",
+        FelixJar.Result after = ok(FelixJar.inside(work, store.env(), "retention-after", "retention", "--config",
                 config.toString(), "--json"));
         assertThat(JSON.readTree(after.out()).get("orphans").get("held")).isEmpty();
         assertThat(store.objects()).isEqualTo(before);

@@ -67,7 +67,7 @@ class NodeClaimIT {
     }
 
     private void generate(String root, String tenant, int seed) throws Exception {
-        ok(FelixJar.run(work, Map.of(), "generate-" + root, "generate", "--data-dir", root, "--tenant", tenant,
+        ok(FelixJar.inside(work, Map.of(), "generate-" + root, "generate", "--data-dir", root, "--tenant", tenant,
                 "--streams", "1", "--records", "3000", "--payload-bytes", "200", "--segment-bytes", "65536",
                 "--seed", "" + seed));
     }
@@ -81,7 +81,7 @@ class NodeClaimIT {
 
     /** Every record of the shard from offset 0 as JSON lines, without where each came from. */
     private List<String> records(String root, Map<String, String> env, String store, String name) throws Exception {
-        FelixJar.Result r = ok(FelixJar.run(work, env, name, "read", "--data-dir", root, "--store", store, "--shard",
+        FelixJar.Result r = ok(FelixJar.inside(work, env, name, "read", "--data-dir", root, "--store", store, "--shard",
                 shardOf(root), "--from", "0", "--max-records", "100000", "--format", "json"));
         return r.out().lines().map(l -> l.replaceAll(",\"source\":\"[a-z]+\"", "")).toList();
     }
@@ -130,35 +130,35 @@ class NodeClaimIT {
         List<String> bWritten = records("b", broker, store.uri(), "read-b-before");
         assertThat(aWritten).hasSize(3000);
 
-        ok(FelixJar.run(work, broker, "offload-a", "offload", "--data-dir", "a", "--store", store.uri(),
+        ok(FelixJar.inside(work, broker, "offload-a", "offload", "--data-dir", "a", "--store", store.uri(),
                 "--keep-local-segments", "2"));
         assertThat(store.objects()).containsKey("broker/node.claim");
         Map<String, Long> afterA = store.objects();
 
-        FelixJar.Result offloadB = refused(FelixJar.run(work, broker, "offload-b", "offload", "--data-dir", "b",
+        FelixJar.Result offloadB = refused(FelixJar.inside(work, broker, "offload-b", "offload", "--data-dir", "b",
                 "--store", store.uri(), "--keep-local-segments", "2"));
         assertThat(offloadB.err()).contains("node id 'broker'").contains("FELIX_NODE_ID").contains("node-id")
                 .contains("--store").contains(work.resolve("a").toAbsolutePath().normalize().toString())
                 .contains("--take-over-node-id");
         Path bConfig = config("b.properties", "b", store.uri());
-        FelixJar.Result retentionB = refused(FelixJar.run(work, broker, "retention-b", "retention", "--config",
+        FelixJar.Result retentionB = refused(FelixJar.inside(work, broker, "retention-b", "retention", "--config",
                 bConfig.toString()));
         assertThat(retentionB.err()).contains("b.properties: store").contains("claimed");
-        FelixJar.Result daemonB = refused(FelixJar.run(work, broker, "run-b", "run", "--config", bConfig.toString()));
+        FelixJar.Result daemonB = refused(FelixJar.inside(work, broker, "run-b", "run", "--config", bConfig.toString()));
         assertThat(daemonB.err()).contains("node id 'broker'");
         assertThat(store.objects()).as("nothing written or deleted by b").isEqualTo(afterA);
         assertThat(Files.exists(work.resolve("b/offload-root-id"))).isFalse();
 
-        FelixJar.Result scrubB = FelixJar.run(work, broker, "scrub-b", "scrub", "--data-dir", "b", "--store", store.uri());
+        FelixJar.Result scrubB = FelixJar.inside(work, broker, "scrub-b", "scrub", "--data-dir", "b", "--store", store.uri());
         assertThat(scrubB.out() + scrubB.err()).as("a reader is warned, not refused").contains("claimed");
 
         // b gets its own node id; both go on, and both sweep with no grace period
         Map<String, String> brokerB = env(store, "broker-b");
-        ok(FelixJar.run(work, brokerB, "offload-b-own", "offload", "--data-dir", "b", "--store", store.uri(),
+        ok(FelixJar.inside(work, brokerB, "offload-b-own", "offload", "--data-dir", "b", "--store", store.uri(),
                 "--keep-local-segments", "2"));
-        ok(FelixJar.run(work, brokerB, "retention-b-own", "retention", "--config", bConfig.toString()));
+        ok(FelixJar.inside(work, brokerB, "retention-b-own", "retention", "--config", bConfig.toString()));
         Path aConfig = config("a.properties", "a", store.uri());
-        FelixJar.Result retentionA = ok(FelixJar.run(work, broker, "retention-a", "retention", "--config",
+        FelixJar.Result retentionA = ok(FelixJar.inside(work, broker, "retention-a", "retention", "--config",
                 aConfig.toString(), "--json"));
         assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(retentionA.out()).get("orphans")
                 .get("deleted")).as("the sweep deletes nothing, not the claim either").isEmpty();
@@ -166,8 +166,8 @@ class NodeClaimIT {
 
         assertThat(records("a", broker, store.uri(), "read-a-after")).isEqualTo(aWritten);
         assertThat(records("b", brokerB, store.uri(), "read-b-after")).isEqualTo(bWritten);
-        ok(FelixJar.run(work, broker, "scrub-a", "scrub", "--data-dir", "a", "--store", store.uri()));
-        ok(FelixJar.run(work, brokerB, "scrub-b-own", "scrub", "--data-dir", "b", "--store", store.uri()));
+        ok(FelixJar.inside(work, broker, "scrub-a", "scrub", "--data-dir", "a", "--store", store.uri()));
+        ok(FelixJar.inside(work, brokerB, "scrub-b-own", "scrub", "--data-dir", "b", "--store", store.uri()));
     }
 
     /**
@@ -183,29 +183,29 @@ class NodeClaimIT {
         Map<String, String> env = env(first, "broker");
         generate("data", "acme", 3);
         List<String> written = records("data", env, first.uri(), "read-before");
-        ok(FelixJar.run(work, env, "offload", "offload", "--data-dir", "data", "--store", first.uri(),
+        ok(FelixJar.inside(work, env, "offload", "offload", "--data-dir", "data", "--store", first.uri(),
                 "--keep-local-segments", "2"));
 
-        FelixJar.Result moved = refused(FelixJar.run(work, env, "offload-second", "offload", "--data-dir", "data",
+        FelixJar.Result moved = refused(FelixJar.inside(work, env, "offload-second", "offload", "--data-dir", "data",
                 "--store", second.uri(), "--keep-local-segments", "2"));
         assertThat(moved.err()).contains("--store").contains("holds no node claim").contains("is absent");
         assertThat(moved.out()).doesNotContain("every eligible segment is offloaded");
         Path changed = config("felix.properties", "data", second.uri());
-        FelixJar.Result retention = refused(FelixJar.run(work, env, "retention-second", "retention", "--config",
+        FelixJar.Result retention = refused(FelixJar.inside(work, env, "retention-second", "retention", "--config",
                 changed.toString()));
         assertThat(retention.err()).contains("felix.properties: store");
-        FelixJar.Result daemon = refused(FelixJar.run(work, env, "run-second", "run", "--config", changed.toString()));
+        FelixJar.Result daemon = refused(FelixJar.inside(work, env, "run-second", "run", "--config", changed.toString()));
         assertThat(daemon.err()).contains("felix.properties: store");
         assertThat(second.objects()).as("nothing written to the other store").isEmpty();
 
         // scrub, a reader, warns and goes on (and finds every entry missing there)
-        FelixJar.Result scrub = FelixJar.run(work, env, "scrub-second", "scrub", "--config", changed.toString());
+        FelixJar.Result scrub = FelixJar.inside(work, env, "scrub-second", "scrub", "--config", changed.toString());
         assertThat(scrub.out() + scrub.err()).contains("holds no node claim");
 
         Path back = config("felix.properties", "data", first.uri());
-        ok(FelixJar.run(work, env, "retention-first", "retention", "--config", back.toString()));
+        ok(FelixJar.inside(work, env, "retention-first", "retention", "--config", back.toString()));
         assertThat(records("data", env, first.uri(), "read-after")).isEqualTo(written);
-        FelixJar.Result clean = ok(FelixJar.run(work, env, "scrub-first", "scrub", "--config", back.toString()));
+        FelixJar.Result clean = ok(FelixJar.inside(work, env, "scrub-first", "scrub", "--config", back.toString()));
         assertThat(clean.out()).contains("node claim: held by this root");
     }
 

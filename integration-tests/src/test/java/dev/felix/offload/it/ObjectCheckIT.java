@@ -56,9 +56,9 @@ class ObjectCheckIT {
     }
 
     private void generateAndOffload(String root, int seed, Path store) throws Exception {
-        ok(FelixJar.run(work, Map.of(), "generate-" + root, "generate", "--data-dir", root, "--streams", "1",
+        ok(FelixJar.inside(work, Map.of(), "generate-" + root, "generate", "--data-dir", root, "--streams", "1",
                 "--records", "3000", "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "" + seed));
-        ok(FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "offload-" + root, "offload", "--data-dir", root,
+        ok(FelixJar.inside(work, Map.of("FELIX_NODE_ID", "n1"), "offload-" + root, "offload", "--data-dir", root,
                 "--store", store.toUri().toString(), "--keep-local-segments", "2"));
     }
 
@@ -88,12 +88,12 @@ class ObjectCheckIT {
             }
         }
         // b's records of that segment: what a read must never print as a's
-        FelixJar.Result bRecords = ok(FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "read-b", "read", "--data-dir",
+        FelixJar.Result bRecords = ok(FelixJar.inside(work, Map.of("FELIX_NODE_ID", "n1"), "read-b", "read", "--data-dir",
                 "b", "--store", storeB.toUri().toString(), "--shard", shard, "--from",
                 Long.toUnsignedString(second.baseOffset()), "--max-records", "3", "--json"));
         String firstOfTheirs = bRecords.out().lines().findFirst().orElseThrow();
 
-        FelixJar.Result read = FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "read-a", "read", "--data-dir", "a",
+        FelixJar.Result read = FelixJar.inside(work, Map.of("FELIX_NODE_ID", "n1"), "read-a", "read", "--data-dir", "a",
                 "--store", storeA.toUri().toString(), "--shard", shard, "--from",
                 Long.toUnsignedString(second.baseOffset()), "--max-records", "3", "--json");
         assertThat(read.exitCode()).as(read.out() + read.err()).isEqualTo(1);
@@ -102,7 +102,7 @@ class ObjectCheckIT {
         assertThat(error.toString()).contains("ObjectMismatch").contains(second.objectKey());
         assertThat(read.err()).doesNotContain("\tat ");
 
-        FelixJar.Result scrub = FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "scrub", "scrub", "--data-dir", "a",
+        FelixJar.Result scrub = FelixJar.inside(work, Map.of("FELIX_NODE_ID", "n1"), "scrub", "scrub", "--data-dir", "a",
                 "--store", storeA.toUri().toString());
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isEqualTo(1);
         assertThat(scrub.out()).contains("crc-mismatch").contains(second.objectKey());

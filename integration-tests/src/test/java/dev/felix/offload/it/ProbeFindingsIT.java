@@ -72,7 +72,7 @@ class ProbeFindingsIT {
     }
 
     private FelixJar.Result ok(String name, String... args) throws Exception {
-        FelixJar.Result r = FelixJar.run(work, env, name, args);
+        FelixJar.Result r = FelixJar.inside(work, env, name, args);
         assertThat(r.exitCode()).as(name + ": " + r.out() + r.err()).isZero();
         assertThat(r.err()).as(name).doesNotContain("\tat ");
         return r;

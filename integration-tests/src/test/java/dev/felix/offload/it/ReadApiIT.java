@@ -85,7 +85,7 @@ class ReadApiIT {
 
     @Test
     void rawAnswersDecodeWithBothReadersPageToCaughtUpAndStayWithinTheirBound() throws Exception {
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "data",
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "data",
                 "--records", Integer.toString(RECORDS), "--payload-bytes", "100", "--segment-bytes", "16384",
                 "--producers", "2");
         assertThat(gen.exitCode()).as(gen.err()).isZero();

@@ -44,7 +44,7 @@ class RetentionIT {
         S3Server s3 = server();
         String bucket = s3.createBucket("retention-it");
         Map<String, String> env = DaemonIT.credentials(s3);
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "2",
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "data", "--streams", "2",
                 "--records", "1500", "--payload-bytes", "100", "--segment-bytes", "16384");
         assertThat(gen.exitCode()).as(gen.err()).isZero();
         Path config = work.resolve("felix.properties");
@@ -60,7 +60,7 @@ class RetentionIT {
                 "offload.unlink-settle=0s",
                 ""), StandardCharsets.UTF_8);
 
-        FelixJar.Result offload = FelixJar.run(work, env, "offload", "offload", "--config", config.toString(), "--json");
+        FelixJar.Result offload = FelixJar.inside(work, env, "offload", "offload", "--config", config.toString(), "--json");
         assertThat(offload.exitCode()).as(offload.out() + offload.err()).isZero();
         List<String> offloaded = keys(s3, bucket, "tier/node-a/");
         assertThat(offloaded).isNotEmpty();
@@ -73,7 +73,7 @@ class RetentionIT {
         s3.admin().putObject(b -> b.bucket(bucket).key(orphan), RequestBody.fromString("left by a crash"));
         s3.admin().putObject(b -> b.bucket(bucket).key(foreign), RequestBody.fromString("another broker's"));
 
-        FelixJar.Result retention = FelixJar.run(work, env, "retention", "retention", "--config", config.toString(),
+        FelixJar.Result retention = FelixJar.inside(work, env, "retention", "retention", "--config", config.toString(),
                 "--json");
         assertThat(retention.exitCode()).as(retention.out() + retention.err()).isZero();
         JsonNode r = JSON.readTree(retention.out());
@@ -94,7 +94,7 @@ class RetentionIT {
         }
 
         // Every entry the manifests keep still has its object, and no orphan is left.
-        FelixJar.Result scrub = FelixJar.run(work, env, "scrub", "scrub", "--config", config.toString(), "--json");
+        FelixJar.Result scrub = FelixJar.inside(work, env, "scrub", "scrub", "--config", config.toString(), "--json");
         assertThat(scrub.exitCode()).as(scrub.out() + scrub.err()).isZero();
         JsonNode sc = JSON.readTree(scrub.out());
         assertThat(sc.get("anomalies")).isEmpty();
@@ -102,7 +102,7 @@ class RetentionIT {
 
         // A key of this node that no manifest names shows up in scrub as an orphan, exit 1.
         s3.admin().putObject(b -> b.bucket(bucket).key(orphan), RequestBody.fromString("left by a crash"));
-        FelixJar.Result dirty = FelixJar.run(work, env, "scrub2", "scrub", "--config", config.toString());
+        FelixJar.Result dirty = FelixJar.inside(work, env, "scrub2", "scrub", "--config", config.toString());
         assertThat(dirty.exitCode()).as(dirty.out() + dirty.err()).isEqualTo(1);
         assertThat(dirty.out()).contains("orphan shard=");
         assertThat(dirty.out() + dirty.err() + retention.err()).doesNotContain(env.get("AWS_SECRET_ACCESS_KEY"));

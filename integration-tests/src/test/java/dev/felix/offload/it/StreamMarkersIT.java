@@ -33,7 +33,7 @@ class StreamMarkersIT {
     Path work;
 
     private void generate(String tenant, int seed) throws Exception {
-        FelixJar.Result gen = FelixJar.run(work, Map.of(), "generate-" + tenant, "generate", "--data-dir", "data",
+        FelixJar.Result gen = FelixJar.inside(work, Map.of(), "generate-" + tenant, "generate", "--data-dir", "data",
                 "--tenant", tenant, "--streams", "1", "--records", "2000", "--payload-bytes", "100",
                 "--segment-bytes", "16384", "--seed", "" + seed);
         assertThat(gen.exitCode()).as(gen.out() + gen.err()).isZero();
@@ -89,12 +89,12 @@ class StreamMarkersIT {
                 "retention.streams.acme/*/*.retention.bytes=64KiB",
                 "retention.streams.acme_eu/*/*.retention.bytes=-1",
                 ""), StandardCharsets.UTF_8);
-        FelixJar.Result offload = FelixJar.run(work, Map.of(), "offload", "offload", "--config", config.toString());
+        FelixJar.Result offload = FelixJar.inside(work, Map.of(), "offload", "offload", "--config", config.toString());
         assertThat(offload.exitCode()).as(offload.out() + offload.err()).isZero();
 
         // One flipped byte in the marker of an unrelated stream (globex's), past its first line.
         flipOneByte(markerFile(root, "globex"), 30);
-        FelixJar.Result retention = FelixJar.run(work, Map.of(), "retention", "retention", "--config",
+        FelixJar.Result retention = FelixJar.inside(work, Map.of(), "retention", "retention", "--config",
                 config.toString(), "--json");
         JsonNode r = JSON.readTree(retention.out());
         assertThat(shard(r, acmeEu).get("remote_segments_expired").asInt())
@@ -115,20 +115,20 @@ class StreamMarkersIT {
         String text = Files.readString(euMarker, StandardCharsets.UTF_8);
         Files.writeString(euMarker, text.replaceFirst("felix-stream-marker 1", "felix-stream-marker 2"),
                 StandardCharsets.UTF_8);
-        FelixJar.Result again = FelixJar.run(work, Map.of(), "retention-again", "retention", "--config",
+        FelixJar.Result again = FelixJar.inside(work, Map.of(), "retention-again", "retention", "--config",
                 config.toString(), "--json");
         JsonNode a = JSON.readTree(again.out());
         assertThat(shard(a, acmeEu).get("remote_segments_expired").asInt()).as(again.out()).isZero();
         assertThat(a.get("failures").get(".streams/" + euMarker.getFileName()).asText()).contains("SideFileVersion");
         assertThat(a.get("uncertain_streams").get(acmeEu).asText()).contains("acme/*/*").contains("acme_eu/*/*")
                 .contains("retention.bytes=-1");
-        FelixJar.Result text1 = FelixJar.run(work, Map.of(), "retention-text", "retention", "--config",
+        FelixJar.Result text1 = FelixJar.inside(work, Map.of(), "retention-text", "retention", "--config",
                 config.toString());
         assertThat(text1.out()).contains(acmeEu + ": the stream of " + acmeEu + " is not known for certain")
                 .contains(".streams/" + euMarker.getFileName());
 
         // Every record of acme_eu still reads back from offset 0.
-        FelixJar.Result read = FelixJar.run(work, Map.of("FELIX_NODE_ID", "n1"), "read", "read", "--data-dir", "data",
+        FelixJar.Result read = FelixJar.inside(work, Map.of("FELIX_NODE_ID", "n1"), "read", "read", "--data-dir", "data",
                 "--store", store.toUri().toString(), "--shard", acmeEu, "--from", "0", "--max-records", "100000",
                 "--json");
         assertThat(read.exitCode()).as(read.out() + read.err()).isZero();

@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Bad input, gathered in one place: malformed configuration files, store URIs, credentials and
  * endpoints, shard names, a manifest holding a key that climbs out of the store, and counts and
- * lengths far past anything real, each given to the real process as an operator would give it.
+ * lengths far past anything real, each given to the command as an operator would give it.
  *
  * <p>Every case must end with the exit code the command's contract names (2 for a usage or
  * configuration mistake, 1 for damaged data or a store that refused), an error naming what was
@@ -55,6 +55,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the store and the files next to the store compare equal, file by file and object by object,
  * before and after (see {@link World}). All cases run, and every broken promise is reported
  * together at the end of each test.
+ *
+ * <p>A case runs inside the test JVM ({@link Felix#inside}) unless it asks something of the process itself
+ * (JVM options, another user, an environment the tool does not read through its own), or is a daemon
+ * whose configuration is taken. The first case of each kind that runs inside also runs as the real
+ * process, under the same assertions, so that every kind is seen answered by the jar itself.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BadInputIT {
@@ -100,9 +105,9 @@ class BadInputIT {
         outside = dir.resolve("outside");
         Files.createDirectories(outside);
         store = storeDir.toUri().toString();
-        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", root.toString(), "--streams", "2", "--records",
+        ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", root.toString(), "--streams", "2", "--records",
                 "2000", "--payload-bytes", "200", "--segment-bytes", "65536"));
-        ok(Felix.run(dir, Map.of(), TIMEOUT, "offload", "--data-dir", root.toString(), "--store", store,
+        ok(Felix.inside(dir, Map.of(), TIMEOUT, "offload", "--data-dir", root.toString(), "--store", store,
                 "--keep-local-segments", "3"));
         shards = new DataRoot(root).streamShards().stream().map(DataRoot.Shard::directory).toList();
         assertThat(shards).hasSize(2);
@@ -140,20 +145,43 @@ class BadInputIT {
          * root remembers that in offload.lease).
          */
         List<String> mayChange = List.of();
+        /** Whether a case of this kind has run both inside the test JVM and as a process yet. */
+        private boolean seenAsProcess;
 
         Cases(String category) {
             this.category = category;
         }
 
         Felix.Result expect(int exit, List<String> says, String... args) throws Exception {
-            String what = "felix-offload " + String.join(" ", args);
+            boolean process = !jvm.isEmpty() || !wrapper.isEmpty() || !Felix.insideHonours(env);
+            Felix.Result r = once(process, exit, says, args);
+            if (!process && !seenAsProcess) {
+                seenAsProcess = true;
+                Felix.Result p = once(true, exit, says, args);
+                soft.assertThat(p.exit()).as("felix-offload " + String.join(" ", args) + ": the process's exit and the"
+                        + " run's inside the test JVM").isEqualTo(r.exit());
+            }
+            tally.merge(category, 1, Integer::sum);
+            return r;
+        }
+
+        private Felix.Result once(boolean process, int exit, List<String> says, String... args) throws Exception {
+            String what = "felix-offload " + String.join(" ", args) + (process ? "" : " (inside the test JVM)");
             Map<String, String> before = world.snapshot();
             Felix.Result r;
             beforeRun.run();
-            try (Felix.Running p = Felix.start(dir, env, wrapper, jvm, true, List.of(args))) {
-                r = p.await(TIMEOUT, what);
-            } finally {
-                afterRun.run();
+            if (process) {
+                try (Felix.Running p = Felix.start(dir, env, wrapper, jvm, true, List.of(args))) {
+                    r = p.await(TIMEOUT, what);
+                } finally {
+                    afterRun.run();
+                }
+            } else {
+                try {
+                    r = Felix.inside(dir, env, TIMEOUT, args);
+                } finally {
+                    afterRun.run();
+                }
             }
             String all = r.out() + r.err();
             soft.assertThat(r.exit()).as(what + ": exit (" + r.describe() + ")").isEqualTo(exit);
@@ -163,7 +191,6 @@ class BadInputIT {
             soft.assertThat(r.err()).as(what + ": a stack trace").doesNotContain("\tat ", "Exception in thread");
             soft.assertThat(World.differences(before, world.snapshot()).stream()
                     .filter(d -> mayChange.stream().noneMatch(d::startsWith)).toList()).as(what + ": what changed").isEmpty();
-            tally.merge(category, 1, Integer::sum);
             return r;
         }
 
@@ -324,7 +351,7 @@ class BadInputIT {
         String bucket = server.createBucket("bad-input");
         // A root of its own, never offloaded, so every sealed segment is eligible; its node id fixed up front.
         Path remoteRoot = dir.resolve("remote-data");
-        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", remoteRoot.toString(), "--records", "2000",
+        ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", remoteRoot.toString(), "--records", "2000",
                 "--payload-bytes", "200", "--segment-bytes", "65536"));
         Files.writeString(remoteRoot.resolve("node-id"), "node-bad-input\n");
         c.world = new World().dir("data", remoteRoot).listing(bucket, () -> objects(server, bucket));
@@ -726,12 +753,12 @@ class BadInputIT {
         try {
             // A data root on the small filesystem, its node id fixed before the disk fills.
             Path fullRoot = mount.resolve("data");
-            ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", fullRoot.toString(), "--records", "1000",
+            ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", fullRoot.toString(), "--records", "1000",
                     "--payload-bytes", "200", "--segment-bytes", "65536"));
             Files.writeString(fullRoot.resolve("node-id"), "node-full-disk\n");
             // The same records on a roomy disk, to offload onto a store on the small one.
             Path roomyRoot = dir.resolve("roomy-data");
-            ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", roomyRoot.toString(), "--records", "4000",
+            ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", roomyRoot.toString(), "--records", "4000",
                     "--payload-bytes", "200", "--segment-bytes", "65536"));
             Files.writeString(roomyRoot.resolve("node-id"), "node-full-disk\n");
             // Its identity, as any root has once it was offloaded: the failing pass must change nothing else.
@@ -767,7 +794,7 @@ class BadInputIT {
         c.wrapper = List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--");
 
         Path permRoot = dir.resolve("perm-data");
-        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", permRoot.toString(), "--records", "2000",
+        ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", permRoot.toString(), "--records", "2000",
                 "--payload-bytes", "200", "--segment-bytes", "65536"));
         Files.writeString(permRoot.resolve("node-id"), "node-permission\n");
         // Its identity, as any root has once it was offloaded: the failing pass must change nothing else.
@@ -1078,7 +1105,7 @@ class BadInputIT {
         String bucket = server.createBucket("edges");
         // A root never offloaded and without a node id yet: a pass that began would write one first.
         Path edgeRoot = dir.resolve("edge-data");
-        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", edgeRoot.toString(), "--records", "1000",
+        ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", edgeRoot.toString(), "--records", "1000",
                 "--payload-bytes", "200", "--segment-bytes", "65536"));
         String shard = new DataRoot(edgeRoot).streamShards().get(0).name();
         c.world = new World().dir("data", edgeRoot).listing(bucket, () -> objects(server, bucket));
@@ -1097,7 +1124,7 @@ class BadInputIT {
         c.expect(FelixOffload.OK, List.of("offset=0 ", "source=local"), "read", "--data-dir", edgeRoot.toString(),
                 "--store", missing, "--shard", shard, "--from", "0", "--max-records", "1");
         Path offloadedRoot = dir.resolve("edge-offloaded");
-        ok(Felix.run(dir, Map.of(), TIMEOUT, "generate", "--data-dir", offloadedRoot.toString(), "--records", "1000",
+        ok(Felix.inside(dir, Map.of(), TIMEOUT, "generate", "--data-dir", offloadedRoot.toString(), "--records", "1000",
                 "--payload-bytes", "200", "--segment-bytes", "65536"));
         String offloadedBucket = server.createBucket("edges-offloaded");
         String good = "s3://" + offloadedBucket + "?endpoint=" + server.endpoint() + "&region=" + server.region()

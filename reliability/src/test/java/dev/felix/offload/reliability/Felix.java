@@ -1,5 +1,9 @@
 package dev.felix.offload.reliability;
 
+import dev.felix.offload.cli.EmbeddedRun;
+import dev.felix.offload.root.NodeId;
+
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,9 +11,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,6 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code cli/target/felix-offload.jar}) so that a rebuild of {@code cli} during a run cannot swap it
  * under the suite. Processes start with C1 only and the serial collector (start-up dominates these
  * short runs) and share a class-data archive written by the first run that exits normally.
+ *
+ * <p>Where the process itself is not what a case tests, {@link #inside} runs the same command inside the
+ * test JVM, with the same result and without a JVM's start. Exit on signals, heap limits, system
+ * properties, crashes and the daemon's life stay with processes.
  */
 final class Felix {
 
@@ -169,6 +180,65 @@ final class Felix {
             return r.await(timeout, "felix-offload " + String.join(" ", args));
         }
     }
+
+    /**
+     * Runs {@code felix-offload args} inside this JVM ({@link EmbeddedRun}), for a case where the process is not
+     * what is tested: the same exit code and output as {@link #run}, without a JVM's start. A daemon whose
+     * configuration is taken needs a process of its own: it is started as {@link #run} starts it, from the
+     * beginning. {@code env} is what {@link #start} would change of this JVM's environment; only what the
+     * tool reads through its own environment can differ here, so any other change is refused (see
+     * {@link #insideHonours}): such a case needs the process. Output is kept under
+     * {@code dir/process-output} as a process's is.
+     */
+    static Result inside(Path dir, Map<String, String> env, Duration timeout, String... args)
+            throws IOException, InterruptedException {
+        Map<String, String> environment = new HashMap<>(System.getenv());
+        environment.remove(NodeId.ENV);
+        environment.remove("JAVA_TOOL_OPTIONS");
+        if (!insideHonours(env)) {
+            throw new IllegalArgumentException("a run inside this JVM cannot be given " + env.keySet() + ": run it as a process");
+        }
+        env.forEach((name, value) -> {
+            if (value == null) {
+                environment.remove(name);
+            } else {
+                environment.put(name, value);
+            }
+        });
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        long started = System.nanoTime();
+        int exit;
+        try {
+            exit = EmbeddedRun.run(out, err, environment, timeout, args);
+        } catch (TimeoutException e) {
+            throw new AssertionError(e.getMessage() + "; stderr: " + err.toString(StandardCharsets.UTF_8));
+        } catch (EmbeddedRun.NeedsProcess e) {
+            return run(dir, env, timeout, args);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        long n = RUNS.incrementAndGet();
+        Path logs = Files.createDirectories(dir.resolve("process-output"));
+        Files.write(logs.resolve(n + ".out"), out.toByteArray());
+        Files.write(logs.resolve(n + ".err"), err.toByteArray());
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8), took);
+    }
+
+    /**
+     * Whether {@link #inside} can give a run the environment {@code env} describes: what the tool reads through
+     * its own environment (the node id, the store keys; the region is always the store URI's or the default)
+     * and what is as in this JVM's.
+     */
+    static boolean insideHonours(Map<String, String> env) {
+        boolean keys = env.get("AWS_ACCESS_KEY_ID") != null && env.get("AWS_SECRET_ACCESS_KEY") != null;
+        return env.entrySet().stream().allMatch(e -> e.getKey().equals(NodeId.ENV)
+                || keys && STORE_KEYS.contains(e.getKey())
+                || Objects.equals(e.getValue(), System.getenv(e.getKey())));
+    }
+
+    /** The variables a run inside this JVM hands its stores (see {@link EmbeddedRun}), when both keys are given. */
+    private static final java.util.Set<String> STORE_KEYS = java.util.Set.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+            "AWS_REGION");
 
     private static synchronized List<String> archiveOptions(boolean normalExit) throws IOException {
         Path archive = archive();
