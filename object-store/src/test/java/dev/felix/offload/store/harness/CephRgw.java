@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -29,7 +30,10 @@ import java.util.stream.Stream;
  * under {@code target/rgw/} of the module (property {@code felix.rgw.dir}). The gateway listens on
  * a free 127.0.0.1 port and knows one user, with keys made up for this run.
  *
- * <p>It starts on first use, once per test JVM, and a shutdown hook stops every daemon it started,
+ * <p>In a Maven build that sets {@code felix.test.servers.dir} (the parent pom does) the cluster is
+ * the build's: started by the first test JVM that needs it, in {@code rgw/} of the build's
+ * directory there, shared by all the others and stopped when the build ends ({@link SharedServers}).
+ * Elsewhere it starts on first use, once per JVM, and a shutdown hook stops every daemon it started,
  * by pid. A JVM killed outright cannot run that hook; the pids are written to {@code pids} in the
  * cluster's directory as each daemon starts, and the next start stops whatever a killed run left
  * there (and any process still naming this directory's configuration) before it begins.
@@ -54,14 +58,16 @@ public final class CephRgw {
 
     private final Path dir;
     private final Path conf;
+    private final Consumer<ProcessHandle> spawned;
     private final List<Process> daemons = new ArrayList<>();
 
-    private CephRgw(Path dir) {
+    private CephRgw(Path dir, Consumer<ProcessHandle> spawned) {
         this.dir = dir;
         this.conf = dir.resolve("ceph.conf");
+        this.spawned = spawned;
     }
 
-    /** The running gateway, started on first call; it stays up until the JVM exits. */
+    /** The running gateway, started on first call; it stays up until the build (or this JVM) ends. */
     public static synchronized S3Server server() {
         if (server != null) {
             return server;
@@ -73,33 +79,48 @@ public final class CephRgw {
         if (missing.isPresent()) {
             throw new IllegalStateException(missing.get());
         }
-        Path dir = Path.of(System.getProperty("felix.rgw.dir", "target/rgw")).toAbsolutePath();
-        CephRgw cluster = new CephRgw(dir);
         try {
-            server = cluster.start();
+            Optional<SharedServers> shared = SharedServers.ofThisBuild();
+            if (shared.isPresent()) {
+                server = shared.get().obtain("rgw", (build, processes) -> {
+                    CephRgw cluster = new CephRgw(build.resolve("rgw"), processes::add);
+                    try {
+                        return cluster.start();
+                    } catch (IOException | InterruptedException | RuntimeException e) {
+                        cluster.stop();
+                        throw e;
+                    }
+                }, CephRgw::answers);
+                return server;
+            }
+            Path dir = Path.of(System.getProperty("felix.rgw.dir", "target/rgw")).toAbsolutePath();
+            CephRgw cluster = new CephRgw(dir, p -> {});
+            Runtime.getRuntime().addShutdownHook(new Thread(cluster::stop, "stop-ceph-rgw"));
             running = cluster;
+            server = cluster.start();
             return server;
         } catch (IOException | RuntimeException e) {
-            cluster.stop();
+            shutdown();
             startFailure = new IllegalStateException("Ceph RGW did not start: " + e.getMessage(), e);
             throw startFailure;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            cluster.stop();
+            shutdown();
             throw new IllegalStateException("interrupted while starting Ceph RGW", e);
         }
     }
 
     /**
-     * Stops the running cluster now rather than at JVM exit (the benchmarks run one server at a
-     * time); the next {@link #server()} starts a fresh one.
+     * Stops this JVM's cluster now rather than at JVM exit (the benchmarks run one server at a
+     * time); the next {@link #server()} starts a fresh one. A build's shared cluster is left to the
+     * build.
      */
     public static synchronized void shutdown() {
         if (running != null) {
             running.stop();
             running = null;
-            server = null;
         }
+        server = null;
     }
 
     /**
@@ -167,7 +188,6 @@ public final class CephRgw {
         int monPort = ServerProcess.freePort();
         int rgwPort = ServerProcess.freePort();
         Files.writeString(conf, configuration(fsid, monPort, rgwPort), StandardCharsets.UTF_8);
-        Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "stop-ceph-rgw"));
 
         Path keyring = dir.resolve("keyring");
         tool("ceph-authtool", "--create-keyring", keyring.toString(), "--gen-key", "-n", "mon.", "--cap", "mon", "allow *");
@@ -294,6 +314,7 @@ public final class CephRgw {
         synchronized (daemons) {
             daemons.add(p);
         }
+        spawned.accept(p.toHandle());
         Files.writeString(dir.resolve("pids"), p.pid() + "\n", StandardCharsets.US_ASCII,
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         return p;
@@ -447,14 +468,9 @@ public final class CephRgw {
         }
     }
 
-    /** Whether a process's command line holds {@code marker}, read from /proc since ProcessHandle.Info cuts it. */
+    /** Whether a process's command line holds {@code marker}. */
     private static boolean names(ProcessHandle h, String marker) {
-        try {
-            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
-            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').contains(marker);
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+        return SharedServers.commandLine(h).contains(marker);
     }
 
     private static void freshDirectory(Path dir) throws IOException {

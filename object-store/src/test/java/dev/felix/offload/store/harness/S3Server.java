@@ -4,6 +4,7 @@ import dev.felix.offload.store.RetryPolicy;
 import dev.felix.offload.store.remote.Credentials;
 import dev.felix.offload.store.remote.RemoteStoreSettings;
 import java.net.URI;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -19,6 +20,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public final class S3Server {
     private static final AtomicInteger BUCKETS = new AtomicInteger();
+    private static final String JVM_TOKEN = String.format("%08x", new SecureRandom().nextInt());
 
     private final String name;
     private final URI endpoint;
@@ -92,15 +94,23 @@ public final class S3Server {
         return c;
     }
 
-    /** Creates a fresh bucket named after {@code hint}, unique in this JVM. */
+    /**
+     * Creates a fresh bucket named after {@code hint}: unique in this JVM by a counter, and among the
+     * JVMs sharing a server (a build's modules) by this JVM's random token.
+     */
     public String createBucket(String hint) {
         String base = hint.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
         String bucket = (base.length() > 40 ? base.substring(0, 40) : base) + "-" + BUCKETS.incrementAndGet()
-                + "-" + Long.toHexString(System.nanoTime() & 0xffffff);
+                + "-" + JVM_TOKEN;
         bucket = bucket.replaceAll("^-+", "");
         String name = bucket;
         admin().createBucket(b -> b.bucket(name));
         return name;
+    }
+
+    /** This server with {@link #stop()} running {@code stopper} (a server of this JVM's own). */
+    S3Server stoppedBy(Runnable stopper) {
+        return new S3Server(name, endpoint, accessKey, secretKey, region, stopper);
     }
 
     /** Closes the admin client and stops the server where this handle owns it. */

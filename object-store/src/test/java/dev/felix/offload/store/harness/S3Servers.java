@@ -14,15 +14,21 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
  * The real S3 servers of a test run, each a separate java process on free 127.0.0.1 ports: Adobe
  * S3Mock and S3Proxy (provider {@code filesystem-nio2}, SigV4 checked). Both start together on
- * first use, once per test JVM, and stop when the JVM exits (a shutdown hook). Logs and data live
- * under {@code target/s3-servers/}.
+ * first use. In a Maven build that sets {@code felix.test.servers.dir} (the parent pom does) they
+ * are the build's, started by the first test JVM that needs them and shared by all the others
+ * ({@link SharedServers}: data and logs under that directory, stopped when the build ends);
+ * elsewhere they are this JVM's, stopped when it exits (a shutdown hook), data and logs under
+ * {@code target/s3-servers/}.
  *
  * <p>The jars come from the Maven repository (copied by {@code maven-dependency-plugin}); their
  * paths arrive as system properties {@code felix.s3mock.jar} and {@code felix.s3proxy.jar}, and
@@ -68,8 +74,27 @@ public final class S3Servers {
             return;
         }
         Path dir = Path.of(System.getProperty("felix.s3.servers.dir", "target/s3-servers")).toAbsolutePath();
-        s3mock = CompletableFuture.supplyAsync(() -> startS3Mock(dir));
-        s3proxy = CompletableFuture.supplyAsync(() -> startS3Proxy(dir));
+        Optional<SharedServers> shared = SharedServers.ofThisBuild();
+        if (shared.isPresent()) {
+            s3mock = CompletableFuture.supplyAsync(() -> shared(shared.get(), "s3mock",
+                    (work, processes) -> launchS3Mock(dir, work, processes::add).server(), S3Servers::s3mockAnswers));
+            s3proxy = CompletableFuture.supplyAsync(() -> shared(shared.get(), "s3proxy",
+                    (work, processes) -> launchS3Proxy(dir, work, processes::add).server(), S3Servers::s3proxyAnswers));
+        } else {
+            s3mock = CompletableFuture.supplyAsync(() -> startS3Mock(dir));
+            s3proxy = CompletableFuture.supplyAsync(() -> startS3Proxy(dir));
+        }
+    }
+
+    private static S3Server shared(SharedServers build, String name, SharedServers.Launch launch, Predicate<URI> answers) {
+        try {
+            return build.obtain(name, launch, answers);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting " + name, e);
+        }
     }
 
     /**
@@ -107,26 +132,11 @@ public final class S3Servers {
         return List.of("-Xmx768m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
     }
 
+    /** A server of this JVM's, stopped at its exit or by {@link S3Server#stop()}. */
     private static S3Server startS3Mock(Path dir) {
         try {
-            Path data = freshDirectory(dir.resolve("s3mock-data"));
-            int http = ServerProcess.freePort();
-            int https = ServerProcess.freePort();
-            URI endpoint = URI.create("http://127.0.0.1:" + http);
-            ServerProcess process = ServerProcess.start("S3Mock", jar("felix.s3mock.jar", dir, "s3mock-exec.jar",
-                    "com/adobe/testing/s3mock/4.11.0/s3mock-4.11.0-exec.jar"), jvmArgs(),
-                    List.of("--com.adobe.testing.s3mock.http-port=" + http,
-                            "--server.port=" + https,
-                            "--server.address=127.0.0.1",
-                            "--com.adobe.testing.s3mock.store.root=" + data,
-                            "--com.adobe.testing.s3mock.store.retain-files-on-exit=true",
-                            "--com.adobe.testing.s3mock.store.valid-kms-keys=" + S3MOCK_KMS_ARN),
-                    dir.resolve("s3mock.log"),
-                    () -> answers(endpoint.resolve("/actuator/health"), "application/json", true),
-                    START_TIMEOUT);
-            Runnable stop = stopOnExit(process);
-            // S3Mock checks no signatures: any key pair works.
-            return new S3Server("S3Mock", endpoint, "s3mock-access", "s3mock-secret", "us-east-1", stop);
+            Launched l = launchS3Mock(dir, dir, p -> {});
+            return l.server().stoppedBy(stopOnExit(l.process()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -134,36 +144,73 @@ public final class S3Servers {
 
     private static S3Server startS3Proxy(Path dir) {
         try {
-            Path data = freshDirectory(dir.resolve("s3proxy-data"));
-            int port = ServerProcess.freePort();
-            URI endpoint = URI.create("http://127.0.0.1:" + port);
-            SecureRandom random = new SecureRandom();
-            String access = "felix" + HexFormat.of().formatHex(random.generateSeed(6));
-            String secret = HexFormat.of().formatHex(random.generateSeed(20));
-            Path properties = dir.resolve("s3proxy.properties");
-            Files.writeString(properties, String.join("\n",
-                    "s3proxy.endpoint=" + endpoint,
-                    "s3proxy.authorization=aws-v2-or-v4",
-                    "s3proxy.identity=" + access,
-                    "s3proxy.credential=" + secret,
-                    // without this S3Proxy answers 501 to any x-amz-checksum-* header
-                    "s3proxy.ignore-unknown-headers=true",
-                    "jclouds.provider=filesystem-nio2",
-                    "jclouds.identity=unused",
-                    "jclouds.credential=unused",
-                    "jclouds.filesystem.basedir=" + data,
-                    ""), StandardCharsets.UTF_8);
-            ServerProcess process = ServerProcess.start("S3Proxy", jar("felix.s3proxy.jar", dir, "s3proxy.jar",
-                    "org/gaul/s3proxy/2.7.0/s3proxy-2.7.0-jar-with-dependencies.jar"), jvmArgs(),
-                    List.of("--properties", properties.toString()),
-                    dir.resolve("s3proxy.log"),
-                    () -> answers(endpoint.resolve("/"), null, false),
-                    START_TIMEOUT);
-            Runnable stop = stopOnExit(process);
-            return new S3Server("S3Proxy", endpoint, access, secret, "us-east-1", stop);
+            Launched l = launchS3Proxy(dir, dir, p -> {});
+            return l.server().stoppedBy(stopOnExit(l.process()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A started server process and the handle tests use (which stops nothing). */
+    record Launched(ServerProcess process, S3Server server) {}
+
+    static boolean s3mockAnswers(URI endpoint) {
+        return answers(endpoint.resolve("/actuator/health"), "application/json", true);
+    }
+
+    static boolean s3proxyAnswers(URI endpoint) {
+        return answers(endpoint.resolve("/"), null, false);
+    }
+
+    /** S3Mock with its jar found from {@code jars}, data and log in {@code work}. */
+    private static Launched launchS3Mock(Path jars, Path work, Consumer<ProcessHandle> spawned) throws IOException {
+        Path data = freshDirectory(work.resolve("s3mock-data"));
+        int http = ServerProcess.freePort();
+        int https = ServerProcess.freePort();
+        URI endpoint = URI.create("http://127.0.0.1:" + http);
+        ServerProcess process = ServerProcess.start("S3Mock", jar("felix.s3mock.jar", jars, "s3mock-exec.jar",
+                "com/adobe/testing/s3mock/4.11.0/s3mock-4.11.0-exec.jar"), jvmArgs(),
+                List.of("--com.adobe.testing.s3mock.http-port=" + http,
+                        "--server.port=" + https,
+                        "--server.address=127.0.0.1",
+                        "--com.adobe.testing.s3mock.store.root=" + data,
+                        "--com.adobe.testing.s3mock.store.retain-files-on-exit=true",
+                        "--com.adobe.testing.s3mock.store.valid-kms-keys=" + S3MOCK_KMS_ARN),
+                work.resolve("s3mock.log"), spawned,
+                () -> s3mockAnswers(endpoint),
+                START_TIMEOUT);
+        // S3Mock checks no signatures: any key pair works.
+        return new Launched(process, new S3Server("S3Mock", endpoint, "s3mock-access", "s3mock-secret", "us-east-1"));
+    }
+
+    /** S3Proxy with its jar found from {@code jars}, data, configuration and log in {@code work}. */
+    static Launched launchS3Proxy(Path jars, Path work, Consumer<ProcessHandle> spawned) throws IOException {
+        Path data = freshDirectory(work.resolve("s3proxy-data"));
+        int port = ServerProcess.freePort();
+        URI endpoint = URI.create("http://127.0.0.1:" + port);
+        SecureRandom random = new SecureRandom();
+        String access = "felix" + HexFormat.of().formatHex(random.generateSeed(6));
+        String secret = HexFormat.of().formatHex(random.generateSeed(20));
+        Path properties = work.resolve("s3proxy.properties");
+        Files.writeString(properties, String.join("\n",
+                "s3proxy.endpoint=" + endpoint,
+                "s3proxy.authorization=aws-v2-or-v4",
+                "s3proxy.identity=" + access,
+                "s3proxy.credential=" + secret,
+                // without this S3Proxy answers 501 to any x-amz-checksum-* header
+                "s3proxy.ignore-unknown-headers=true",
+                "jclouds.provider=filesystem-nio2",
+                "jclouds.identity=unused",
+                "jclouds.credential=unused",
+                "jclouds.filesystem.basedir=" + data,
+                ""), StandardCharsets.UTF_8);
+        ServerProcess process = ServerProcess.start("S3Proxy", jar("felix.s3proxy.jar", jars, "s3proxy.jar",
+                "org/gaul/s3proxy/2.7.0/s3proxy-2.7.0-jar-with-dependencies.jar"), jvmArgs(),
+                List.of("--properties", properties.toString()),
+                work.resolve("s3proxy.log"), spawned,
+                () -> s3proxyAnswers(endpoint),
+                START_TIMEOUT);
+        return new Launched(process, new S3Server("S3Proxy", endpoint, access, secret, "us-east-1"));
     }
 
     /** Stops the process at JVM exit; the returned action stops it before that (once, hook removed). */

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /** One server running as a separate java process, its output in a log file. */
 final class ServerProcess {
@@ -24,9 +25,13 @@ final class ServerProcess {
         this.log = log;
     }
 
-    /** Starts {@code java <jvmArgs> -jar jar <args>} and waits until {@code ready} holds. */
+    /**
+     * Starts {@code java <jvmArgs> -jar jar <args>}, hands its process to {@code spawned} at once (before
+     * it is ready: a record of it must survive a kill of this JVM during the wait) and waits until
+     * {@code ready} holds.
+     */
     static ServerProcess start(String name, Path jar, List<String> jvmArgs, List<String> args, Path log,
-            BooleanSupplier ready, Duration timeout) throws IOException {
+            Consumer<ProcessHandle> spawned, BooleanSupplier ready, Duration timeout) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IOException(name + " jar not found at " + jar + "; `mvn verify` copies it there "
                     + "(maven-dependency-plugin, phase generate-test-resources)");
@@ -43,6 +48,12 @@ final class ServerProcess {
                 .redirectOutput(log.toFile())
                 .start();
         ServerProcess server = new ServerProcess(name, process, log);
+        try {
+            spawned.accept(process.toHandle());
+        } catch (RuntimeException e) {
+            server.stop();
+            throw e;
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (!process.isAlive()) {
