@@ -81,6 +81,48 @@ final class RootGenerator {
         }
     }
 
+    /**
+     * A root of {@code shards} shards that all hold the same records: one shard written through the
+     * shard log (fsync at its rolls), its files then copied into every other shard directory without
+     * fsync. For roots of tens of thousands of small shards, where writing each through the log would
+     * cost a few fsyncs per shard; the segment files name no shard, so each copy is a shard of its own.
+     */
+    static Root generateCopies(Path root, int shards, int sealedPerShard, long segmentBytes, int payloadBytes)
+            throws IOException {
+        int recordBytes = RecordCodec.encodedLength(RecordKind.PLAIN, payloadBytes);
+        long perSegment = (segmentBytes - SegmentHeader.LENGTH) / recordBytes;
+        if (perSegment < 1) {
+            throw new IllegalArgumentException("segments of " + segmentBytes + " bytes hold no " + payloadBytes
+                    + "-byte record");
+        }
+        long records = perSegment * sealedPerShard + 10;
+        String params = "copies shards=" + shards + " sealed=" + sealedPerShard + " segment=" + segmentBytes
+                + " payload=" + payloadBytes + " records=" + records + "\n";
+        Path marker = root.resolve(MARKER);
+        if (!(Files.isRegularFile(marker) && Files.readString(marker).equals(params))) {
+            Files.createDirectories(root);
+            BenchFiles.deleteTree(root);
+            Files.createDirectories(root);
+            ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes)
+                    .withFsyncPolicy(FsyncPolicy.none());
+            Path template = root.resolve(new ShardKey("bench", "default", "stream-0", 0).directoryName());
+            write(template, config, records, payloadBytes, 1_000_003L);
+            List<Path> files;
+            try (java.util.stream.Stream<Path> list = Files.list(template)) {
+                files = list.sorted().toList();
+            }
+            for (int k = 1; k < shards; k++) {
+                Path dir = Files.createDirectories(root.resolve(new ShardKey("bench", "default", "stream-0", k)
+                        .directoryName()));
+                for (Path f : files) {
+                    Files.copy(f, dir.resolve(f.getFileName()));
+                }
+            }
+            Files.writeString(marker, params);
+        }
+        return describe(root, perSegment);
+    }
+
     /** Every shard of the root, with all but each shard's newest segment counted as sealed. */
     static Root describe(Path root, long recordsPerSegment) throws IOException {
         List<Path> shards = new dev.felix.offload.log.DataRoot(root).streamShards().stream().map(dev.felix.offload.log.DataRoot.Shard::directory).toList();

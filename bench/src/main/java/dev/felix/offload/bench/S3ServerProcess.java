@@ -211,6 +211,23 @@ final class S3ServerProcess implements AutoCloseable {
         return total;
     }
 
+    /** Keys and their bytes under {@code prefix} in {@code bucket}, by listing. */
+    long[] countKeys(String bucket, String prefix) {
+        long keys = 0;
+        long bytes = 0;
+        String token = null;
+        do {
+            String t = token;
+            ListObjectsV2Response page = admin().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).continuationToken(t));
+            for (S3Object o : page.contents()) {
+                keys++;
+                bytes += o.size();
+            }
+            token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
+        } while (token != null);
+        return new long[] {keys, bytes};
+    }
+
     @Override
     public void close() {
         stopper.run();
