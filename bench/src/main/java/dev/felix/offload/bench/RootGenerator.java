@@ -40,12 +40,7 @@ final class RootGenerator {
      */
     static Root generate(Path root, int shards, int sealedPerShard, long segmentBytes, int payloadBytes)
             throws IOException {
-        int recordBytes = RecordCodec.encodedLength(RecordKind.PLAIN, payloadBytes);
-        long perSegment = (segmentBytes - SegmentHeader.LENGTH) / recordBytes;
-        if (perSegment < 1) {
-            throw new IllegalArgumentException("segments of " + segmentBytes + " bytes hold no " + payloadBytes
-                    + "-byte record");
-        }
+        long perSegment = recordsPerSegment(segmentBytes, payloadBytes);
         long records = perSegment * sealedPerShard + 10; // ten records into the active segment
         String params = "shards=" + shards + " sealed=" + sealedPerShard + " segment=" + segmentBytes + " payload="
                 + payloadBytes + " records=" + records + "\n";
@@ -89,12 +84,7 @@ final class RootGenerator {
      */
     static Root generateCopies(Path root, int shards, int sealedPerShard, long segmentBytes, int payloadBytes)
             throws IOException {
-        int recordBytes = RecordCodec.encodedLength(RecordKind.PLAIN, payloadBytes);
-        long perSegment = (segmentBytes - SegmentHeader.LENGTH) / recordBytes;
-        if (perSegment < 1) {
-            throw new IllegalArgumentException("segments of " + segmentBytes + " bytes hold no " + payloadBytes
-                    + "-byte record");
-        }
+        long perSegment = recordsPerSegment(segmentBytes, payloadBytes);
         long records = perSegment * sealedPerShard + 10;
         String params = "copies shards=" + shards + " sealed=" + sealedPerShard + " segment=" + segmentBytes
                 + " payload=" + payloadBytes + " records=" + records + "\n";
@@ -121,6 +111,17 @@ final class RootGenerator {
             Files.writeString(marker, params);
         }
         return describe(root, perSegment);
+    }
+
+    /** Records of {@code payloadBytes} a segment of {@code segmentBytes} holds; at least one, or it is refused. */
+    private static long recordsPerSegment(long segmentBytes, int payloadBytes) {
+        int recordBytes = RecordCodec.encodedLength(RecordKind.PLAIN, payloadBytes);
+        long perSegment = (segmentBytes - SegmentHeader.LENGTH) / recordBytes;
+        if (perSegment < 1) {
+            throw new IllegalArgumentException("segments of " + segmentBytes + " bytes hold no " + payloadBytes
+                    + "-byte record");
+        }
+        return perSegment;
     }
 
     /** Every shard of the root, with all but each shard's newest segment counted as sealed. */
