@@ -69,6 +69,26 @@ final class BenchConfig {
     final long rebuildBytes = size("bench.log.rebuild.bytes", quick ? 64 * MiB : 256 * MiB);
     final int batchRecords = integer("bench.log.batch.records", 16);
 
+    /** Fleet scale (section 6, only when asked for: it takes long): shard counts, and each shard's shape. */
+    final List<Integer> scaleShards = list("bench.scale.shards", quick ? "200,1000" : "1000,10000,30000").stream()
+            .map(v -> {
+                try {
+                    return Integer.parseInt(v);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("bench.scale.shards: '" + v + "' is not a whole number");
+                }
+            }).toList();
+    final int scaleSegmentsPerShard = integer("bench.scale.segments", 8);
+    final long scaleSegmentBytes = size("bench.scale.segment.bytes", 4 * 1024);
+    final int scalePayloadBytes = integer("bench.scale.payload.bytes", 200);
+    /** Shards at once in the offload that fills the store (not measured as a pass of nothing to do). */
+    final int scaleFillParallelism = integer("bench.scale.fill.parallelism", 16);
+    final int scaleRetentionRuns = integer("bench.scale.retention.runs", 3);
+    /** The heap a retention pass runs under: small, so that one growing with the objects fails. */
+    final String scaleRetentionHeap = System.getProperty("bench.scale.retention.heap", "64m");
+    final int scaleDaemonSeconds = integer("bench.scale.daemon.seconds", 75);
+    final int scaleTimeoutMinutes = integer("bench.scale.timeout.minutes", 60);
+
     final List<String> manifestSizes = list("bench.manifest.sizes", "1000,10000,100000");
 
     final int jmhWarmupIterations = integer("bench.jmh.warmup.iterations", quick ? 1 : 2);
@@ -83,7 +103,7 @@ final class BenchConfig {
 
     BenchConfig() {
         // a typo in a name would otherwise run nothing for it, or fail only after the other servers' runs
-        only("bench.sections", sections, List.of("offload", "startup", "reads", "http", "log", "manifest"));
+        only("bench.sections", sections, List.of("offload", "startup", "reads", "http", "log", "manifest", "scale"));
         only("bench.servers", servers, List.of(S3ServerProcess.S3PROXY, S3ServerProcess.S3MOCK, S3ServerProcess.RGW));
     }
 
@@ -112,6 +132,11 @@ final class BenchConfig {
         m.put("log", "recovery segment " + Table.bytes(recoveryBytes) + " (" + recoveryPayloadBytes
                 + " B payloads), index rebuild segments " + Table.bytes(rebuildBytes) + ", batches of " + batchRecords
                 + " records");
+        if (runs("scale")) {
+            m.put("scale", scaleShards.stream().map(n -> Table.f("%,d", n)).toList() + " shards of "
+                    + scaleSegmentsPerShard + " sealed segments of " + Table.bytes(scaleSegmentBytes) + ", retention under -Xmx"
+                    + scaleRetentionHeap + ", daemon watched " + scaleDaemonSeconds + " s");
+        }
         m.put("JMH", "each run is 1 fork: " + jmhWarmupIterations + " x " + jmhWarmupMillis + " ms warm-up, "
                 + jmhIterations + " x " + jmhMillis + " ms measured (manifest: warm-up iterations of "
                 + jmhManifestWarmupMillis + " ms; single-shot scans: " + jmhShotWarmups + " warm-up and " + jmhShots

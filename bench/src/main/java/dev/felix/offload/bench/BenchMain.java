@@ -78,6 +78,9 @@ public final class BenchMain {
         if (config.runs("manifest")) {
             section("4. The manifest", () -> manifest(jmh));
         }
+        if (config.runs("scale")) {
+            section("6. Fleet scale", this::scale);
+        }
         double minutes = (System.nanoTime() - started) / 60e9;
         String end = Table.f("\nThe whole run took %.1f minutes.\n", minutes);
         doc.append(end);
@@ -232,6 +235,33 @@ public final class BenchMain {
         }
         if (config.runs("http")) {
             emit(Report.http(config, root, http));
+        }
+    }
+
+    // ------------------------------------------------------------------ 6
+
+    private void scale() throws IOException {
+        Path dir = config.work.resolve("servers").resolve("s3proxy-scale");
+        BenchFiles.deleteTree(dir);
+        Files.createDirectories(dir);
+        System.out.println("starting " + S3ServerProcess.S3PROXY + " for the scale section ...");
+        try (S3ServerProcess server = S3ServerProcess.start(S3ServerProcess.S3PROXY, dir)) {
+            List<ScaleSection.Result> results = new ScaleSection(config).run(server);
+            emit(ScaleSection.report(config, server.label(), System.getProperty("bench.commit", gitHead()), results));
+        }
+    }
+
+    /** The commit checked out where the bench runs, or null outside a git work tree. */
+    private static String gitHead() {
+        try {
+            Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            return p.waitFor() == 0 && out.matches("[0-9a-f]{4,40}") ? out : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

@@ -40,12 +40,7 @@ final class RootGenerator {
      */
     static Root generate(Path root, int shards, int sealedPerShard, long segmentBytes, int payloadBytes)
             throws IOException {
-        int recordBytes = RecordCodec.encodedLength(RecordKind.PLAIN, payloadBytes);
-        long perSegment = (segmentBytes - SegmentHeader.LENGTH) / recordBytes;
-        if (perSegment < 1) {
-            throw new IllegalArgumentException("segments of " + segmentBytes + " bytes hold no " + payloadBytes
-                    + "-byte record");
-        }
+        long perSegment = recordsPerSegment(segmentBytes, payloadBytes);
         long records = perSegment * sealedPerShard + 10; // ten records into the active segment
         String params = "shards=" + shards + " sealed=" + sealedPerShard + " segment=" + segmentBytes + " payload="
                 + payloadBytes + " records=" + records + "\n";
@@ -79,6 +74,54 @@ final class RootGenerator {
         } catch (CorruptionException e) {
             throw new IOException(e);
         }
+    }
+
+    /**
+     * A root of {@code shards} shards that all hold the same records: one shard written through the
+     * shard log (fsync at its rolls), its files then copied into every other shard directory without
+     * fsync. For roots of tens of thousands of small shards, where writing each through the log would
+     * cost a few fsyncs per shard; the segment files name no shard, so each copy is a shard of its own.
+     */
+    static Root generateCopies(Path root, int shards, int sealedPerShard, long segmentBytes, int payloadBytes)
+            throws IOException {
+        long perSegment = recordsPerSegment(segmentBytes, payloadBytes);
+        long records = perSegment * sealedPerShard + 10;
+        String params = "copies shards=" + shards + " sealed=" + sealedPerShard + " segment=" + segmentBytes
+                + " payload=" + payloadBytes + " records=" + records + "\n";
+        Path marker = root.resolve(MARKER);
+        if (!(Files.isRegularFile(marker) && Files.readString(marker).equals(params))) {
+            Files.createDirectories(root);
+            BenchFiles.deleteTree(root);
+            Files.createDirectories(root);
+            ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes)
+                    .withFsyncPolicy(FsyncPolicy.none());
+            Path template = root.resolve(new ShardKey("bench", "default", "stream-0", 0).directoryName());
+            write(template, config, records, payloadBytes, 1_000_003L);
+            List<Path> files;
+            try (java.util.stream.Stream<Path> list = Files.list(template)) {
+                files = list.sorted().toList();
+            }
+            for (int k = 1; k < shards; k++) {
+                Path dir = Files.createDirectories(root.resolve(new ShardKey("bench", "default", "stream-0", k)
+                        .directoryName()));
+                for (Path f : files) {
+                    Files.copy(f, dir.resolve(f.getFileName()));
+                }
+            }
+            Files.writeString(marker, params);
+        }
+        return describe(root, perSegment);
+    }
+
+    /** Records of {@code payloadBytes} a segment of {@code segmentBytes} holds; at least one, or it is refused. */
+    private static long recordsPerSegment(long segmentBytes, int payloadBytes) {
+        int recordBytes = RecordCodec.encodedLength(RecordKind.PLAIN, payloadBytes);
+        long perSegment = (segmentBytes - SegmentHeader.LENGTH) / recordBytes;
+        if (perSegment < 1) {
+            throw new IllegalArgumentException("segments of " + segmentBytes + " bytes hold no " + payloadBytes
+                    + "-byte record");
+        }
+        return perSegment;
     }
 
     /** Every shard of the root, with all but each shard's newest segment counted as sealed. */

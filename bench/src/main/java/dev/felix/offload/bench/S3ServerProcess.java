@@ -198,17 +198,24 @@ final class S3ServerProcess implements AutoCloseable {
 
     /** Bytes stored under {@code prefix}, by listing. */
     long storedBytes(String bucket, String prefix) {
-        long total = 0;
+        return countKeys(bucket, prefix)[1];
+    }
+
+    /** Keys and their bytes under {@code prefix} in {@code bucket}, by listing. */
+    long[] countKeys(String bucket, String prefix) {
+        long keys = 0;
+        long bytes = 0;
         String token = null;
         do {
             String t = token;
             ListObjectsV2Response page = admin().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).continuationToken(t));
             for (S3Object o : page.contents()) {
-                total += o.size();
+                keys++;
+                bytes += o.size();
             }
             token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
         } while (token != null);
-        return total;
+        return new long[] {keys, bytes};
     }
 
     @Override

@@ -82,7 +82,14 @@ public final class Daemon {
     public Daemon(DaemonConfig config, ObjectStore store, Map<String, String> processEnv, PassClock clock) {
         this.config = config;
         this.root = new DataRoot(config.dataDir);
-        this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime);
+        // Surveys after the first run on a thread of their own (which ends when idle): no scrape waits for one.
+        java.util.concurrent.ThreadPoolExecutor surveyThread = new java.util.concurrent.ThreadPoolExecutor(0, 1, 30,
+                java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "survey");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime, surveyThread);
         this.metrics = new DaemonMetrics();
         this.health = new StoreHealth(StoreProbe.shortName(store.describe()));
         this.store = new MeteredStore(store, metrics, health);
@@ -108,6 +115,11 @@ public final class Daemon {
                     @Override
                     public void scrubbed() {
                         objectMismatches.clear();
+                    }
+
+                    @Override
+                    public void changed() {
+                        surveyCache.changed();
                     }
                 });
         this.scheduler = passes.scheduler();
@@ -216,6 +228,7 @@ public final class Daemon {
             http = StatusServer.start(this, config.httpBind, config.httpPort, config.httpReadThreads,
                     config.httpSecurity);
         }
+        surveyCache.warm(); // the first scrape then finds a survey begun, at most, at start-up
     }
 
     /**
@@ -312,8 +325,8 @@ public final class Daemon {
     }
 
     /**
-     * The survey of the data root, finished at most a second ago (see {@link SurveyCache}: the second
-     * counts from the survey's end).
+     * The latest survey of the data root: when it ended more than a second ago, the next one is begun
+     * in the background and this one answered meanwhile (see {@link SurveyCache}).
      */
     List<ShardSurvey.ShardStatus> survey() {
         return surveyCache.get(this::surveyFailed).shards();

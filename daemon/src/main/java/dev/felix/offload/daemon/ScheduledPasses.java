@@ -69,6 +69,9 @@ final class ScheduledPasses {
 
         /** A scrub run went through every entry: its findings now say what the store holds for each. */
         void scrubbed();
+
+        /** A pass uploaded, unlinked or deleted something: what the root holds changed. */
+        void changed();
     }
 
     private final DaemonConfig config;
@@ -243,6 +246,9 @@ final class ScheduledPasses {
         String summary = report.segmentsUploaded() + " segments (" + report.bytesUploaded() + " bytes) offloaded from "
                 + report.shards().size() + " shards in " + report.elapsed().toMillis() + " ms";
         PassOutcome.Findings found = finish(OFFLOAD, summary, problems);
+        if (report.segmentsUploaded() > 0 || report.segmentsUnlinked() > 0) {
+            listener.changed();
+        }
         if (report.segmentsUploaded() > 0 && !stop.stopRequested()) {
             requestRun(RETENTION); // local retention can let the new copies' local files go now
         }
@@ -278,6 +284,10 @@ final class ScheduledPasses {
         String summary = report.localSegmentsDeleted() + " local and " + report.remoteSegmentsDeleted()
                 + " remote segments removed, " + report.orphansFound() + " orphans found, " + report.orphansDeleted()
                 + " deleted";
+        if (report.localSegmentsDeleted() > 0 || report.remoteSegmentsDeleted() > 0
+                || report.deletedStreamDirectoriesFinished() > 0) {
+            listener.changed();
+        }
         return finish(RETENTION, summary, problems);
     }
 

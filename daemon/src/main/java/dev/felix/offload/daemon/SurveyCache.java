@@ -3,17 +3,26 @@ package dev.felix.offload.daemon;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * The daemon's latest survey of its data root, reused while it is fresh: for {@link #REUSE_NANOS}
- * after it <em>ended</em>. Counting from its end matters once a survey takes longer than that: counted
- * from its start (as before), every gauge of one scrape took a survey of its own, six per scrape, and
- * a scrape at 30,000 shards took 16 s.
+ * The daemon's latest survey of its data root. A survey is fresh for {@link #REUSE_NANOS} after it
+ * <em>ended</em> (counted from its start, every gauge of one scrape once took a survey of its own).
+ * Past that, a scrape does not wait for the next survey: it is answered from the latest one and starts
+ * the next in the background (at most one at a time), so on a root where nothing happens a scrape costs
+ * the same at any size. At 30,000 shards a survey of an unchanged root still stats every shard
+ * directory, seconds on a busy machine, which a scrape once waited for at every scrape.
+ *
+ * <p>A scrape waits only for what a pass changed: a pass that uploaded, unlinked or deleted anything
+ * says so ({@link #changed}), which begins a survey at once, and a scrape waits until a survey begun
+ * after the latest change has ended, so it never shows the root as it was before a pass that ended
+ * before the scrape began. The first scrape waits for the survey begun at start-up ({@link #warm}).
  */
 final class SurveyCache {
 
-    /** A survey is reused for a second after it ended. */
+    /** A survey is reused for a second after it ended before a scrape asks for the next one. */
     static final long REUSE_NANOS = 1_000_000_000L;
 
     /** Takes a survey. */
@@ -28,33 +37,117 @@ final class SurveyCache {
 
     private final Surveyor surveyor;
     private final LongSupplier nanoTime;
+    private final Executor background;
     private Taken latest = Taken.NONE;
     private long endedNanos;
     private boolean any;
+    private boolean underWay;
+    /** Changes a pass reported so far, and how many of them the latest survey began after. */
+    private long changes;
+    private long latestCovers;
     private long surveys;
+    private Consumer<IOException> failed = e -> { };
 
+    /** Surveys taken on the asking thread (tests of the reuse time). */
     SurveyCache(Surveyor surveyor, LongSupplier nanoTime) {
+        this(surveyor, nanoTime, Runnable::run);
+    }
+
+    /** @param background where surveys after the first run, so that no scrape waits for them */
+    SurveyCache(Surveyor surveyor, LongSupplier nanoTime, Executor background) {
         this.surveyor = Objects.requireNonNull(surveyor, "surveyor");
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+        this.background = Objects.requireNonNull(background, "background");
     }
 
     /**
-     * The latest survey when it ended less than {@link #REUSE_NANOS} ago, else a new one. A survey that
-     * fails leaves the previous one standing (and is not tried again before the reuse time is over).
+     * The latest survey. When it ended more than {@link #REUSE_NANOS} ago, the next one begins in the
+     * background and this one is answered meanwhile; when there is none yet, or none begun after the
+     * latest {@link #changed}, the caller waits for one. A survey that fails leaves the previous one
+     * standing ({@code failed} hears of it).
      */
-    synchronized Taken get(java.util.function.Consumer<IOException> failed) {
-        if (!any || nanoTime.getAsLong() - endedNanos > REUSE_NANOS) {
-            try {
-                List<ShardSurvey.ShardStatus> shards = surveyor.survey();
-                latest = new Taken(shards, ShardSurvey.Totals.of(shards));
-            } catch (IOException e) {
-                failed.accept(e);
+    Taken get(Consumer<IOException> failed) {
+        synchronized (this) {
+            this.failed = Objects.requireNonNull(failed, "failed");
+            if (any && latestCovers == changes) {
+                if (nanoTime.getAsLong() - endedNanos > REUSE_NANOS && !underWay) {
+                    underWay = true;
+                    background.execute(this::take);
+                }
+                return latest;
             }
-            surveys++;
-            any = true;
-            endedNanos = nanoTime.getAsLong();
         }
-        return latest;
+        // No survey yet, or none since a pass changed the root: wait for one begun after that.
+        while (true) {
+            boolean takeHere = false;
+            synchronized (this) {
+                if (any && latestCovers == changes) {
+                    return latest;
+                }
+                if (!underWay) {
+                    underWay = true;
+                    takeHere = true;
+                } else {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return latest;
+                    }
+                }
+            }
+            if (takeHere) {
+                take();
+            }
+        }
+    }
+
+    /** A pass changed the root (uploaded, unlinked or deleted): the next scrape shows a survey begun after it. */
+    synchronized void changed() {
+        changes++;
+        warm();
+    }
+
+    /** Begins a survey in the background unless one is under way: at start-up, so the first scrape finds one. */
+    synchronized void warm() {
+        if (!underWay) {
+            underWay = true;
+            background.execute(this::take);
+        }
+    }
+
+    private void take() {
+        long covers;
+        synchronized (this) {
+            covers = changes;
+        }
+        List<ShardSurvey.ShardStatus> shards = null;
+        IOException failure = null;
+        try {
+            shards = surveyor.survey();
+        } catch (IOException e) {
+            failure = e;
+        } finally {
+            Consumer<IOException> tell;
+            synchronized (this) {
+                if (shards != null) {
+                    latest = new Taken(shards, ShardSurvey.Totals.of(shards));
+                }
+                latestCovers = covers; // a failed survey leaves the previous one standing for what it covers too
+                surveys++;
+                any = true;
+                underWay = false;
+                endedNanos = nanoTime.getAsLong();
+                tell = this.failed;
+                notifyAll();
+                if (covers != changes) {
+                    warm(); // a pass changed the root while this one ran: the next begins at once
+                }
+            }
+            if (failure != null) {
+                tell.accept(failure);
+            }
+        }
     }
 
     /** Surveys taken so far. */

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A survey reused for a second from its end, however long it took. */
+/**
+ * A survey reused for a second from its end, however long it took; past that, a scrape is answered from
+ * it while the next runs behind it, but never from one older than a pass's change.
+ */
 class SurveyCacheTest {
 
     private static final long SECOND = 1_000_000_000L;
@@ -55,5 +58,67 @@ class SurveyCacheTest {
         clock.addAndGet(2 * SECOND);
         assertThat(cache.get(failures::add).shards()).hasSize(1);
         assertThat(failures).hasSize(1);
+    }
+
+    @Test
+    void aScrapePastTheReuseTimeIsAnsweredAtOnceWhileTheNextSurveyRunsBehindIt() {
+        AtomicLong clock = new AtomicLong(10 * SECOND);
+        AtomicLong taken = new AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<List<ShardSurvey.ShardStatus>> rows =
+                new java.util.concurrent.atomic.AtomicReference<>(List.of(row("a")));
+        List<Runnable> behind = new java.util.ArrayList<>();
+        SurveyCache cache = new SurveyCache(() -> {
+            taken.incrementAndGet();
+            return rows.get();
+        }, clock::get, behind::add);
+        assertThat(cache.get(e -> { }).shards()).hasSize(1); // the first: nothing to answer from, so taken now
+        assertThat(taken.get()).isEqualTo(1);
+
+        rows.set(List.of(row("a"), row("b")));
+        clock.addAndGet(2 * SECOND);
+        // Past the reuse time: answered from the latest survey, the next one queued, none taken by the scrape.
+        assertThat(cache.get(e -> { }).shards()).hasSize(1);
+        assertThat(cache.get(e -> { }).shards()).hasSize(1);
+        assertThat(taken.get()).as("surveys taken by the scrapes themselves").isEqualTo(1);
+        assertThat(behind).as("one survey at a time").hasSize(1);
+
+        behind.remove(0).run();
+        assertThat(taken.get()).isEqualTo(2);
+        assertThat(cache.get(e -> { }).shards()).hasSize(2);
+        assertThat(behind).isEmpty();
+    }
+
+    @Test
+    void theSurveyBegunAtStartUpServesTheFirstScrape() {
+        AtomicLong taken = new AtomicLong();
+        List<Runnable> behind = new java.util.ArrayList<>();
+        SurveyCache cache = new SurveyCache(() -> {
+            taken.incrementAndGet();
+            return List.of(row("a"));
+        }, () -> 0L, behind::add);
+        cache.warm();
+        cache.warm();
+        assertThat(behind).hasSize(1);
+        behind.remove(0).run();
+        assertThat(cache.get(e -> { }).shards()).hasSize(1);
+        assertThat(taken.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aScrapeAfterAPassChangedTheRootShowsASurveyBegunAfterTheChange() throws Exception {
+        AtomicLong clock = new AtomicLong(10 * SECOND);
+        java.util.concurrent.atomic.AtomicReference<List<ShardSurvey.ShardStatus>> rows =
+                new java.util.concurrent.atomic.AtomicReference<>(List.of(row("a")));
+        java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            SurveyCache cache = new SurveyCache(rows::get, clock::get, background);
+            assertThat(cache.get(e -> { }).shards()).hasSize(1);
+            // Within the reuse time, but a pass uploaded: the survey from before it is not shown again.
+            rows.set(List.of(row("a"), row("b")));
+            cache.changed();
+            assertThat(cache.get(e -> { }).shards()).hasSize(2);
+        } finally {
+            background.shutdownNow();
+        }
     }
 }

@@ -40,22 +40,26 @@ public final class LargestTimestamps {
 
     private final Path shardDir;
     private final Map<String, long[]> byKey; // key -> {crc32, largest}
+    /** The file's text as loaded; null when there was none (or it could not be read). */
+    private final String loaded;
 
-    private LargestTimestamps(Path shardDir, Map<String, long[]> byKey) {
+    private LargestTimestamps(Path shardDir, Map<String, long[]> byKey, String loaded) {
         this.shardDir = shardDir;
         this.byKey = byKey;
+        this.loaded = loaded;
     }
 
     /** What the shard's file holds; an absent or unreadable file holds nothing (it is rebuilt). */
     public static LargestTimestamps load(Path shardDir) {
         Map<String, long[]> out = new HashMap<>();
         Path file = shardDir.resolve(FILE_NAME);
+        String text = null;
         try {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
+            text = Files.readString(file, StandardCharsets.UTF_8);
             String[] lines = text.split("\n");
             if (lines.length == 0 || !lines[0].equals(FIRST_LINE)) {
                 LOG.warn("{}: not a largest-timestamps file; rebuilt from the objects", file);
-                return new LargestTimestamps(shardDir, out);
+                return new LargestTimestamps(shardDir, out, null);
             }
             for (int i = 1; i < lines.length; i++) {
                 String[] parts = lines[i].split(" ", 3);
@@ -72,8 +76,9 @@ public final class LargestTimestamps {
             // nothing yet
         } catch (IOException | RuntimeException e) {
             LOG.warn("{}: unreadable ({}); rebuilt from the objects", file, e.toString());
+            text = null;
         }
-        return new LargestTimestamps(shardDir, out);
+        return new LargestTimestamps(shardDir, out, text);
     }
 
     /** The largest timestamp recorded for {@code entry}, when a line names its key and CRC32. */
@@ -117,7 +122,10 @@ public final class LargestTimestamps {
         }
     }
 
-    /** Writes the lines of {@code entries} (the others are dropped), whole or not at all. */
+    /**
+     * Writes the lines of {@code entries} (the others are dropped), whole or not at all; nothing when
+     * the file holds them already as loaded.
+     */
     public void save(Collection<ManifestEntry> entries) throws IOException {
         StringBuilder text = new StringBuilder(FIRST_LINE).append('\n');
         for (ManifestEntry e : entries) {
@@ -126,6 +134,11 @@ public final class LargestTimestamps {
                 text.append(Long.toHexString(Integer.toUnsignedLong(e.objectCrc32()))).append(' ')
                         .append(Long.toUnsignedString(v.getAsLong())).append(' ').append(e.objectKey()).append('\n');
             }
+        }
+        if (text.toString().equals(loaded)) {
+            // Unchanged (every retention pass of a quiet shard): a replace would change the directory's
+            // time, and with it every shard would look changed to the passes' and the survey's memos.
+            return;
         }
         // Derived data: whole or absent after a crash is enough, so no fsync.
         DurableFiles.replace(shardDir.resolve(FILE_NAME), text.toString().getBytes(StandardCharsets.UTF_8),

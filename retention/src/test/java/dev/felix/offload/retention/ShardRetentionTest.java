@@ -109,6 +109,30 @@ class ShardRetentionTest {
     }
 
     @Test
+    void aPassWithNothingToExpireLeavesTheShardDirectoryAsItWas() throws Exception {
+        // Limits a fleet sets, far enough out that nothing goes: each segment's largest timestamp is looked at.
+        TestData.offload(root, store);
+        RetentionSettings far = settings(UNLIMITED, Duration.ofDays(30).toMillis(), UNLIMITED, Duration.ofDays(30).toMillis());
+        ShardRetentionResult first = retain(far, at(Duration.ofDays(1)));
+        assertThat(first.failure()).isNull();
+        assertThat(first.local().removedSegments()).isEmpty();
+        assertThat(first.remote().expiredSegments()).isEmpty();
+        Path timestamps = shard.resolve(dev.felix.offload.copy.LargestTimestamps.FILE_NAME);
+        assertThat(timestamps).exists();
+        Object fileBefore = Files.readAttributes(timestamps, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        java.nio.file.attribute.FileTime dirBefore = Files.getLastModifiedTime(shard);
+
+        ShardRetentionResult second = retain(far, at(Duration.ofDays(1)));
+
+        assertThat(second.failure()).isNull();
+        // Nothing rewritten: a replaced file would make the directory, and so the shard, look changed to
+        // the offload pass's and the survey's memos at every retention pass.
+        assertThat(Files.readAttributes(timestamps, java.nio.file.attribute.BasicFileAttributes.class).fileKey())
+                .as("the largest-timestamps file, not replaced").isEqualTo(fileBefore);
+        assertThat(Files.getLastModifiedTime(shard)).isEqualTo(dirBefore);
+    }
+
+    @Test
     void anEmptySealedSegmentNeverBlocksLocalRetention() throws Exception {
         // A roll of an empty active segment: two segments at the log's end offset, the first left empty.
         dev.felix.offload.log.SegmentInfo active;
