@@ -108,6 +108,21 @@ final class CountingProxy implements AutoCloseable {
         return proxy;
     }
 
+    /**
+     * Stand-alone, for measuring by hand: {@code java -cp felix-bench.jar dev.felix.offload.bench.CountingProxy
+     * UPSTREAM_URL}; prints its endpoint, then the counts so far at every line read from standard input.
+     */
+    public static void main(String[] args) throws IOException {
+        try (CountingProxy proxy = start(URI.create(args[0]))) {
+            System.out.println(proxy.endpoint());
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                    StandardCharsets.UTF_8));
+            while (in.readLine() != null) {
+                System.out.println(proxy.counts().describe());
+            }
+        }
+    }
+
     URI endpoint() {
         return URI.create("http://127.0.0.1:" + socket.getLocalPort());
     }

@@ -42,11 +42,21 @@ public final class ManifestCache {
 
     /** How long a file must have stood unchanged before its cached decoding is trusted: 2 s. */
     static final long RACY_NANOS = 2_000_000_000L;
-    /** What the process-wide cache keeps of decoded manifests beyond their summaries: 32 MiB. */
+    /** The most the process-wide cache keeps of decoded manifests beyond their summaries: 32 MiB. */
     public static final long DEFAULT_MANIFEST_BYTES = 32L * 1024 * 1024;
 
     private static final ManifestCache SHARED = new ManifestCache(
-            Long.getLong("felix.manifest-cache.bytes", DEFAULT_MANIFEST_BYTES));
+            Long.getLong("felix.manifest-cache.bytes", defaultManifestBytes(Runtime.getRuntime().maxMemory())));
+
+    /**
+     * What the process-wide cache keeps of decoded manifests in a heap of {@code maxHeap} bytes:
+     * {@link #DEFAULT_MANIFEST_BYTES}, or a sixteenth of the heap where that is less. A one-shot
+     * command run in a small heap (retention at 30,000 shards under {@code -Xmx64m}) otherwise ran out
+     * of memory holding decodings no reader of its process asks for again.
+     */
+    static long defaultManifestBytes(long maxHeap) {
+        return Math.min(DEFAULT_MANIFEST_BYTES, maxHeap / 16);
+    }
 
     /** A file's identity: what a replacement changes. */
     record Identity(Object fileKey, long size, long modifiedNanos) {

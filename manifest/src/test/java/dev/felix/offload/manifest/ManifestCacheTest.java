@@ -51,6 +51,15 @@ class ManifestCacheTest {
     }
 
     @Test
+    void theSharedCacheKeepsAtMostASixteenthOfASmallHeap() {
+        long mib = 1024L * 1024;
+        // A one-shot retention pass at 30,000 shards under -Xmx64m ran out of memory with 32 MiB kept here.
+        assertThat(ManifestCache.defaultManifestBytes(64 * mib)).isEqualTo(4 * mib);
+        assertThat(ManifestCache.defaultManifestBytes(256 * mib)).isEqualTo(16 * mib);
+        assertThat(ManifestCache.defaultManifestBytes(4096 * mib)).isEqualTo(ManifestCache.DEFAULT_MANIFEST_BYTES);
+    }
+
+    @Test
     void anUnchangedFileIsDecodedOnceHoweverOftenItIsAskedFor() throws Exception {
         ManifestCache cache = new ManifestCache(1 << 20);
         write(Manifest.of(List.of(entry(0, 0, 9), entry(1, 10, 19))), 60);
