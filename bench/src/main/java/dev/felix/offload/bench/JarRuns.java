@@ -110,15 +110,20 @@ final class JarRuns {
             Thread.currentThread().interrupt();
             throw new IOException(e);
         } finally {
-            p.destroy();
-            try {
-                if (!p.waitFor(1, TimeUnit.MINUTES)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
+            stop(p);
+        }
+    }
+
+    /** Ends a process it started: SIGTERM, then SIGKILL if it has not exited within a minute. */
+    static void stop(Process p) {
+        p.destroy();
+        try {
+            if (!p.waitFor(1, TimeUnit.MINUTES)) {
                 p.destroyForcibly();
-                Thread.currentThread().interrupt();
             }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -46,11 +46,7 @@ final class RootGenerator {
                 + payloadBytes + " records=" + records + "\n";
         Path marker = root.resolve(MARKER);
         if (!(Files.isRegularFile(marker) && Files.readString(marker).equals(params))) {
-            Files.createDirectories(root);
-            BenchFiles.deleteTree(root);
-            Files.createDirectories(root);
-            ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes)
-                    .withFsyncPolicy(FsyncPolicy.none());
+            ShardLogConfig config = emptied(root, segmentBytes);
             for (int k = 0; k < shards; k++) {
                 ShardKey key = new ShardKey("bench", "default", "stream-0", k);
                 write(root.resolve(key.directoryName()), config, records, payloadBytes, 1_000_003L * (k + 1));
@@ -58,6 +54,14 @@ final class RootGenerator {
             Files.writeString(marker, params);
         }
         return describe(root, perSegment);
+    }
+
+    /** Empties {@code root} for a new root and answers the log settings its shards are written with. */
+    private static ShardLogConfig emptied(Path root, long segmentBytes) throws IOException {
+        Files.createDirectories(root);
+        BenchFiles.deleteTree(root);
+        Files.createDirectories(root);
+        return ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes).withFsyncPolicy(FsyncPolicy.none());
     }
 
     private static void write(Path dir, ShardLogConfig config, long records, int payloadBytes, long seed)
@@ -90,11 +94,7 @@ final class RootGenerator {
                 + " payload=" + payloadBytes + " records=" + records + "\n";
         Path marker = root.resolve(MARKER);
         if (!(Files.isRegularFile(marker) && Files.readString(marker).equals(params))) {
-            Files.createDirectories(root);
-            BenchFiles.deleteTree(root);
-            Files.createDirectories(root);
-            ShardLogConfig config = ShardLogConfig.defaults().withSegmentSizeBytes(segmentBytes)
-                    .withFsyncPolicy(FsyncPolicy.none());
+            ShardLogConfig config = emptied(root, segmentBytes);
             Path template = root.resolve(new ShardKey("bench", "default", "stream-0", 0).directoryName());
             write(template, config, records, payloadBytes, 1_000_003L);
             List<Path> files;

@@ -308,15 +308,7 @@ final class ScaleSection {
                         d.started(), d.finished(), d.totalSeconds(), d.ownMillis(), d.summary());
             }
         } finally {
-            p.destroy();
-            try {
-                if (!p.waitFor(1, TimeUnit.MINUTES)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            JarRuns.stop(p);
         }
     }
 
