@@ -1155,8 +1155,8 @@ class BadInputIT {
         try (Felix.Running daemon = Felix.start(dir, redirected, List.of(), true, List.of("run", "--config",
                 redirectedConfig.toString()))) {
             URI base = daemonEndpoint(daemon);
-            c.soft.assertThat(Files.readString(daemon.out)).as("run's line naming the store")
-                    .contains("at " + server.endpoint() + " (from AWS_ENDPOINT_URL, not the store URI)");
+            String named = "at " + server.endpoint() + " (from AWS_ENDPOINT_URL, not the store URI)";
+            c.soft.assertThat(daemon.outputOnce(named, TIMEOUT)).as("run's line naming the store").contains(named);
             HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve("/health"))
                     .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
             c.soft.assertThat(health.body()).as("/health's store description").contains("(from AWS_ENDPOINT_URL");

@@ -97,6 +97,21 @@ final class Felix {
             return result();
         }
 
+        /**
+         * Its stdout once it holds {@code text}, waiting at most {@code timeout}: a daemon says some things
+         * after it serves (the store's first answer comes on its own thread); what it printed so far
+         * when the text never came, for the assertion to show.
+         */
+        String outputOnce(String text, Duration timeout) throws IOException, InterruptedException {
+            long limit = System.nanoTime() + timeout.toNanos();
+            String seen = read(out);
+            while (!seen.contains(text) && process.isAlive() && System.nanoTime() < limit) {
+                Thread.sleep(50);
+                seen = read(out);
+            }
+            return read(out);
+        }
+
         /** SIGKILL, and waits until it is gone. */
         void kill() throws InterruptedException {
             process.destroyForcibly();
