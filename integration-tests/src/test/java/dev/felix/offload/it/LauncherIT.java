@@ -85,6 +85,18 @@ class LauncherIT {
                 .contains("-XX:MaxHeapSize=" + (96L << 20)).contains("felix-offload ");
         assertThat(archives(home.resolve("lib/cds"))).isEqualTo(archives);
 
+        // An S3 store's client comes from the archive too (the build's second class list): here a pass
+        // whose first request is refused, which builds the client, signs and sends.
+        assertThat(home.resolve("lib/felix-offload-s3.classlist")).isRegularFile();
+        Path emptyRoot = Files.createDirectories(work.resolve("s3-root"));
+        Run s3 = run(launcher, Map.of("JAVA_OPTS", "-Xlog:class+load=info:stdout", "AWS_ACCESS_KEY_ID", "launcher-test",
+                "AWS_SECRET_ACCESS_KEY", "launcher-test", "FELIX_NODE_ID", "launcher-test"), "offload", "--data-dir",
+                emptyRoot.toString(), "--store", "s3://launcher-test?endpoint=http://127.0.0.1:9&region=us-east-1"
+                        + "&path-style=true&max-attempts=1&connect-timeout=2&read-timeout=2");
+        assertThat(s3.exit()).as(s3.err()).isNotZero();
+        assertThat(s3.out()).contains("software.amazon.awssdk.services.s3.DefaultS3Client source: shared objects file")
+                .contains("org.apache.http.impl.client.InternalHttpClient source: shared objects file");
+
         // Through a link (as /usr/local/bin/felix-offload would be), with the archive elsewhere.
         Path link = Files.createSymbolicLink(work.resolve("felix-offload-link"), launcher);
         Path cache = work.resolve("cache");
