@@ -7,6 +7,7 @@ import dev.felix.offload.store.StoreException;
 import dev.felix.offload.store.StoreRejectedException;
 import dev.felix.offload.store.UploadBody;
 import dev.felix.offload.store.remote.Crc32Text;
+import dev.felix.offload.store.remote.CredentialsUnavailableException;
 import dev.felix.offload.store.remote.OnFirstUse;
 import dev.felix.offload.store.remote.PartedUpload;
 import dev.felix.offload.store.remote.RemoteStore;
@@ -160,10 +161,48 @@ public final class MinioWire implements S3Wire {
                 return new StaticProvider(settings.credentials().accessKey().orElseThrow(),
                         settings.credentials().secretKey().orElseThrow(), null);
             case ENVIRONMENT:
-                return new ChainedProvider(new AwsEnvironmentProvider(), new MinioEnvironmentProvider());
+                return new TypedCredentialFailures(new ChainedProvider(new NextOnMissing(new AwsEnvironmentProvider()),
+                        new NextOnMissing(new MinioEnvironmentProvider())));
             default:
-                return new ChainedProvider(new AwsEnvironmentProvider(), new MinioEnvironmentProvider(),
-                        new AwsConfigProvider(null, null));
+                return new TypedCredentialFailures(new ChainedProvider(new NextOnMissing(new AwsEnvironmentProvider()),
+                        new NextOnMissing(new MinioEnvironmentProvider()), new NextOnMissing(new AwsConfigProvider(null, null))));
+        }
+    }
+
+    /**
+     * One provider of the chain, whose missing value lets the chain go on to the next. The client's
+     * environment providers meet an unset variable with a {@link NullPointerException} (or an
+     * {@link IllegalArgumentException} for an empty one), which its chain does not catch: a missing
+     * {@code AWS_ACCESS_KEY_ID} would end the search before the profile file was read. The chain moves
+     * on only on {@link java.security.ProviderException}, so that is what such a failure becomes.
+     */
+    private record NextOnMissing(Provider delegate) implements Provider {
+        @Override
+        public io.minio.credentials.Credentials fetch() {
+            try {
+                return delegate.fetch();
+            } catch (NullPointerException | IllegalArgumentException e) {
+                java.security.ProviderException missing = new java.security.ProviderException(
+                        delegate.getClass().getSimpleName() + " found no credentials");
+                missing.initCause(e);
+                throw missing;
+            }
+        }
+    }
+
+    /**
+     * The chain, whose failure to find credentials anywhere is a {@link CredentialsUnavailableException}:
+     * read as an I/O failure it would be retried; with the typed cause it is the same access denial,
+     * naming where credentials are looked for, as the SDK's wire gives.
+     */
+    private record TypedCredentialFailures(Provider delegate) implements Provider {
+        @Override
+        public io.minio.credentials.Credentials fetch() {
+            try {
+                return delegate.fetch();
+            } catch (java.security.ProviderException e) {
+                throw CredentialsUnavailableException.causeless(e);
+            }
         }
     }
 

@@ -15,6 +15,21 @@ public final class CredentialsUnavailableException extends RuntimeException {
         super("the credentials provider gave no credentials: " + cause.getMessage(), cause);
     }
 
+    /**
+     * The same failure for a client library that unwraps one cause too many: the MinIO client throws
+     * the cause of a failed call's cause, which would drop this type and keep only what the provider
+     * threw. Here what it threw is kept as a suppressed exception, for a debug trace, and not as the cause.
+     */
+    public static CredentialsUnavailableException causeless(Throwable providerFailure) {
+        CredentialsUnavailableException e = new CredentialsUnavailableException(providerFailure.getMessage());
+        e.addSuppressed(providerFailure);
+        return e;
+    }
+
+    private CredentialsUnavailableException(String providerMessage) {
+        super("the credentials provider gave no credentials: " + providerMessage);
+    }
+
     /** True when {@code t} or one of its causes is this type. */
     public static boolean within(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.felix.offload.store.AccessDeniedException;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
+import dev.felix.offload.store.minio.MinioWire;
 import dev.felix.offload.store.s3.AwsSdkWire;
 import java.util.List;
 import java.util.function.Function;
@@ -15,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A store whose client finds no credentials anywhere it looks: the SDK's wire against S3Mock, its
+ * A store whose client finds no credentials anywhere it looks: each wire (the AWS SDK's, MinIO's) against S3Mock, its
  * credentials taken from an environment that holds none. The request is never sent; the store answers
  * with an access denial saying where credentials are looked for, not with an I/O failure to retry.
  * The decision is taken on the type each wire's provider throws, not on the client library's wording.
@@ -31,12 +32,12 @@ class NoCredentialsOnS3MockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"sdk"})
+    @ValueSource(strings = {"sdk", "minio"})
     void noCredentialsAnywhereIsAnAccessDenialNamingWhereTheyAreLookedFor(String client) {
         S3Server server = S3Servers.s3mock();
         RemoteStoreSettings settings = server.settings(server.createBucket("no-credentials-" + client))
                 .credentials(Credentials.environment()).build();
-        Function<RemoteStoreSettings, RemoteStore> open = AwsSdkWire::store;
+        Function<RemoteStoreSettings, RemoteStore> open = client.equals("sdk") ? AwsSdkWire::store : MinioWire::store;
         try (RemoteStore store = open.apply(settings)) {
             AccessDeniedException denied = catchThrowableOfType(AccessDeniedException.class,
                     () -> store.listPage("", null, 1));
