@@ -70,7 +70,7 @@ public final class Daemon {
     private final ShardSurvey.Memo surveys = new ShardSurvey.Memo();
     private final SurveyCache surveyCache;
     /** What the gauges of the scrape under way show, set once before each scrape. */
-    private volatile ShardSurvey.Totals scrapeTotals;
+    private volatile SurveyCache.Taken scrapeTaken;
     private StatusServer http;
     private RootLock daemonLock;
     private boolean takeOverNodeId;
@@ -89,7 +89,8 @@ public final class Daemon {
                     t.setDaemon(true);
                     return t;
                 });
-        this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime, surveyThread);
+        this.surveyCache = new SurveyCache(() -> surveys.survey(root), System::nanoTime, surveyThread,
+                SurveyCache.DEFAULT_MAX_WAIT_NANOS);
         this.metrics = new DaemonMetrics();
         this.health = new StoreHealth(StoreProbe.shortName(store.describe()));
         this.store = new MeteredStore(store, metrics, health);
@@ -128,16 +129,23 @@ public final class Daemon {
 
     private void registerGauges() {
         // One survey per scrape: taken (or reused, when a second old at most) before the gauges are read.
-        metrics.aroundScrape(() -> scrapeTotals = totals(), () -> scrapeTotals = null);
-        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this, d -> d.scraped().localBytes());
-        metrics.gauge("felix.local.segments", "Segment files on local disk", this, d -> d.scraped().localSegments());
+        // The survey gauges read NaN until the start-up survey has ended (a scrape waits for it 5 s at most).
+        metrics.aroundScrape(() -> scrapeTaken = surveyCache.get(this::surveyFailed), () -> scrapeTaken = null);
+        metrics.gauge("felix.local.bytes", "Bytes of segment files on local disk", this,
+                d -> d.scraped(ShardSurvey.Totals::localBytes));
+        metrics.gauge("felix.local.segments", "Segment files on local disk", this,
+                d -> d.scraped(ShardSurvey.Totals::localSegments));
         metrics.gauge("felix.remote.bytes", "Bytes the manifests record in the store", this,
-                d -> d.scraped().remoteBytes());
-        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this, d -> d.scraped().remoteSegments());
+                d -> d.scraped(ShardSurvey.Totals::remoteBytes));
+        metrics.gauge("felix.remote.segments", "Entries the manifests hold", this,
+                d -> d.scraped(ShardSurvey.Totals::remoteSegments));
         metrics.gauge("felix.offload.lag.bytes", "Bytes of sealed segments not offloaded yet", this,
-                d -> d.scraped().lagBytes());
+                d -> d.scraped(ShardSurvey.Totals::lagBytes));
         metrics.gauge("felix.offload.lag.segments", "Sealed segments not offloaded yet", this,
-                d -> d.scraped().lagSegments());
+                d -> d.scraped(ShardSurvey.Totals::lagSegments));
+        metrics.gauge("felix.survey.age.seconds", "Seconds since the survey of the data root that the local, remote "
+                + "and lag gauges show began (a scrape waits 5 s at most for a newer one; NaN before the first ended)",
+                this, d -> d.scrapedAgeSeconds());
         metrics.gauge("felix.store.ready", "1 when the store's latest requests were answered (the last pass, probe or "
                 + "read that reached it found it working), 0 when one found it unusable (no answer, a timeout, 5xx or "
                 + "throttling after every retry, credentials refused, no such bucket)", health, h -> h.ready() ? 1 : 0);
@@ -337,10 +345,6 @@ public final class Daemon {
         return surveys.page(root, after, limit);
     }
 
-    /** The sums over the survey {@link #survey()} answers, computed once per survey. */
-    ShardSurvey.Totals totals() {
-        return surveyCache.get(this::surveyFailed).totals();
-    }
 
     private void surveyFailed(IOException e) {
         LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
@@ -351,10 +355,21 @@ public final class Daemon {
         return surveyCache.surveys();
     }
 
-    /** The totals the gauges show: those of the survey the scrape under way took (see {@link DaemonMetrics#scrape}). */
-    private ShardSurvey.Totals scraped() {
-        ShardSurvey.Totals t = scrapeTotals;
-        return t == null ? totals() : t;
+    /** The survey the gauges show: the one the scrape under way took (see {@link DaemonMetrics#scrape}). */
+    private SurveyCache.Taken scrapedSurvey() {
+        SurveyCache.Taken t = scrapeTaken;
+        return t == null ? surveyCache.get(this::surveyFailed) : t;
+    }
+
+    /** One sum of that survey; NaN while none has ended, so no gauge shows an unknown root as empty. */
+    private double scraped(java.util.function.ToLongFunction<ShardSurvey.Totals> value) {
+        SurveyCache.Taken t = scrapedSurvey();
+        return t.known() ? value.applyAsLong(t.totals()) : Double.NaN;
+    }
+
+    private double scrapedAgeSeconds() {
+        SurveyCache.Taken t = scrapedSurvey();
+        return t.known() ? (surveyCache.nanoTime() - t.beganNanos()) / 1e9 : Double.NaN;
     }
 
     ScheduledPasses.ShardNote lastOffload(String shard) {

@@ -19,6 +19,13 @@ import java.util.function.LongSupplier;
  * says so ({@link #changed}), which begins a survey at once, and a scrape waits until a survey begun
  * after the latest change has ended, so it never shows the root as it was before a pass that ended
  * before the scrape began. The first scrape waits for the survey begun at start-up ({@link #warm}).
+ *
+ * <p>No scrape waits longer than its bound ({@link #DEFAULT_MAX_WAIT_NANOS} in the daemon), below
+ * Prometheus's default scrape timeout of 10 s: at tens of thousands of shards on a busy machine the
+ * start-up survey took 25 s, and a scrape that times out says nothing at all (the target reads as down).
+ * Past the bound a scrape is answered from the latest survey, whose start {@link Taken#beganNanos}
+ * the daemon shows as an age, or, before the first survey has ended, from none ({@link Taken#known}
+ * false: the gauges then read NaN, unknown, never a zero that would pass for an empty root).
  */
 final class SurveyCache {
 
@@ -30,14 +37,23 @@ final class SurveyCache {
         List<ShardSurvey.ShardStatus> survey() throws IOException;
     }
 
-    /** A survey and its sums, computed once. */
-    record Taken(List<ShardSurvey.ShardStatus> shards, ShardSurvey.Totals totals) {
-        static final Taken NONE = new Taken(List.of(), ShardSurvey.Totals.of(List.of()));
+    /** How long a scrape waits for the survey it needs, at most, in the daemon: 5 s. */
+    static final long DEFAULT_MAX_WAIT_NANOS = 5_000_000_000L;
+
+    /**
+     * A survey and its sums, computed once.
+     *
+     * @param known      false for {@link #NONE}: no survey has ended yet, so nothing is known of the root
+     * @param beganNanos when the survey began, on the cache's clock
+     */
+    record Taken(List<ShardSurvey.ShardStatus> shards, ShardSurvey.Totals totals, boolean known, long beganNanos) {
+        static final Taken NONE = new Taken(List.of(), ShardSurvey.Totals.of(List.of()), false, 0);
     }
 
     private final Surveyor surveyor;
     private final LongSupplier nanoTime;
     private final Executor background;
+    private final long maxWaitNanos;
     private Taken latest = Taken.NONE;
     private long endedNanos;
     private boolean any;
@@ -55,16 +71,29 @@ final class SurveyCache {
 
     /** @param background where surveys after the first run, so that no scrape waits for them */
     SurveyCache(Surveyor surveyor, LongSupplier nanoTime, Executor background) {
+        this(surveyor, nanoTime, background, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param maxWaitNanos how long a caller waits, at most, for a survey another thread is taking (in
+     *                     real time, whatever {@code nanoTime} says)
+     */
+    SurveyCache(Surveyor surveyor, LongSupplier nanoTime, Executor background, long maxWaitNanos) {
         this.surveyor = Objects.requireNonNull(surveyor, "surveyor");
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.background = Objects.requireNonNull(background, "background");
+        if (maxWaitNanos <= 0) {
+            throw new IllegalArgumentException("maxWaitNanos must be positive: " + maxWaitNanos);
+        }
+        this.maxWaitNanos = maxWaitNanos;
     }
 
     /**
      * The latest survey. When it ended more than {@link #REUSE_NANOS} ago, the next one begins in the
      * background and this one is answered meanwhile; when there is none yet, or none begun after the
-     * latest {@link #changed}, the caller waits for one. A survey that fails leaves the previous one
-     * standing ({@code failed} hears of it).
+     * latest {@link #changed}, the caller waits for one, but no longer than the bound: then it is
+     * answered from the latest survey, or {@link Taken#NONE}. A survey that fails leaves the previous
+     * one standing ({@code failed} hears of it).
      */
     Taken get(Consumer<IOException> failed) {
         synchronized (this) {
@@ -78,6 +107,7 @@ final class SurveyCache {
             }
         }
         // No survey yet, or none since a pass changed the root: wait for one begun after that.
+        long deadline = System.nanoTime() + Math.min(maxWaitNanos, Long.MAX_VALUE / 4);
         while (true) {
             boolean takeHere = false;
             synchronized (this) {
@@ -88,8 +118,12 @@ final class SurveyCache {
                     underWay = true;
                     takeHere = true;
                 } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return latest; // the bound: what is known now (NONE before any survey ended)
+                    }
                     try {
-                        wait();
+                        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         return latest;
@@ -121,6 +155,7 @@ final class SurveyCache {
         synchronized (this) {
             covers = changes;
         }
+        long began = nanoTime.getAsLong();
         List<ShardSurvey.ShardStatus> shards = null;
         IOException failure = null;
         try {
@@ -131,7 +166,7 @@ final class SurveyCache {
             Consumer<IOException> tell;
             synchronized (this) {
                 if (shards != null) {
-                    latest = new Taken(shards, ShardSurvey.Totals.of(shards));
+                    latest = new Taken(shards, ShardSurvey.Totals.of(shards), true, began);
                 }
                 latestCovers = covers; // a failed survey leaves the previous one standing for what it covers too
                 surveys++;
@@ -148,6 +183,11 @@ final class SurveyCache {
                 tell.accept(failure);
             }
         }
+    }
+
+    /** The clock's reading now: for the age of a survey's {@link Taken#beganNanos}. */
+    long nanoTime() {
+        return nanoTime.getAsLong();
     }
 
     /** Surveys taken so far. */

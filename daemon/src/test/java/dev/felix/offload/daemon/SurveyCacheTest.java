@@ -121,4 +121,72 @@ class SurveyCacheTest {
             background.shutdownNow();
         }
     }
+
+    @Test
+    void aScrapeWaitsForASlowSurveyNoLongerThanItsBoundAndThenSaysWhatIsKnown() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<List<ShardSurvey.ShardStatus>> rows =
+                new java.util.concurrent.atomic.AtomicReference<>(List.of(row("a")));
+        java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            SurveyCache cache = new SurveyCache(() -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+                return rows.get();
+            }, System::nanoTime, background, 200_000_000L);
+            // The start-up survey is slow (thousands of shards): the first scrape does not wait for its end.
+            cache.warm();
+            long began = System.nanoTime();
+            SurveyCache.Taken first = cache.get(e -> { });
+            long waitedMillis = (System.nanoTime() - began) / 1_000_000;
+            assertThat(first.known()).as("nothing is known before the first survey ends").isFalse();
+            assertThat(first.shards()).isEmpty();
+            assertThat(waitedMillis).as("the scrape waited for the bound, not for the survey").isGreaterThanOrEqualTo(150);
+            release.countDown();
+            SurveyCache.Taken second = awaitKnown(cache);
+            assertThat(second.shards()).hasSize(1);
+
+            // A pass changed the root and the survey after it is slow again: the previous one is answered.
+            java.util.concurrent.CountDownLatch again = new java.util.concurrent.CountDownLatch(1);
+            SurveyCache slow = new SurveyCache(() -> {
+                try {
+                    again.await();
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+                return rows.get();
+            }, System::nanoTime, background, 200_000_000L);
+            again.countDown();
+            assertThat(slow.get(e -> { }).shards()).hasSize(1);
+            java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+            rows.set(List.of(row("a"), row("b")));
+            background.execute(() -> {
+                try {
+                    blocked.await(); // the survey thread is busy: the change's survey waits behind this
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            slow.changed();
+            SurveyCache.Taken stale = slow.get(e -> { });
+            assertThat(stale.known()).isTrue();
+            assertThat(stale.shards()).as("the survey from before the change, answered at the bound").hasSize(1);
+            blocked.countDown();
+        } finally {
+            background.shutdownNow();
+        }
+    }
+
+    private static SurveyCache.Taken awaitKnown(SurveyCache cache) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        SurveyCache.Taken t = cache.get(e -> { });
+        while (!t.known() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            t = cache.get(e -> { });
+        }
+        return t;
+    }
 }
