@@ -12,35 +12,17 @@ public sealed interface LocalRetention {
 
     /**
      * How many of a shard's oldest segments this lets go, from the sizes of its segment files oldest
-     * first; the last is the active segment, which never goes. {@link KeepBytes} lets go the fewest
-     * oldest segments after which the rest add up to at most its bytes.
+     * first; the last is the active segment, which never goes. Each kind answers for itself (Java 17
+     * has no pattern switch over the kinds).
      */
-    default int removable(long[] sizesOldestFirst) {
-        int count = sizesOldestFirst.length;
-        int sealed = count - 1;
-        if (sealed <= 0) {
-            return 0;
-        }
-        if (this instanceof KeepSegments keep) {
-            return Math.max(0, Math.min(sealed, count - keep.segments()));
-        }
-        if (this instanceof KeepBytes keep) {
-            long kept = sizesOldestFirst[count - 1];
-            int keepCount = 1;
-            for (int i = count - 2; i >= 0; i--) {
-                if (kept + sizesOldestFirst[i] > keep.bytes()) {
-                    break;
-                }
-                kept += sizesOldestFirst[i];
-                keepCount++;
-            }
-            return count - keepCount;
-        }
-        return 0;
-    }
+    int removable(long[] sizesOldestFirst);
 
     /** Unlink nothing. */
     record KeepAll() implements LocalRetention {
+        @Override
+        public int removable(long[] sizesOldestFirst) {
+            return 0;
+        }
     }
 
     /** Keep the newest {@code segments} segments (the active one counts). */
@@ -50,6 +32,12 @@ public sealed interface LocalRetention {
                 throw new IllegalArgumentException("keep at least the active segment locally, got " + segments);
             }
         }
+
+        @Override
+        public int removable(long[] sizesOldestFirst) {
+            int count = sizesOldestFirst.length;
+            return Math.max(0, Math.min(count - 1, count - segments));
+        }
     }
 
     /** Keep the newest segments whose sizes add up to at most {@code bytes} (the active one always stays). */
@@ -58,6 +46,25 @@ public sealed interface LocalRetention {
             if (bytes < 0) {
                 throw new IllegalArgumentException("local bytes to keep must not be negative, got " + bytes);
             }
+        }
+
+        /** The fewest oldest segments after which the rest add up to at most {@code bytes}. */
+        @Override
+        public int removable(long[] sizesOldestFirst) {
+            int count = sizesOldestFirst.length;
+            if (count <= 1) {
+                return 0;
+            }
+            long kept = sizesOldestFirst[count - 1];
+            int keepCount = 1;
+            for (int i = count - 2; i >= 0; i--) {
+                if (kept + sizesOldestFirst[i] > bytes) {
+                    break;
+                }
+                kept += sizesOldestFirst[i];
+                keepCount++;
+            }
+            return count - keepCount;
         }
     }
 }
