@@ -190,7 +190,7 @@ public final class RetentionPass {
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
                     report.remoteBytesDeleted(), report.deletedStreamDirectoriesFinished(), report.orphansFound(),
                     report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "",
-                    handovers == 0 ? "" : "; the root handed over " + handovers + " times");
+                    handovers == 0 ? "" : "; root handed over to waiting passes: " + handovers);
             return report;
         } finally {
             if (held != null) {
@@ -227,9 +227,15 @@ public final class RetentionPass {
             this.journal = journal;
         }
 
+        private boolean closed;
+
+        /** Lets the root go; again is nothing (a hand-over cut short closes it before the pass's end does). */
         @Override
         public void close() throws IOException {
-            lock.close();
+            if (!closed) {
+                closed = true;
+                lock.close();
+            }
         }
     }
 
