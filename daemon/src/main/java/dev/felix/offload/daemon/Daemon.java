@@ -350,6 +350,11 @@ public final class Daemon {
         LOG.warn("survey of {} failed: {}", root.path(), e.getMessage());
     }
 
+    /** Whether a pass waits for the data root now (tests). */
+    boolean rootWanted() {
+        return passes.rootWanted();
+    }
+
     /** Surveys of the whole root taken so far. */
     long surveysTaken() {
         return surveyCache.surveys();

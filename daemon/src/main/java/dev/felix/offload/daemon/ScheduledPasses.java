@@ -15,6 +15,7 @@ import dev.felix.offload.retention.RetentionHook;
 import dev.felix.offload.retention.RetentionPass;
 import dev.felix.offload.retention.RetentionProblem;
 import dev.felix.offload.retention.RetentionReport;
+import dev.felix.offload.retention.RootHandover;
 import dev.felix.offload.root.NodeClaimCheck;
 import dev.felix.offload.schedule.DataRootGuard;
 import dev.felix.offload.schedule.Pass;
@@ -46,7 +47,10 @@ import static dev.felix.offload.daemon.PassNames.SCRUB;
 /**
  * The daemon's offload, retention and scrub passes on their cron schedules: each run over a unit of
  * the metered store (whose calls tell the {@link StoreHealth} what they found), never two of them over
- * the data root at once (one {@link DataRootGuard}), and what each last said: its findings (at most
+ * the data root at once (one {@link DataRootGuard}), though a retention pass hands the root over
+ * between two shards whenever another pass waits for it ({@link RootHandover}), so an offload run
+ * never waits for a whole retention pass, only for the shard (or the orphan sweep) it is at; and what
+ * each last said: its findings (at most
  * {@value #MAX_PROBLEMS} problems kept), when it last ended without problems, and per shard the last
  * thing it did there. An offload that copied anything asks for a retention run, so that local
  * retention can let the new copies' local files go.
@@ -83,6 +87,19 @@ final class ScheduledPasses {
     private final PassClock clock;
     private final Listener listener;
     private final DataRootGuard guard = new DataRootGuard();
+    /** Retention lets a waiting offload (or scrub's orphan listing) have the root between its shards. */
+    private final RootHandover handover = new RootHandover() {
+        @Override
+        public boolean wanted() {
+            return guard.othersWaiting();
+        }
+
+        @Override
+        public boolean handOver(StopSignal stop) throws InterruptedException {
+            LOG.debug("retention pass hands the data root over to a waiting pass");
+            return guard.handOver(stop);
+        }
+    };
     /** The shards the last offload pass found with nothing to do (see {@link QuietShards}). */
     private final QuietShards quietShards = new QuietShards();
     /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
@@ -156,6 +173,11 @@ final class ScheduledPasses {
         StoreCallFailedException(String store, StoreException cause) {
             super("store " + store + ": " + cause.getMessage(), cause);
         }
+    }
+
+    /** Whether a pass waits for the data root now. */
+    boolean rootWanted() {
+        return guard.othersWaiting();
     }
 
     PassScheduler scheduler() {
@@ -259,7 +281,8 @@ final class ScheduledPasses {
         probe.require();
         MeteredStore unit = store.unit();
         RetentionPass pass = new RetentionPass(root, unit, config.rules, config.retentionPassSettings(),
-                Clock.systemUTC(), env, RetentionHook.none()).checkingClaim(StoreProbe.claimPolicy(config, false));
+                Clock.systemUTC(), env, RetentionHook.none()).checkingClaim(StoreProbe.claimPolicy(config, false))
+                .handingOverTo(handover);
         // a full orphan listing, when one is due, is made before the root is held: offload runs beside it
         FullSweep.Listing listed;
         try {

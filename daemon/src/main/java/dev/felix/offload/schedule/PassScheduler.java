@@ -30,8 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Exclusive groups.</b> Passes given the same group never run at the same time; a pass
  *       whose fire time comes while another of its group runs waits for it, then runs once. The
  *       daemon gives its passes no group: offload and retention each hold its {@link DataRootGuard}
- *       around the work under the root's lock, and scrub holds it only while it lists orphans, so a
- *       long scrub's reads do not hold back the other two.</li>
+ *       around the work under the root's lock (retention hands it over between shards to a pass
+ *       waiting for it), and scrub holds it only while it lists orphans, so a long scrub's reads do
+ *       not hold back the other two.</li>
  *   <li><b>Requested runs.</b> {@link #requestRun} runs a pass as soon as it is idle (and its group
  *       free), once however often it is asked meanwhile; its schedule goes on after.</li>
  *   <li><b>Stop.</b> {@link #stop} starts no further run, sets the {@link StopSignal} running passes

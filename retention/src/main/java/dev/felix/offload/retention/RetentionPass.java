@@ -25,7 +25,7 @@ import java.util.Optional;
 
 /**
  * One retention pass over a data root, under the root's {@link RootLock} (the one offload takes,
- * so the two never run over a root at once), but for the full listing an orphan sweep makes now and
+ * so the two never work over a root at once), but for the full listing an orphan sweep makes now and
  * then ({@link FullSweep}), which is made before the lock is taken ({@link #prelist}) so an offload
  * pass is not kept waiting behind it:
  * <ol>
@@ -38,6 +38,13 @@ import java.util.Optional;
  * </ol>
  * A shard that fails is reported and the others go on. A stop request ends the pass between shards
  * or batches; everything written up to then is whole.
+ *
+ * <p>Given a {@link RootHandover} ({@link #handingOverTo}; the daemon's), the pass lets the root go
+ * between two shards, and before the deleted streams and the sweep, whenever another pass waits for
+ * it, and takes it again afterwards as a pass that starts would: the claim and lease checked anew
+ * and the manifests' keys read again. So an offload run waits for one shard's retention at most, not
+ * for the whole pass, and never acts on a shard while retention does (each shard's retention, and the
+ * sweep, run whole under the lock). Without one the root is held from the first shard to the sweep.
  */
 public final class RetentionPass {
 
@@ -51,6 +58,7 @@ public final class RetentionPass {
     private final Map<String, String> env;
     private final RetentionHook hook;
     private dev.felix.offload.root.NodeClaimCheck.Policy claimPolicy;
+    private RootHandover handover = RootHandover.never();
 
     /**
      * @param clock what "now" is for time limits and the orphans' grace period
@@ -75,6 +83,15 @@ public final class RetentionPass {
      */
     public RetentionPass checkingClaim(dev.felix.offload.root.NodeClaimCheck.Policy policy) {
         this.claimPolicy = policy;
+        return this;
+    }
+
+    /**
+     * Lets other passes of this process have the root between shards when they wait for it (see
+     * {@link RootHandover}); without it the pass holds the root from its first shard to its sweep.
+     */
+    public RetentionPass handingOverTo(RootHandover handover) {
+        this.handover = Objects.requireNonNull(handover, "handover");
         return this;
     }
 
@@ -105,40 +122,29 @@ public final class RetentionPass {
     }
 
     /**
-     * Runs the pass under the root's lock, its orphan sweep judging {@code prelisted} (from
-     * {@link #prelist}, or null).
+     * Runs the pass under the root's lock (let go between shards where a {@link RootHandover} asks),
+     * its orphan sweep judging {@code prelisted} (from {@link #prelist}, or null).
      *
      * @throws RootLock.HeldException at once when an offload or retention pass holds the root
      * @throws IOException            when the root itself cannot be read
      */
-    @SuppressWarnings("try") // the lock is held for the body's duration, never referenced
     public RetentionReport run(StopSignal stop, FullSweep.Listing prelisted) throws IOException {
         long started = System.nanoTime();
-        try (RootLock lock = RootLock.acquire(root.path())) {
-            String nodeId = NodeId.resolve(root, env);
-            SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), nodeId);
-            // With the claim checked, every delete goes through the node's lease (see NodeLease).
-            ObjectStore store = claimPolicy == null ? this.store
-                    : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, claimPolicy).fenced(this.store);
-            KeyOwnership ownership = KeyOwnership.of(root, keys);
-            // read before anything deletes; a shard's own deletes only shrink what it names. Keys in a
-            // shard's own prefix are answered from its manifest when asked, so the heap does not grow with the store.
-            LiveKeys live = LiveKeys.read(root, keys);
-            if (!live.unreadable().isEmpty()) {
-                LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
-                        + "may name any key", live.unreadable());
-            }
-            ExpiryJournal journal = ExpiryJournal.load(root.path());
+        handovers = 0;
+        Held held = hold(claimPolicy);
+        try {
+            String nodeId = held.keys.nodeId();
+            SegmentKeys keys = held.keys;
             // through the fenced store, as every other delete of the pass
-            List<String> journalProblems = finishExpired(store, journal,
-                    new dev.felix.offload.copy.ObjectRelease(ownership, live), stop);
+            List<String> journalProblems = finishExpired(held.store, held.journal,
+                    new dev.felix.offload.copy.ObjectRelease(held.ownership, held.live), stop);
             StreamMarkerFile.Loaded loaded = markers();
             List<StreamMarker> markers = loaded.markers();
             Map<String, String> uncertain = new java.util.LinkedHashMap<>();
             OverrideReach.warn(rules, root, markers); // an override reaching no shard is said at every pass
             List<ShardRetentionResult> results = new ArrayList<>();
             for (DataRoot.Shard shard : root.streamShards()) {
-                if (stop.stopRequested()) {
+                if (stop.stopRequested() || (held = handingOver(held, stop)) == null) {
                     break;
                 }
                 String name = shard.name();
@@ -149,9 +155,9 @@ public final class RetentionPass {
                 });
                 RetentionSettings shardSettings = resolution.settings();
                 try {
-                    results.add(new ShardRetention(name, shard.directory(), store, shardSettings, clock, hook,
-                            settings.deleteBatchSize(), ownership, live).settling(settings.unlinkSettle()).journaling(journal)
-                            .run(stop));
+                    results.add(new ShardRetention(name, shard.directory(), held.store, shardSettings, clock, hook,
+                            settings.deleteBatchSize(), held.ownership, held.live).settling(settings.unlinkSettle())
+                            .journaling(held.journal).run(stop));
                 } catch (dev.felix.offload.root.NodeClaimCheck.RefusedException e) {
                     throw e; // another copy of this root took the node's lease: the whole pass stops
                 } catch (RuntimeException e) {
@@ -161,13 +167,14 @@ public final class RetentionPass {
                 }
             }
             DeletedStreamsReport deleted = DeletedStreamsReport.nothing();
-            if (settings.removeDeletedStreams() && !stop.stopRequested()) {
-                deleted = new DeletedStreams(root, store, hook, settings.deleteBatchSize(), ownership, live).run(stop);
+            if (settings.removeDeletedStreams() && !stop.stopRequested() && (held = handingOver(held, stop)) != null) {
+                deleted = new DeletedStreams(root, held.store, hook, settings.deleteBatchSize(), held.ownership, held.live)
+                        .run(stop);
             }
             Optional<OrphanSweepReport> orphans = Optional.empty();
-            if (settings.sweepOrphans() && !stop.stopRequested()) {
+            if (settings.sweepOrphans() && !stop.stopRequested() && (held = handingOver(held, stop)) != null) {
                 try {
-                    orphans = Optional.of(new OrphanSweep(root, store, keys, clock, settings.orphanSweep(), hook)
+                    orphans = Optional.of(new OrphanSweep(root, held.store, keys, clock, settings.orphanSweep(), hook)
                             .run(stop, prelisted));
                 } catch (StoreException e) {
                     LOG.error("{}: orphan sweep failed: {}", keys.nodePrefix(), e.getMessage());
@@ -179,12 +186,104 @@ public final class RetentionPass {
             RetentionReport report = new RetentionReport(nodeId, results, deleted, orphans, stop.stopRequested(),
                     Duration.ofNanos(System.nanoTime() - started), journalProblems, loaded.unreadable(), uncertain);
             LOG.info("retention pass: {} local segments ({} bytes) and {} remote segments ({} bytes) removed, "
-                            + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}",
+                            + "{} deleted-stream directories removed, {} orphans found, {} deleted, {} failures{}{}",
                     report.localSegmentsDeleted(), report.localBytesDeleted(), report.remoteSegmentsDeleted(),
                     report.remoteBytesDeleted(), report.deletedStreamDirectoriesFinished(), report.orphansFound(),
-                    report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "");
+                    report.orphansDeleted(), report.failures().size(), report.stopped() ? " (stopped early)" : "",
+                    handovers == 0 ? "" : "; root handed over to waiting passes: " + handovers);
             return report;
+        } finally {
+            if (held != null) {
+                held.close();
+            }
         }
+    }
+
+    /** Times the running pass let other passes have the root. */
+    private int handovers;
+
+    /**
+     * The root as one stretch of the pass holds it: its lock, and what the pass judges by, read under
+     * it. A stretch is a writing pass in the node lease's terms (see {@link dev.felix.offload.root.NodeLease}):
+     * it checks the claim and the lease when it begins and takes the lease at its first delete, so a
+     * lease another pass of this process advanced while the root was handed over is this root's and
+     * no copy's.
+     */
+    private final class Held implements java.io.Closeable {
+        final RootLock lock;
+        final SegmentKeys keys;
+        final ObjectStore store;
+        final KeyOwnership ownership;
+        final LiveKeys live;
+        final ExpiryJournal journal;
+
+        Held(RootLock lock, SegmentKeys keys, ObjectStore store, KeyOwnership ownership, LiveKeys live,
+             ExpiryJournal journal) {
+            this.lock = lock;
+            this.keys = keys;
+            this.store = store;
+            this.ownership = ownership;
+            this.live = live;
+            this.journal = journal;
+        }
+
+        private boolean closed;
+
+        /** Lets the root go; again is nothing (a hand-over cut short closes it before the pass's end does). */
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                lock.close();
+            }
+        }
+    }
+
+    /** Takes the root's lock and reads under it what the pass judges by. */
+    private Held hold(dev.felix.offload.root.NodeClaimCheck.Policy policy) throws IOException {
+        RootLock lock = RootLock.acquire(root.path());
+        try {
+            SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), NodeId.resolve(root, env));
+            // With the claim checked, every delete goes through the node's lease (see NodeLease).
+            ObjectStore fenced = policy == null ? this.store
+                    : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, policy).fenced(this.store);
+            // read before anything deletes; a shard's own deletes only shrink what it names. Keys in a
+            // shard's own prefix are answered from its manifest when asked, so the heap does not grow with the store.
+            LiveKeys live = LiveKeys.read(root, keys);
+            if (!live.unreadable().isEmpty()) {
+                LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
+                        + "may name any key", live.unreadable());
+            }
+            return new Held(lock, keys, fenced, KeyOwnership.of(root, keys), live, ExpiryJournal.load(root.path()));
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code held}, or, when another pass waits for the root, a new hold taken after it had it; null
+     * when a stop came first.
+     */
+    private Held handingOver(Held held, StopSignal stop) throws IOException {
+        if (!handover.wanted()) {
+            return held;
+        }
+        held.close();
+        boolean back;
+        try {
+            back = handover.handOver(stop);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while another pass had " + root.path());
+        }
+        if (!back) {
+            return null;
+        }
+        handovers++;
+        // a take-over is done once, at the first stretch; later ones find the lease this root took then
+        return hold(claimPolicy == null ? null : new dev.felix.offload.root.NodeClaimCheck.Policy(
+                claimPolicy.storeSetting(), false));
     }
 
     /**
