@@ -25,6 +25,7 @@ import dev.felix.offload.schedule.PassOutcome;
 import dev.felix.offload.schedule.PassScheduler;
 import dev.felix.offload.schedule.Schedule;
 import dev.felix.offload.scrub.Scrub;
+import dev.felix.offload.scrub.ScrubProgressFile;
 import dev.felix.offload.store.StoreException;
 import org.slf4j.Logger;
 
@@ -102,11 +103,15 @@ final class ScheduledPasses {
     };
     /** The shards the last offload pass found with nothing to do (see {@link QuietShards}). */
     private final QuietShards quietShards = new QuietShards();
-    /** Scheduled scrub runs so far, from a random start: which share of objects the next one reads in full. */
-    private final AtomicLong scrubRuns = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
-    /** Where the next scrub starts: where the last one's request budget ran out, else the first entry. */
-    private final java.util.concurrent.atomic.AtomicReference<java.util.Optional<Scrub.Cursor>> scrubStart =
-            new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
+    /**
+     * Scheduled scrub runs so far (which share of objects the next one reads in full) and where the
+     * next starts (where the last one's request budget ran out, else the first entry): kept in the
+     * root's {@link ScrubProgressFile}, so a restart goes on from there. Without that file, the runs
+     * count from a random start, so restarts do not always read the same share.
+     */
+    private final ScrubProgressFile scrubProgress;
+    private final AtomicLong scrubRuns;
+    private final java.util.concurrent.atomic.AtomicReference<java.util.Optional<Scrub.Cursor>> scrubStart;
     /** Each pass's latest findings: a run that threw or found nothing to say leaves the previous ones. */
     private final Map<String, PassOutcome.Findings> results = new ConcurrentHashMap<>();
     private final Map<String, ShardNote> offloadNotes = new ConcurrentHashMap<>();
@@ -127,6 +132,12 @@ final class ScheduledPasses {
         this.probe = probe;
         this.clock = clock;
         this.listener = listener;
+        this.scrubProgress = new ScrubProgressFile(root);
+        java.util.Optional<ScrubProgressFile.Progress> kept = scrubProgress.load();
+        this.scrubRuns = new AtomicLong(kept.map(ScrubProgressFile.Progress::runs)
+                .orElseGet(() -> (long) ThreadLocalRandom.current().nextInt(1 << 20)));
+        this.scrubStart = new java.util.concurrent.atomic.AtomicReference<>(
+                kept.flatMap(ScrubProgressFile.Progress::resumeAt));
         PassScheduler.Builder b = PassScheduler.builder(clock).listener(new PassListener() {
             @Override
             public void finished(PassOutcome outcome) {
@@ -332,6 +343,7 @@ final class ScheduledPasses {
         }
         if (!report.stopped()) {
             scrubStart.set(report.resumeAt()); // the next run goes on where this one's budget ran out
+            scrubProgress.save(new ScrubProgressFile.Progress(scrubRuns.get(), report.resumeAt()));
         }
         metrics.scrubbed(report);
         List<String> problems = new ArrayList<>();
