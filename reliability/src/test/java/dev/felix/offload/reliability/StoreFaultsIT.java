@@ -96,7 +96,8 @@ class StoreFaultsIT {
         String name = info.getTestMethod().orElseThrow().getName();
         random = new SplittableRandom(Props.seed("faults-" + name));
         String bucket = s3.createBucket("faults");
-        Path dir = Props.work().resolve("faults").resolve(name);
+        // One directory per class: the subclasses' scenarios share their names and may run beside these.
+        Path dir = Props.work().resolve("faults").resolve(getClass().getSimpleName()).resolve(name);
         CrashCampaign.deleteTree(dir);
         if (root != null) {
             root.close();
@@ -223,13 +224,14 @@ class StoreFaultsIT {
         int faultsDuringPasses = proxy.applied(new TruncateBody()) + proxy.applied(new FlipByte())
                 + proxy.applied(new ResetMidBody());
 
-        // Tiered reads through the same faults: every record printed is the acknowledged one.
+        // Tiered reads through the same faults: every record printed is the acknowledged one. The reads run
+        // inside this JVM (the same command, a fresh one each time): what they meet is the store, not a process.
         proxy.policy(gets);
         Map<Integer, Integer> exits = new HashMap<>();
         long recordsRead = 0;
         for (int i = 0; i < 3; i++) {
             for (ShardWriter w : root.shards) {
-                Felix.Result read = Felix.run(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
+                Felix.Result read = Felix.inside(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
                         "--data-dir", root.root.toString(), "--store", root.processStore.uri(), "--shard", w.name(),
                         "--from", "0", "--max-records", Integer.toString(w.records().size()), "--json");
                 assertThat(read.exit()).as(read.describe()).isIn(0, 1, 3);
@@ -241,7 +243,7 @@ class StoreFaultsIT {
                 + proxy.applied(new ResetMidBody()) - faultsDuringPasses;
         proxy.policy(FaultProxy.PASS);
         for (ShardWriter w : root.shards) {
-            Felix.Result read = Felix.run(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
+            Felix.Result read = Felix.inside(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
                     "--data-dir", root.root.toString(), "--store", root.processStore.uri(), "--shard", w.name(),
                     "--from", "0", "--max-records", Integer.toString(w.records().size()), "--json");
             assertThat(read.exit()).as(read.describe()).isZero();
