@@ -34,9 +34,11 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Slice 3: whole offload passes by the real process against S3Mock (or, in a subclass, another
- * server) through {@link FaultProxy}, with
- * the store failing in each of the ways a real one does. After every pass, whatever its exit, the
+ * Slice 3: whole offload passes against S3Mock (or, in a subclass, another server) through
+ * {@link FaultProxy}, with the store failing in each of the ways a real one does. A pass a fault strikes
+ * in its middle, the daemon, and the pass whose capability probe is checked are real processes; the passes
+ * during a fault and after it run the same command inside the test JVM ({@link Felix#inside}), since the
+ * store is what they meet. After every pass, whatever its exit, the
  * {@link Invariants} hold against the store as it really is (checked directly, not through the
  * proxy): nothing lost, nothing recorded that is not there whole with its CRC32. When the fault
  * ends, the next pass completes; at the end the orphan sweep leaves nothing unnamed.
@@ -108,9 +110,12 @@ class StoreFaultsIT {
         root.append(300);
     }
 
-    /** A pass during a fault: it may fail (1: some segment not offloaded, 3: the store unusable), never worse. */
+    /**
+     * A pass during a fault: it may fail (1: some segment not offloaded, 3: the store unusable), never worse. It
+     * runs inside this JVM, as does the pass after the fault: what it meets is the store, not a process.
+     */
     private Felix.Result failingPass(String when, String... extra) throws Exception {
-        Felix.Result r = root.pass(extra);
+        Felix.Result r = root.passInside(extra);
         assertThat(r.exit()).as("%s: %s", when, r.describe()).isIn(0, 1, 3);
         root.check(when);
         return r;
@@ -118,7 +123,7 @@ class StoreFaultsIT {
 
     /** Once the fault is gone: the pass completes, everything is in place, the sweep leaves nothing unnamed. */
     private void recovers(String when, String... extra) throws Exception {
-        Felix.Result r = root.pass(extra);
+        Felix.Result r = root.passInside(extra);
         assertThat(r.exit()).as("%s: the pass after the fault: %s", when, r.describe()).isZero();
         assertThat(r.out()).contains("\"complete\":true");
         root.check(when + ", after the store came back");
