@@ -393,9 +393,9 @@ class BadInputIT {
                 "--store", refused);
 
         // The same root and store with the right credentials: the pass goes through, so the refusals above
-        // were about the credentials and the endpoint and nothing else.
+        // were about the credentials and the endpoint and nothing else (a control, run inside this JVM).
         c.env = awsEnv(access, secret, server.region());
-        Felix.Result good = Felix.run(dir, c.env, TIMEOUT, offload);
+        Felix.Result good = Felix.inside(dir, c.env, TIMEOUT, offload);
         c.soft.assertThat(good.exit()).as("the same pass with the right credentials: " + good.describe()).isZero();
         c.soft.assertThat(objects(server, bucket)).as("objects after the pass with the right credentials").isNotEmpty();
         c.done();
@@ -1129,7 +1129,7 @@ class BadInputIT {
         String offloadedBucket = server.createBucket("edges-offloaded");
         String good = "s3://" + offloadedBucket + "?endpoint=" + server.endpoint() + "&region=" + server.region()
                 + "&path-style=true";
-        ok(Felix.run(dir, c.env, TIMEOUT, "offload", "--data-dir", offloadedRoot.toString(), "--store", good,
+        ok(Felix.inside(dir, c.env, TIMEOUT, "offload", "--data-dir", offloadedRoot.toString(), "--store", good,
                 "--keep-local-segments", "1", "--unlink-settle", "0s"));
         String offloadedShard = new DataRoot(offloadedRoot).streamShards().get(0).name();
         World edgeWorld = c.world;

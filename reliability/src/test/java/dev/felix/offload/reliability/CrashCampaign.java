@@ -57,7 +57,9 @@ import java.util.stream.Stream;
  * first; then the process starts again without a kill and its pass must complete (exit 0), and the
  * invariants, plus "every sealed segment is recorded" and local retention, are checked again. Each
  * root ends with an orphan sweep (nothing unnamed may remain), {@code read --json} of every offset
- * of one shard through the real process, and {@code fsck}.
+ * of one shard and {@code fsck}: the commands as the tool runs them, inside the test JVM
+ * ({@link Felix#inside}), since what they look at is what the kills left on disk and in the store, not
+ * a process of their own.
  */
 final class CrashCampaign {
 
@@ -562,7 +564,10 @@ final class CrashCampaign {
             }
         }
 
-        /** The root's end: a sweep leaves nothing unnamed; `read` and `fsck` through the real process. */
+        /**
+         * The root's end: a sweep leaves nothing unnamed; `read` and `fsck` over what the kills left, each a fresh
+         * run of the command inside this JVM (nothing runs over the root any more, so no lock is contended).
+         */
         void finish() throws Exception {
             if (Invariants.nodeId(root).isPresent()) {
                 stats.sweptAtEnd += sweep(name + " root " + stats.roots + " end").deletedCount();
@@ -577,7 +582,7 @@ final class CrashCampaign {
                 stats.remoteRecordsChecked += seen.remoteRecords();
             }
             ShardWriter w = shards.get(stats.roots % shards.size());
-            Felix.Result read = Felix.run(root.getParent(), target.env(), PROCESS_TIMEOUT, "read", "--data-dir",
+            Felix.Result read = Felix.inside(root.getParent(), target.env(), PROCESS_TIMEOUT, "read", "--data-dir",
                     root.toString(), "--store", target.uri(), "--shard", w.name(), "--from", "0", "--max-records",
                     Integer.toString(w.records().size() + 10), "--json");
             if (read.exit() != 0) {
@@ -597,7 +602,7 @@ final class CrashCampaign {
             }
             stats.readCommandRecords += lines.size();
             stats.reservedLeftovers.addAll(target.reservedLeftovers());
-            Felix.Result fsck = Felix.run(root.getParent(), Map.of(), PROCESS_TIMEOUT, "fsck", "--data-dir",
+            Felix.Result fsck = Felix.inside(root.getParent(), Map.of(), PROCESS_TIMEOUT, "fsck", "--data-dir",
                     root.toString(), "--json");
             if (fsck.exit() != 0 || fsck.out().contains("\"corrupt\"")) {
                 throw new AssertionError("fsck after the crashes: " + fsck.describe());

@@ -1,5 +1,6 @@
 package dev.felix.offload.reliability;
 
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.parallel.Execution;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * never unlinks, its retention pass does) and SIGKILLed at random within 3.5 s of saying it serves,
  * so kills land in offload, retention and orphan-sweep passes alike.
  */
+@Order(1) // the suite's longest class: started first of the classes that run two at a time (see the pom)
 class CrashOffloadIT {
 
     private static final int FS_KILLS = Props.integer("felix.reliability.fsKills", 136);

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The jar is copied once per test JVM (from {@code felix.jar}, normally
  * {@code cli/target/felix-offload.jar}) so that a rebuild of {@code cli} during a run cannot swap it
  * under the suite. Processes start with C1 only and the serial collector (start-up dominates these
- * short runs) and share a class-data archive written by the first run that exits normally.
+ * short runs) and share a class-data archive written by the first run that ends by itself.
  *
  * <p>Where the process itself is not what a case tests, {@link #inside} runs the same command inside the
  * test JVM, with the same result and without a JVM's start. Exit on signals, heap limits, system
@@ -39,7 +39,8 @@ final class Felix {
 
     private static final AtomicLong RUNS = new AtomicLong();
     private static Path jar;
-    private static boolean archiveTried;
+    /** A run is writing the class-data archive, or one has written it. */
+    private static boolean archiveTaken;
 
     private Felix() {
     }
@@ -164,7 +165,8 @@ final class Felix {
         // JVM warnings (class-data sharing ones, say) go to stderr: stdout is the tool's parsed output.
         command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-Xshare:auto",
                 "-Xlog:disable", "-Xlog:all=warning:stderr"));
-        command.addAll(archiveOptions(normalExit));
+        List<String> archive = archiveOptions(normalExit);
+        command.addAll(archive);
         command.addAll(jvmOptions);
         command.add("-jar");
         command.add(jar().toString());
@@ -185,7 +187,12 @@ final class Felix {
                 pb.environment().put(name, value);
             }
         });
-        return new Running(pb.start(), out, err);
+        Process process = pb.start();
+        if (archive.stream().anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="))) {
+            // Any exit of its own writes the archive (a refusal's exit code too); a signal or a halt does not.
+            process.onExit().thenAccept(ended -> archiveWritten(ended.exitValue() < 128));
+        }
+        return new Running(process, out, err);
     }
 
     /** Runs {@code felix-offload args} to its end, at most {@code timeout}. */
@@ -255,15 +262,40 @@ final class Felix {
     private static final java.util.Set<String> STORE_KEYS = java.util.Set.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
             "AWS_REGION");
 
+    /**
+     * The class-data options for the next process: map the archive once it is whole; else, for a run expected to
+     * end by itself, write it if no other run is writing it. It is written beside the archive's name and
+     * published when its writer ends by itself, since the JVM writes it in place at exit: a process started meanwhile
+     * (test classes run side by side) would otherwise map half a file.
+     */
     private static synchronized List<String> archiveOptions(boolean normalExit) throws IOException {
         Path archive = archive();
         if (Files.isRegularFile(archive)) {
             return List.of("-XX:SharedArchiveFile=" + archive);
         }
-        if (normalExit && !archiveTried) {
-            archiveTried = true;
-            return List.of("-XX:ArchiveClassesAtExit=" + archive);
+        if (normalExit && !archiveTaken) {
+            archiveTaken = true;
+            return List.of("-XX:ArchiveClassesAtExit=" + archivePart());
         }
         return List.of();
+    }
+
+    private static Path archivePart() throws IOException {
+        return archive().resolveSibling(archive().getFileName() + ".part");
+    }
+
+    /** The run writing the archive ended: an exit of its own publishes it, any other end lets a later run try. */
+    private static synchronized void archiveWritten(boolean exitedByItself) {
+        try {
+            Path part = archivePart();
+            if (exitedByItself && Files.isRegularFile(part)) {
+                Files.move(part, archive(), StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                Files.deleteIfExists(part);
+                archiveTaken = false;
+            }
+        } catch (IOException e) {
+            archiveTaken = false; // no archive: later runs start without one, or a later run writes it
+        }
     }
 }

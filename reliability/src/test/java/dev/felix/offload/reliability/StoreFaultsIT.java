@@ -34,9 +34,11 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Slice 3: whole offload passes by the real process against S3Mock (or, in a subclass, another
- * server) through {@link FaultProxy}, with
- * the store failing in each of the ways a real one does. After every pass, whatever its exit, the
+ * Slice 3: whole offload passes against S3Mock (or, in a subclass, another server) through
+ * {@link FaultProxy}, with the store failing in each of the ways a real one does. A pass a fault strikes
+ * in its middle, the daemon, and the pass whose capability probe is checked are real processes; the passes
+ * during a fault and after it run the same command inside the test JVM ({@link Felix#inside}), since the
+ * store is what they meet. After every pass, whatever its exit, the
  * {@link Invariants} hold against the store as it really is (checked directly, not through the
  * proxy): nothing lost, nothing recorded that is not there whole with its CRC32. When the fault
  * ends, the next pass completes; at the end the orphan sweep leaves nothing unnamed.
@@ -96,7 +98,8 @@ class StoreFaultsIT {
         String name = info.getTestMethod().orElseThrow().getName();
         random = new SplittableRandom(Props.seed("faults-" + name));
         String bucket = s3.createBucket("faults");
-        Path dir = Props.work().resolve("faults").resolve(name);
+        // One directory per class: the subclasses' scenarios share their names and may run beside these.
+        Path dir = Props.work().resolve("faults").resolve(getClass().getSimpleName()).resolve(name);
         CrashCampaign.deleteTree(dir);
         if (root != null) {
             root.close();
@@ -107,9 +110,12 @@ class StoreFaultsIT {
         root.append(300);
     }
 
-    /** A pass during a fault: it may fail (1: some segment not offloaded, 3: the store unusable), never worse. */
+    /**
+     * A pass during a fault: it may fail (1: some segment not offloaded, 3: the store unusable), never worse. It
+     * runs inside this JVM, as does the pass after the fault: what it meets is the store, not a process.
+     */
     private Felix.Result failingPass(String when, String... extra) throws Exception {
-        Felix.Result r = root.pass(extra);
+        Felix.Result r = root.passInside(extra);
         assertThat(r.exit()).as("%s: %s", when, r.describe()).isIn(0, 1, 3);
         root.check(when);
         return r;
@@ -117,7 +123,7 @@ class StoreFaultsIT {
 
     /** Once the fault is gone: the pass completes, everything is in place, the sweep leaves nothing unnamed. */
     private void recovers(String when, String... extra) throws Exception {
-        Felix.Result r = root.pass(extra);
+        Felix.Result r = root.passInside(extra);
         assertThat(r.exit()).as("%s: the pass after the fault: %s", when, r.describe()).isZero();
         assertThat(r.out()).contains("\"complete\":true");
         root.check(when + ", after the store came back");
@@ -223,13 +229,14 @@ class StoreFaultsIT {
         int faultsDuringPasses = proxy.applied(new TruncateBody()) + proxy.applied(new FlipByte())
                 + proxy.applied(new ResetMidBody());
 
-        // Tiered reads through the same faults: every record printed is the acknowledged one.
+        // Tiered reads through the same faults: every record printed is the acknowledged one. The reads run
+        // inside this JVM (the same command, a fresh one each time): what they meet is the store, not a process.
         proxy.policy(gets);
         Map<Integer, Integer> exits = new HashMap<>();
         long recordsRead = 0;
         for (int i = 0; i < 3; i++) {
             for (ShardWriter w : root.shards) {
-                Felix.Result read = Felix.run(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
+                Felix.Result read = Felix.inside(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
                         "--data-dir", root.root.toString(), "--store", root.processStore.uri(), "--shard", w.name(),
                         "--from", "0", "--max-records", Integer.toString(w.records().size()), "--json");
                 assertThat(read.exit()).as(read.describe()).isIn(0, 1, 3);
@@ -241,7 +248,7 @@ class StoreFaultsIT {
                 + proxy.applied(new ResetMidBody()) - faultsDuringPasses;
         proxy.policy(FaultProxy.PASS);
         for (ShardWriter w : root.shards) {
-            Felix.Result read = Felix.run(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
+            Felix.Result read = Felix.inside(root.dir, root.processStore.env(), TestRoot.PROCESS_TIMEOUT, "read",
                     "--data-dir", root.root.toString(), "--store", root.processStore.uri(), "--shard", w.name(),
                     "--from", "0", "--max-records", Integer.toString(w.records().size()), "--json");
             assertThat(read.exit()).as(read.describe()).isZero();

@@ -92,6 +92,14 @@ final class TestRoot implements AutoCloseable {
         }
     }
 
+    /**
+     * One pass of the same command inside this JVM ({@link Felix#inside}), to its end: for a pass whose store,
+     * not whose process, is what is looked at. Never beside another pass over this root.
+     */
+    Felix.Result passInside(String... extra) throws IOException, InterruptedException {
+        return Felix.inside(dir, processStore.env(), PROCESS_TIMEOUT, offloadArgs(extra).toArray(String[]::new));
+    }
+
     /** Waits until the process's pass holds the root lock; false if it ended first. */
     boolean awaitLock(Felix.Running p) throws InterruptedException {
         long limit = System.nanoTime() + PROCESS_TIMEOUT.toNanos();
