@@ -101,17 +101,12 @@ public final class MinioWire implements S3Wire {
 
     /**
      * A store over this client; the settings must name an endpoint (the MinIO client has no default
-     * one). Nothing is built yet: the clients are built on the first request, or by {@link #prepare()}.
+     * one). Nothing is built yet: the clients are built on the first request.
      */
     public static RemoteStore store(RemoteStoreSettings settings, dev.felix.offload.store.remote.ProbeOptions probe) {
         String endpoint = settings.endpoint().map(Object::toString).orElseThrow(() ->
                 new IllegalArgumentException("setting 'endpoint' is required for a MinIO store"));
         return new RemoteStore(settings, new MinioWire(settings, endpoint), probe);
-    }
-
-    @Override
-    public void prepare() {
-        clients.get();
     }
 
     private Clients build() {

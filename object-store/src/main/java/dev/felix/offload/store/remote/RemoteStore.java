@@ -124,23 +124,6 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
         return server.findings();
     }
 
-    /**
-     * Builds the client ahead of its first request, on a thread of its own, so that a command's local
-     * work overlaps it (a cold JVM takes about a second for the AWS SDK's). A failure here is left
-     * for the first request to meet and report.
-     */
-    public void prepareInBackground() {
-        Thread t = new Thread(() -> {
-            try {
-                wire.prepare();
-            } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(RemoteStore.class).debug("preparing {} failed", describe(), e);
-            }
-        }, "store-prepare");
-        t.setDaemon(true);
-        t.start();
-    }
-
     @Override
     public void uploadsPacedAt(long bytesPerSecond) {
         uploads.pacedAt(bytesPerSecond);

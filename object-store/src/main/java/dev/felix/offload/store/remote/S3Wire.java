@@ -138,13 +138,6 @@ public interface S3Wire extends AutoCloseable {
     default void onServerIdentity(java.util.function.Consumer<String> listener) {
     }
 
-    /**
-     * Builds what the first request needs (clients, connection pools) now rather than on that
-     * request; a client built eagerly does nothing here.
-     */
-    default void prepare() {
-    }
-
     /** Whether this client reads a paced single-request body into memory before sending it (MinIO's does). */
     default boolean buffersPacedBodies() {
         return false;

@@ -110,8 +110,8 @@ public final class AwsSdkWire implements S3Wire {
 
     /**
      * A store over this client. Where the settings name an endpoint nothing is built yet: the SDK's
-     * clients (a second or so of class loading on a cold JVM) are built on the first request, or
-     * ahead of it by {@link #prepare()}.
+     * clients (a second or so of class loading on a cold JVM; the launcher's class-data archive
+     * holds their classes) are built on the first request.
      */
     public static RemoteStore store(RemoteStoreSettings settings, ProbeOptions probe) {
         AwsSdkWire wire = new AwsSdkWire(settings);
@@ -123,10 +123,6 @@ public final class AwsSdkWire implements S3Wire {
         return new RemoteStore(described, wire, probe);
     }
 
-    @Override
-    public void prepare() {
-        clients.get();
-    }
 
     private Clients build() {
         ApacheHttpClient.Builder builder = ApacheHttpClient.builder()
