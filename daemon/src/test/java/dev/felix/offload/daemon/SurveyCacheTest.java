@@ -129,14 +129,7 @@ class SurveyCacheTest {
                 new java.util.concurrent.atomic.AtomicReference<>(List.of(row("a")));
         java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor();
         try {
-            SurveyCache cache = new SurveyCache(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    throw new IOException(e);
-                }
-                return rows.get();
-            }, System::nanoTime, background, 200_000_000L);
+            SurveyCache cache = new SurveyCache(heldUntil(release, rows), System::nanoTime, background, 200_000_000L);
             // The start-up survey is slow (thousands of shards): the first scrape does not wait for its end.
             cache.warm();
             long began = System.nanoTime();
@@ -151,14 +144,7 @@ class SurveyCacheTest {
 
             // A pass changed the root and the survey after it is slow again: the previous one is answered.
             java.util.concurrent.CountDownLatch again = new java.util.concurrent.CountDownLatch(1);
-            SurveyCache slow = new SurveyCache(() -> {
-                try {
-                    again.await();
-                } catch (InterruptedException e) {
-                    throw new IOException(e);
-                }
-                return rows.get();
-            }, System::nanoTime, background, 200_000_000L);
+            SurveyCache slow = new SurveyCache(heldUntil(again, rows), System::nanoTime, background, 200_000_000L);
             again.countDown();
             assertThat(slow.get(e -> { }).shards()).hasSize(1);
             java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
@@ -178,6 +164,19 @@ class SurveyCacheTest {
         } finally {
             background.shutdownNow();
         }
+    }
+
+    /** A survey that answers {@code rows} once {@code release} is counted down: a slow one, as the test needs. */
+    private static SurveyCache.Surveyor heldUntil(java.util.concurrent.CountDownLatch release,
+            java.util.concurrent.atomic.AtomicReference<List<ShardSurvey.ShardStatus>> rows) {
+        return () -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            return rows.get();
+        };
     }
 
     private static SurveyCache.Taken awaitKnown(SurveyCache cache) throws InterruptedException {
