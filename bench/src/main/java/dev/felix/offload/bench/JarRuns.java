@@ -115,6 +115,21 @@ final class JarRuns {
     }
 
     /** Ends a process it started: SIGTERM, then SIGKILL if it has not exited within a minute. */
+    /** Waits for {@code p} to exit; one still running after {@code timeoutNanos} is killed and named. */
+    static void awaitExit(Process p, long timeoutNanos, String what) throws IOException {
+        try {
+            if (!p.waitFor(timeoutNanos, TimeUnit.NANOSECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(what + " did not finish in " + TimeUnit.NANOSECONDS.toMinutes(timeoutNanos)
+                        + " minutes");
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
     static void stop(Process p) {
         p.destroy();
         try {

@@ -399,16 +399,7 @@ final class OffloadSection {
             env.put("RCLONE_S3_FORCE_PATH_STYLE", "true");
             long start = System.nanoTime();
             Process p = pb.start();
-            try {
-                if (!p.waitFor(30, TimeUnit.MINUTES)) {
-                    p.destroyForcibly();
-                    throw new IOException("rclone did not finish in 30 minutes");
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-                throw new IOException(e);
-            }
+            JarRuns.awaitExit(p, TimeUnit.MINUTES.toNanos(30), "rclone");
             double seconds = (System.nanoTime() - start) / 1e9;
             if (p.exitValue() != 0) {
                 throw new IOException("rclone exited with " + p.exitValue() + ": "

@@ -401,17 +401,7 @@ final class ScaleSection {
         pb.environment().putAll(env);
         long start = System.nanoTime();
         Process p = pb.start();
-        try {
-            if (!p.waitFor(timeoutNanos, TimeUnit.NANOSECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish in "
-                        + TimeUnit.NANOSECONDS.toMinutes(timeoutNanos) + " minutes");
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        }
+        JarRuns.awaitExit(p, timeoutNanos, String.join(" ", command));
         double seconds = (System.nanoTime() - start) / 1e9;
         if (p.exitValue() != 0) {
             throw new IOException(command.get(command.indexOf("-jar") + 2) + " exited with " + p.exitValue() + ": "
