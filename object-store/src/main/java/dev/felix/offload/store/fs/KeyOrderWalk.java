@@ -49,6 +49,11 @@ final class KeyOrderWalk {
                     continue;
                 }
                 String name = child.getFileName().toString();
+                if (!mayHold(base + name, prefix)) {
+                    // Told by its name alone, before any stat: a lease listing in a node directory of
+                    // 30,000 shard directories otherwise stats every one of them, at every listing.
+                    continue;
+                }
                 if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
                     children.add(new Child(base + name + "/", name, true));
                 } else if (Files.isRegularFile(child, LinkOption.NOFOLLOW_LINKS)) {
@@ -91,4 +96,11 @@ final class KeyOrderWalk {
         return false;
     }
 
+    /**
+     * Whether the entry whose key (a file's) or keys (a directory's, all beginning with {@code key + "/"})
+     * start with {@code key} can match {@code prefix}: it is within the prefix, or on the way to it.
+     */
+    static boolean mayHold(String key, String prefix) {
+        return key.startsWith(prefix) || prefix.startsWith(key);
+    }
 }
