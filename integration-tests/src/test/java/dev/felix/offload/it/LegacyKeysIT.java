@@ -166,8 +166,10 @@ class LegacyKeysIT {
 
     private Path config(String name, String root, Store store, String node, String... more) throws Exception {
         Path file = work.resolve(name);
+        // the offload's settle time (none: no broker rewrites the manifests here), so that retention right after
+        // it finds every entry settled
         StringBuilder b = new StringBuilder("data-dir=" + root + "\nstore=" + store.uri() + "\nnode-id=" + node
-                + "\norphans.grace=0s\n");
+                + "\norphans.grace=0s\noffload.unlink-settle=0s\n");
         for (String line : more) {
             b.append(line).append('\n');
         }
@@ -183,8 +185,9 @@ class LegacyKeysIT {
         ok(FelixJar.inside(work, Map.of(), "generate", "generate", "--data-dir", "a", "--streams", "1", "--records", "3000",
                 "--payload-bytes", "200", "--segment-bytes", "65536", "--seed", "7"));
         String shard = shardOf("a");
+        // no broker rewrites the manifests here: an entry need not stand 5 s before its local segment goes
         ok(FelixJar.inside(work, store.env("n1"), "offload-a", "offload", "--data-dir", "a", "--store", store.uri(),
-                "--keep-local-segments", "2"));
+                "--keep-local-segments", "2", "--unlink-settle", "0s"));
         {
             asPreview3(work.resolve("a"), shard, store);
             // The other replica: the same shard on another broker, its own identity, the same keys named.

@@ -59,6 +59,9 @@ class ReplacedHistoryIT {
                 "offload.schedule: '* * * * * ?'",
                 "retention.schedule: '* * * * * ?'",
                 "local.retention.bytes: " + LOCAL_LIMIT,
+                // the reset below rewrites the manifest with the root's lock held, so no rewrite meets an unlink:
+                // entries need not stand 5 s before their local segments go
+                "offload.unlink-settle: 0s",
                 // the old history's objects are orphans once the broker drops their entries
                 "orphans.grace: 0s",
                 "http.port: 0",

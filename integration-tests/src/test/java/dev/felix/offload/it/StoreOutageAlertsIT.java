@@ -282,13 +282,15 @@ class StoreOutageAlertsIT {
                 int damageEnd = series.steps() - 1;
                 series.mark("damage from step " + damageStart);
 
-                // 5. Repair, then long enough for the longest window (ScrubAnomaly's 6h) to pass without news.
+                // 5. Repair, then long enough for the longest window (ScrubAnomaly's 6h) to pass without news. Nothing
+                // is to happen here, so the scrapes follow each other without a pause (each stands for a minute however
+                // soon it comes), while a scrub still runs every 3 s.
                 s3.admin().putObject(b -> b.bucket(bucket).key(victim), RequestBody.fromBytes(victimBytes));
                 s3.admin().deleteObject(b -> b.bucket(bucket).key(taken));
                 int repairStart = series.steps();
                 double[] last = {Double.NaN, Double.NaN};
                 int[] unchangedSince = {-1};
-                scr.until("no new anomaly or collision for 370 scrapes, the late shard offloaded", 370, 2, 20, () -> {
+                scr.until("no new anomaly or collision for 370 scrapes, the late shard offloaded", 370, 2, 0, () -> {
                     double anomalies = series.lastSum("felix_scrub_anomalies_total")
                             - series.last("felix_scrub_anomalies_total", "{kind=\"orphan\"}");
                     double collisions = scr.v("felix_offload_collisions_total", "");
