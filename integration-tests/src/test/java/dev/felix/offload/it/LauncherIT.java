@@ -85,6 +85,18 @@ class LauncherIT {
                 .contains("-XX:MaxHeapSize=" + (96L << 20)).contains("felix-offload ");
         assertThat(archives(home.resolve("lib/cds"))).isEqualTo(archives);
 
+        // A command that ends soon compiles with the first tier only; the daemon (`run`) with every tier,
+        // and FELIX_OFFLOAD_JIT chooses either way.
+        String flags = "-XX:+PrintCommandLineFlags";
+        assertThat(shared.out()).contains("-XX:TieredStopAtLevel=1");
+        Run daemonHelp = run(launcher, Map.of("JAVA_OPTS", flags), "run", "--help");
+        assertThat(daemonHelp.exit()).as(daemonHelp.err()).isZero();
+        assertThat(daemonHelp.out()).contains("-XX:MaxHeapSize=").doesNotContain("TieredStopAtLevel");
+        Run full = run(launcher, Map.of("JAVA_OPTS", flags, "FELIX_OFFLOAD_JIT", "full"), "--version");
+        assertThat(full.out()).contains("-XX:MaxHeapSize=").doesNotContain("TieredStopAtLevel");
+        Run quickDaemon = run(launcher, Map.of("JAVA_OPTS", flags, "FELIX_OFFLOAD_JIT", "quick"), "run", "--help");
+        assertThat(quickDaemon.out()).contains("-XX:TieredStopAtLevel=1");
+
         // An S3 store's client comes from the archive too (the build's second class list): here a pass
         // whose first request is refused, which builds the client, signs and sends.
         assertThat(home.resolve("lib/felix-offload-s3.classlist")).isRegularFile();
@@ -126,6 +138,9 @@ class LauncherIT {
         Run heap = run(launcher, Map.of("FELIX_OFFLOAD_HEAP", "lots"), "--version");
         assertThat(heap.exit()).isEqualTo(2);
         assertThat(heap.err().strip()).isEqualTo("felix-offload: FELIX_OFFLOAD_HEAP is 'lots'; expected a size such as 512m or 2g");
+        Run jit = run(launcher, Map.of("FELIX_OFFLOAD_JIT", "fast"), "--version");
+        assertThat(jit.exit()).isEqualTo(2);
+        assertThat(jit.err().strip()).isEqualTo("felix-offload: FELIX_OFFLOAD_JIT is 'fast'; expected auto, quick or full");
         Run javaHome = run(launcher, Map.of("JAVA_HOME", work.resolve("no-jdk").toString()), "--version");
         assertThat(javaHome.exit()).isEqualTo(2);
         assertThat(javaHome.err()).contains("JAVA_HOME is " + work.resolve("no-jdk") + ", which has no bin/java");
