@@ -68,7 +68,7 @@ final class KeyOrderWalk {
             String key = c.key();
             if (c.directory()) {
                 // every key below starts with `key`: skip it when none can match the prefix or follow `after`
-                if (!key.startsWith(prefix) && !prefix.startsWith(key)) {
+                if (!mayHold(key, prefix)) {
                     continue;
                 }
                 if (after != null && KeyRules.UTF8_ORDER.compare(key, after) < 0 && !after.startsWith(key)) {
