@@ -71,6 +71,14 @@ class ShardsPagingTest {
         daemon = new Daemon(DaemonConfig.of(tmp.resolve("felix.yaml"), values),
                 FilesystemStore.open(tmp.resolve("store")), Map.of(), PassClock.system(ZoneOffset.UTC));
         daemon.start();
+        // The daemon surveys the whole root once as it starts, on a thread of its own. Its decodes share
+        // the process-wide count a page is judged by, so the pages wait for it to end (the manifests are
+        // still within the cache's racy window then, and each page decodes its own shards again).
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (daemon.surveysTaken() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(daemon.surveysTaken()).as("the start-up survey ended").isEqualTo(1);
     }
 
     @AfterEach
