@@ -16,19 +16,28 @@ import java.util.TreeMap;
  *     key first and refuse the put if it exists, instead of refusing the put outright. Another writer
  *     could still slip in between the head and the put, so this suits keys that only one writer
  *     ever means to create (a shard's segment keys), where it catches a stale or foreign object
+ * @param listedAbsent with {@code headFirst}: the caller listed the key's prefix while it was the only
+ *     writer meant to create keys under it, and the key was not there, so the head before a
+ *     single-request put would only repeat that answer and is skipped. The window between that
+ *     listing and the put is the same kind of window as between a head and the put, only longer;
+ *     a body that goes in parts is still headed (the head costs little beside the parts)
  * @param userMetadata small string pairs stored with the object; names are lower-cased, and must
  *     be ASCII letters, digits and {@code -}, not beginning {@value #RESERVED_METADATA_PREFIX}
  *     (the stores keep their own entries under such names); values printable ASCII
  */
-public record PutOptions(OptionalLong crc32, boolean createOnly, boolean headFirst, Map<String, String> userMetadata) {
+public record PutOptions(OptionalLong crc32, boolean createOnly, boolean headFirst, boolean listedAbsent,
+                         Map<String, String> userMetadata) {
     /** User metadata names beginning with this are the stores' own. */
     public static final String RESERVED_METADATA_PREFIX = "felix-";
 
-    private static final PutOptions DEFAULTS = new PutOptions(OptionalLong.empty(), false, false, Map.of());
+    private static final PutOptions DEFAULTS = new PutOptions(OptionalLong.empty(), false, false, false, Map.of());
 
     public PutOptions {
         if (headFirst && !createOnly) {
             throw new IllegalArgumentException("headFirst only applies to a create-only put");
+        }
+        if (listedAbsent && !headFirst) {
+            throw new IllegalArgumentException("listedAbsent only applies to a put that heads the key first");
         }
         if (crc32.isPresent() && (crc32.getAsLong() < 0 || crc32.getAsLong() > 0xFFFF_FFFFL)) {
             throw new IllegalArgumentException("crc32 must be an unsigned 32-bit value: " + crc32.getAsLong());
@@ -57,12 +66,12 @@ public record PutOptions(OptionalLong crc32, boolean createOnly, boolean headFir
     }
 
     public PutOptions withCrc32(long value) {
-        return new PutOptions(OptionalLong.of(value), createOnly, headFirst, userMetadata);
+        return new PutOptions(OptionalLong.of(value), createOnly, headFirst, listedAbsent, userMetadata);
     }
 
     /** Create-only, refused with {@link CapabilityMissingException} where the server ignores {@code If-None-Match}. */
     public PutOptions withCreateOnly(boolean value) {
-        return new PutOptions(crc32, value, value && headFirst, userMetadata);
+        return new PutOptions(crc32, value, value && headFirst, value && listedAbsent, userMetadata);
     }
 
     /**
@@ -71,10 +80,19 @@ public record PutOptions(OptionalLong crc32, boolean createOnly, boolean headFir
      * with {@link PreconditionFailedException}.
      */
     public PutOptions withNoReplace() {
-        return new PutOptions(crc32, true, true, userMetadata);
+        return new PutOptions(crc32, true, true, listedAbsent, userMetadata);
+    }
+
+    /**
+     * {@link #withNoReplace()}, for a key the caller's own listing showed absent (see
+     * {@code listedAbsent}): where the server ignores {@code If-None-Match}, a single-request put goes
+     * without the head before it.
+     */
+    public PutOptions withNoReplaceListedAbsent() {
+        return new PutOptions(crc32, true, true, true, userMetadata);
     }
 
     public PutOptions withUserMetadata(Map<String, String> value) {
-        return new PutOptions(crc32, createOnly, headFirst, value);
+        return new PutOptions(crc32, createOnly, headFirst, listedAbsent, value);
     }
 }

@@ -6,6 +6,7 @@ import dev.felix.offload.log.format.CorruptionSite;
 import dev.felix.offload.log.format.SegmentHeader;
 import dev.felix.offload.manifest.Manifest;
 import dev.felix.offload.manifest.ManifestEntry;
+import dev.felix.offload.manifest.ManifestLookup;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,11 +31,10 @@ record LocalSegment(SegmentFile file, SegmentHeader header, long size) {
 
     /** Whether {@code manifest} has an entry for this very segment (its id and base offset). */
     boolean hasEntryIn(Manifest manifest) {
-        for (ManifestEntry e : manifest.entries()) {
-            if (e.segmentId() == file.id() && e.baseOffset() == header.baseOffset()) {
-                return true;
-            }
-        }
-        return false;
+        // entries have distinct, ascending base offsets: the one that could be this segment's holds its base
+        ManifestLookup found = manifest.find(header.baseOffset());
+        ManifestEntry e = found.entry();
+        return found.kind() == ManifestLookup.Kind.ENTRY && e.segmentId() == file.id()
+                && e.baseOffset() == header.baseOffset();
     }
 }

@@ -34,7 +34,8 @@ import java.util.zip.CRC32;
  * {@link VerifyMode} asks, pacing under the pass's bandwidth limit, and the bounded attempts with
  * back-off after a mismatch. It records nothing and unlinks nothing: the shard's pipeline does, in order.
  *
- * <p>Safe to call from several upload threads at once: it holds no state of its own between calls.
+ * <p>Safe to call from several upload threads at once: between calls it holds only the journal's
+ * batches and what the shard's one listing showed absent ({@link ListedAbsence}), both thread-safe.
  */
 final class SegmentUploader {
 
@@ -51,6 +52,8 @@ final class SegmentUploader {
     private final ProgressListener progress;
     /** The journal of pending keys, written for several segments at once. */
     private final JournalAhead journal;
+    /** Keys the shard's listing showed absent, set once by the shard's thread before it hands out an upload. */
+    private volatile ListedAbsence absence = ListedAbsence.NONE;
 
     /** @param bandwidth shared upload limiter in bytes per second, or null for none */
     SegmentUploader(String shard, Path shardDir, ObjectStore store, SegmentKeys keys, OffloadSettings settings,
@@ -65,6 +68,14 @@ final class SegmentUploader {
         this.bandwidth = bandwidth;
         this.progress = progress;
         this.journal = new JournalAhead(dev.felix.offload.root.PendingKeys.rootOf(shardDir, shard));
+    }
+
+    /**
+     * Lists the shard's prefix once where that is cheaper than heading each of the {@code pending}
+     * keys before its put ({@link ListedAbsence}); called by the shard's thread before its first upload.
+     */
+    void listShard(int pending, int manifestEntries) {
+        absence = ListedAbsence.listIfWorthIt(store, shard, keys.shardPrefix(shard), pending, manifestEntries);
     }
 
     /** Whether {@code seg}'s keys are named for the journal already. */
@@ -151,7 +162,9 @@ final class SegmentUploader {
         // before the put: an orphan it leaves is in the journal the orphan sweep works from
         journal.ensure(key);
         try {
-            return store.put(key, body, PutOptions.defaults().withNoReplace().withCrc32(crc));
+            PutOptions options = absence.take(key) ? PutOptions.defaults().withNoReplaceListedAbsent()
+                    : PutOptions.defaults().withNoReplace();
+            return store.put(key, body, options.withCrc32(crc));
         } catch (PreconditionFailedException taken) {
             Stored found = stored(key);
             if (found.size() != body.length() || found.crc32() != crc) {

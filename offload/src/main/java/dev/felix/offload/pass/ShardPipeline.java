@@ -100,6 +100,8 @@ final class ShardPipeline {
     private final CopyProofs proofs;
     /** Uploads begun and not yet committed, oldest first; touched by the shard's thread only. */
     private final Deque<InFlight> flying = new ArrayDeque<>();
+    /** Set once the shard's prefix was listed (or found not worth listing) before its first upload. */
+    private boolean listed;
     /** Set when copies were recorded without the lease confirmed (a stop): nothing is unlinked after. */
     private boolean recordedUnconfirmed;
     /** Set by the first commit that fails. */
@@ -234,6 +236,10 @@ final class ShardPipeline {
             } catch (IOException | RuntimeException | Error e) {
                 bytes.release();
                 throw e;
+            }
+            if (!listed) {
+                listed = true;
+                uploader.listShard(countPending(locals, i), manifest.entries().size());
             }
             if (!uploader.journalCovers(seg)) {
                 uploader.nameForJournal(upcoming(manifest, i));

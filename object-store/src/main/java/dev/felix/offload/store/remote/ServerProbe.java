@@ -528,7 +528,9 @@ public final class ServerProbe {
      * existing object fails the put just as a 412 would. Where the server honours the header, the
      * header does the work, but for a {@code headFirst} put that goes up in parts: that is headed
      * first too, since a head costs little beside the parts, and S3Mock answered a conditional
-     * completion over an existing key with 304 and had lost the existing object afterwards.
+     * completion over an existing key with 304 and had lost the existing object afterwards. A
+     * single-request put whose key the caller listed absent ({@link PutOptions#listedAbsent()}) is
+     * not headed: the listing was that head, taken earlier.
      *
      * @param multipart whether the body goes up as a multipart upload
      */
@@ -545,6 +547,9 @@ public final class ServerProbe {
         if (!options.headFirst()) {
             throw new CapabilityMissingException("create-only put of key '" + key + "' refused: the server at "
                     + where + " ignores If-None-Match", key, null, null);
+        }
+        if (options.listedAbsent() && !multipart) {
+            return; // the caller's listing, taken while it was the key's only writer, already answered
         }
         if (check.exists(key)) {
             throw new PreconditionFailedException("put of key '" + key + "' refused: it exists (checked by a head "

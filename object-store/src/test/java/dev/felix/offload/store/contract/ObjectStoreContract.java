@@ -331,6 +331,33 @@ public abstract class ObjectStoreContract {
     }
 
     @Test
+    void aPutListedAbsentSkipsOnlyTheHeadAndOnlyForOneRequest() throws Exception {
+        byte[] first = "first".getBytes(StandardCharsets.UTF_8);
+        byte[] second = "second!".getBytes(StandardCharsets.UTF_8);
+        store.put("listed-absent/k", UploadBody.ofBytes(first), PutOptions.defaults().withNoReplace());
+        // A caller whose listing was wrong: what happens shows whether a head was made.
+        PutOptions listed = PutOptions.defaults().withNoReplaceListedAbsent();
+        assertThat(listed.createOnly()).isTrue();
+        if (has(StoreCapability.CREATE_ONLY_PUT)) {
+            // the store's own create-only refusal never depended on a head
+            assertThatThrownBy(() -> store.put("listed-absent/k", UploadBody.ofBytes(second), listed))
+                    .isInstanceOf(PreconditionFailedException.class);
+            assertThat(store.readAll("listed-absent/k", 100, OptionalLong.empty())).isEqualTo(first);
+        } else {
+            store.put("listed-absent/k", UploadBody.ofBytes(second), listed);
+            assertThat(store.readAll("listed-absent/k", 100, OptionalLong.empty()))
+                    .as("no head was made: the caller's listing stood for it").isEqualTo(second);
+        }
+        // a body in parts is headed whatever the caller listed
+        Path big = scratch.resolve("listed-absent-big");
+        Files.write(big, ContractData.bytes(17 * 1024 * 1024, 7)); // above the test servers' 16 MiB threshold
+        assertThatThrownBy(() -> store.put("listed-absent/k", UploadBody.ofFile(big), listed))
+                .isInstanceOf(PreconditionFailedException.class);
+        assertThat(store.head("listed-absent/k").size()).isLessThan(100);
+        assertThat(listed.withCreateOnly(false).listedAbsent()).as("a put that may replace has nothing to skip").isFalse();
+    }
+
+    @Test
     void aServerSideCopyHoldsTheSourcesBytesAndNeverReplacesAnObject() throws Exception {
         ObjectCopier copier = store.copier().orElseThrow(() -> new AssertionError("every store here copies inside itself"));
         byte[] body = ContractData.bytes(300_000, 21);
