@@ -1,5 +1,6 @@
 package dev.felix.offload.store;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,6 +30,8 @@ import java.util.zip.CRC32;
 public final class UploadBody {
     /** The most bytes a paced stream hands out before it asks its pacer again. */
     public static final int PACE_SLICE = 64 * 1024;
+    /** The most bytes a stream over a file reads from it at once. */
+    static final int READ_CHUNK = 64 * 1024;
 
     private final Path file;
     private final long offset;
@@ -192,7 +195,10 @@ public final class UploadBody {
         }
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         channel.position(offset + from);
-        return new BoundedInputStream(Channels.newInputStream(channel), count);
+        // The HTTP client's entity copies a body 4 KiB at a time: unbuffered, each copy was a read of the
+        // file (262,144 reads a GiB, counted with strace); a read of up to READ_CHUNK serves 16 of them.
+        int chunk = (int) Math.max(1, Math.min(READ_CHUNK, count));
+        return new BoundedInputStream(new BufferedInputStream(Channels.newInputStream(channel), chunk), count);
     }
 
     /** The whole body as an array; only for bodies under 2 GiB. */
