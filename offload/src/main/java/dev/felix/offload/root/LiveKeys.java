@@ -13,8 +13,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
 
 /**
  * The object keys the manifests of a root's live shards name (segment and index), and which shards
@@ -64,6 +66,20 @@ public final class LiveKeys {
      *             from that shard's manifest when asked; null to hold every key
      */
     public static LiveKeys read(DataRoot root, SegmentKeys keys) throws IOException {
+        return read(root, keys, () -> false).orElseThrow();
+    }
+
+    /** Manifests read between two asks of {@code abandon}: a few milliseconds of reading. */
+    public static final int MANIFESTS_PER_ASK = 64;
+
+    /**
+     * As {@link #read(DataRoot, SegmentKeys)}, asking {@code abandon} after every
+     * {@value #MANIFESTS_PER_ASK} manifests and answering empty as soon as it says yes: a reader that
+     * holds the root's lock for the read lets another pass waiting for it go first, instead of keeping
+     * it for every manifest of a large root (seconds at tens of thousands of shards).
+     */
+    public static Optional<LiveKeys> read(DataRoot root, SegmentKeys keys, BooleanSupplier abandon)
+            throws IOException {
         Map<String, Set<String>> named = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
         DataRoot.Listing listing = root.list();
@@ -90,7 +106,11 @@ public final class LiveKeys {
             }
             unreadable.add(u.name());
         }
+        int read = 0;
         for (Map.Entry<String, Path> d : dirs.entrySet()) {
+            if (++read % MANIFESTS_PER_ASK == 0 && abandon.getAsBoolean()) {
+                return Optional.empty();
+            }
             String shard = d.getKey();
             List<ManifestEntry> entries;
             try {
@@ -111,7 +131,7 @@ public final class LiveKeys {
                 }
             }
         }
-        return new LiveKeys(named, unreadable, keys, keys == null ? Map.of() : dirs);
+        return Optional.of(new LiveKeys(named, unreadable, keys, keys == null ? Map.of() : dirs));
     }
 
     /** For tests and callers that know the names: {@code namedBy} maps keys to the shards naming them. */

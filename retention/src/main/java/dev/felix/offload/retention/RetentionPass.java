@@ -42,9 +42,11 @@ import java.util.Optional;
  * <p>Given a {@link RootHandover} ({@link #handingOverTo}; the daemon's), the pass lets the root go
  * between two shards, and before the deleted streams and the sweep, whenever another pass waits for
  * it, and takes it again afterwards as a pass that starts would: the claim and lease checked anew
- * and the manifests' keys read again. So an offload run waits for one shard's retention at most, not
- * for the whole pass, and never acts on a shard while retention does (each shard's retention, and the
- * sweep, run whole under the lock). Without one the root is held from the first shard to the sweep.
+ * and the manifests' keys read again. That read is itself let go of when a pass comes to wait during
+ * it, and started again afterwards. So an offload run waits for one shard's retention at most, not
+ * for the whole pass nor for a read of every manifest, and never acts on a shard while retention does
+ * (each shard's retention, and the sweep, run whole under the lock). Without one the root is held
+ * from the first shard to the sweep.
  */
 public final class RetentionPass {
 
@@ -131,7 +133,12 @@ public final class RetentionPass {
     public RetentionReport run(StopSignal stop, FullSweep.Listing prelisted) throws IOException {
         long started = System.nanoTime();
         handovers = 0;
-        Held held = hold(claimPolicy);
+        Held held = hold(claimPolicy, stop);
+        if (held == null) {
+            LOG.info("retention pass stopped before its first shard, while another pass had the root");
+            return new RetentionReport(NodeId.resolve(root, env), List.of(), DeletedStreamsReport.nothing(),
+                    Optional.empty(), true, Duration.ofNanos(System.nanoTime() - started), List.of(), Map.of(), Map.of());
+        }
         try {
             String nodeId = held.keys.nodeId();
             SegmentKeys keys = held.keys;
@@ -239,26 +246,48 @@ public final class RetentionPass {
         }
     }
 
-    /** Takes the root's lock and reads under it what the pass judges by. */
-    private Held hold(dev.felix.offload.root.NodeClaimCheck.Policy policy) throws IOException {
-        RootLock lock = RootLock.acquire(root.path());
-        try {
-            SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), NodeId.resolve(root, env));
-            // With the claim checked, every delete goes through the node's lease (see NodeLease).
-            ObjectStore fenced = policy == null ? this.store
-                    : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, policy).fenced(this.store);
-            // read before anything deletes; a shard's own deletes only shrink what it names. Keys in a
-            // shard's own prefix are answered from its manifest when asked, so the heap does not grow with the store.
-            LiveKeys live = LiveKeys.read(root, keys);
-            if (!live.unreadable().isEmpty()) {
-                LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since they "
-                        + "may name any key", live.unreadable());
+    /**
+     * Takes the root's lock and reads under it what the pass judges by. Where another pass comes to
+     * wait for the root while the manifests are read (seconds at tens of thousands of shards), the
+     * root is let go before the read is done, that pass goes first, and the read starts again after
+     * it; null when a stop came while the root was handed over.
+     */
+    private Held hold(dev.felix.offload.root.NodeClaimCheck.Policy policy, StopSignal stop) throws IOException {
+        dev.felix.offload.root.NodeClaimCheck.Policy stretchPolicy = policy;
+        while (true) {
+            RootLock lock = RootLock.acquire(root.path());
+            try {
+                SegmentKeys keys = new SegmentKeys(settings.keyPrefix(), NodeId.resolve(root, env));
+                // With the claim checked, every delete goes through the node's lease (see NodeLease).
+                ObjectStore fenced = stretchPolicy == null ? this.store
+                        : dev.felix.offload.root.NodeClaimCheck.enforce(root, this.store, keys, stretchPolicy).fenced(this.store);
+                // read before anything deletes; a shard's own deletes only shrink what it names. Keys in a
+                // shard's own prefix are answered from its manifest when asked, so the heap does not grow with the store.
+                Optional<LiveKeys> live = LiveKeys.read(root, keys, handover::wanted);
+                if (live.isPresent()) {
+                    if (!live.get().unreadable().isEmpty()) {
+                        LOG.error("the manifests of {} are unreadable: no object is deleted until they are mended, since "
+                                + "they may name any key", live.get().unreadable());
+                    }
+                    return new Held(lock, keys, fenced, KeyOwnership.of(root, keys), live.get(),
+                            ExpiryJournal.load(root.path()));
+                }
+            } catch (IOException | RuntimeException e) {
+                lock.close();
+                throw e;
             }
-            return new Held(lock, keys, fenced, KeyOwnership.of(root, keys), live, ExpiryJournal.load(root.path()));
-        } catch (IOException | RuntimeException e) {
-            lock.close();
-            throw e;
+            lock.close(); // nothing was done under it yet: the waiting pass goes first
+            if (!awaitRoot(stop)) {
+                return null;
+            }
+            stretchPolicy = laterStretch();
         }
+    }
+
+    /** The claim policy of a stretch after the first: a take-over is done once, at the first stretch. */
+    private dev.felix.offload.root.NodeClaimCheck.Policy laterStretch() {
+        return claimPolicy == null ? null
+                : new dev.felix.offload.root.NodeClaimCheck.Policy(claimPolicy.storeSetting(), false);
     }
 
     /**
@@ -270,6 +299,14 @@ public final class RetentionPass {
             return held;
         }
         held.close();
+        if (!awaitRoot(stop)) {
+            return null;
+        }
+        return hold(laterStretch(), stop);
+    }
+
+    /** Lets the waiting passes have the (released) root and waits for it; false when a stop came first. */
+    private boolean awaitRoot(StopSignal stop) throws IOException {
         boolean back;
         try {
             back = handover.handOver(stop);
@@ -277,13 +314,10 @@ public final class RetentionPass {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("interrupted while another pass had " + root.path());
         }
-        if (!back) {
-            return null;
+        if (back) {
+            handovers++;
         }
-        handovers++;
-        // a take-over is done once, at the first stretch; later ones find the lease this root took then
-        return hold(claimPolicy == null ? null : new dev.felix.offload.root.NodeClaimCheck.Policy(
-                claimPolicy.storeSetting(), false));
+        return back;
     }
 
     /**

@@ -274,4 +274,65 @@ class RetentionPassTest {
         assertThat(NodeLease.standing(new DataRoot(root), store, new SegmentKeys("", TestData.NODE).nodePrefix()))
                 .isEqualTo(NodeLease.Standing.THIS_ROOT);
     }
+
+    /**
+     * A pass that comes to wait while retention reads the manifests (every one, before anything is
+     * deleted) goes first: retention lets the root go in the middle of that read, and reads them all
+     * again once the root is back, then runs every shard.
+     */
+    @Test
+    void aPassComingToWaitWhileTheManifestsAreReadGoesFirst() throws Exception {
+        int count = 2 * dev.felix.offload.root.LiveKeys.MANIFESTS_PER_ASK + 3;
+        List<Path> shards = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Path shard = TestData.shardOf(root, "s" + i, 0);
+            TestData.write(shard, 300, Duration.ofMinutes(1), i);
+            shards.add(shard);
+        }
+        assertThat(offloadCheckingClaim().complete()).isTrue();
+        for (Path shard : shards) {
+            assertThat(ManifestStore.read(shard).size()).as("entries of %s", shard).isPositive();
+        }
+
+        List<String> askedFrom = new ArrayList<>();
+        List<PassReport> letIn = new ArrayList<>();
+        AtomicInteger asked = new AtomicInteger();
+        RootHandover handover = new RootHandover() {
+            @Override
+            public boolean wanted() {
+                if (asked.incrementAndGet() != 1) {
+                    return false;
+                }
+                // the first ask, whenever it comes: who asked?
+                askedFrom.add(StackWalker.getInstance().walk(frames -> frames.skip(1).limit(2)
+                        .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName())
+                        .collect(java.util.stream.Collectors.joining(" <- "))));
+                return true;
+            }
+
+            @Override
+            public boolean handOver(StopSignal stop) {
+                try {
+                    letIn.add(offloadCheckingClaim()); // takes the root's lock: retention let it go
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                return true;
+            }
+        };
+        RetentionRules rules = RetentionRules.of(RetentionSettings.defaults().with(RetentionSettings.RETENTION_MS,
+                Duration.ofHours(3).toMillis()));
+        RetentionReport report = new RetentionPass(new DataRoot(root), store, rules, RetentionPassSettings.defaults(),
+                clock, TestData.ENV, RetentionHook.none()).checkingClaim(CLAIM).handingOverTo(handover)
+                .run(StopSignal.never());
+
+        assertThat(letIn).hasSize(1);
+        assertThat(askedFrom).as("the root was let go in the middle of the first read of the manifests")
+                .containsExactly("LiveKeys.read <- RetentionPass.hold");
+        assertThat(report.succeeded()).as(report.failures().toString()).isTrue();
+        assertThat(report.shards()).hasSize(count);
+        for (Path shard : shards) {
+            TestData.assertEveryEntryHasItsObject(shard, store);
+        }
+    }
 }
