@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * A broker's data root, and the one definition of which of its directories are shards. Every command
@@ -193,6 +194,21 @@ public final class DataRoot {
      * @throws IOException when the root itself cannot be listed
      */
     public Listing list() throws IOException {
+        return list(() -> false).orElseThrow();
+    }
+
+    /** Entries examined between two asks of an abandonable {@link #list(BooleanSupplier)}: a few milliseconds. */
+    public static final int ENTRIES_PER_ASK = 256;
+
+    /**
+     * As {@link #list()}, asking {@code abandon} after every {@value #ENTRIES_PER_ASK} entries examined and
+     * answering empty as soon as it says yes: a pass that lists the root under its lock (tens of
+     * thousands of shards take about a second) can let a waiting pass go first.
+     *
+     * @throws IOException when the root itself cannot be listed
+     */
+    public Optional<Listing> list(BooleanSupplier abandon) throws IOException {
+        int examined = 0;
         List<Shard> shards = new ArrayList<>();
         List<Unreadable> unreadable = new ArrayList<>();
         // Where each plain directory really is, known from its parent's real path without asking the
@@ -201,6 +217,9 @@ public final class DataRoot {
         Map<String, Path> reals = new HashMap<>();
         Path rootReal = realOrNull(root);
         for (Path entry : entries(root)) {
+            if (++examined % ENTRIES_PER_ASK == 0 && abandon.getAsBoolean()) {
+                return Optional.empty();
+            }
             String name = entry.getFileName().toString();
             if (name.startsWith(".")) {
                 continue;
@@ -230,6 +249,9 @@ public final class DataRoot {
             }
             Path containerReal = realOrNull(entry);
             for (Path child : inside) {
+                if (++examined % ENTRIES_PER_ASK == 0 && abandon.getAsBoolean()) {
+                    return Optional.empty();
+                }
                 String childName = child.getFileName().toString();
                 if (!childName.startsWith(".")) {
                     consider(name + "/" + childName, child, containerKind, shards, unreadable, containerReal, reals);
@@ -259,7 +281,7 @@ public final class DataRoot {
             }
         }
         unreadable.sort(Comparator.comparing(Unreadable::name));
-        return new Listing(unique, unreadable);
+        return Optional.of(new Listing(unique, unreadable));
     }
 
     private static Path realOrNull(Path dir) {

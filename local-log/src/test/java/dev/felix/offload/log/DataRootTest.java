@@ -177,4 +177,30 @@ class DataRootTest {
             locked.toFile().setReadable(true);
         }
     }
+
+    @Test
+    void anAbandonableListingAsksEveryFewHundredEntriesAndStopsWhenTold() throws IOException {
+        int streams = 2 * DataRoot.ENTRIES_PER_ASK + 5;
+        for (int i = 0; i < streams; i++) {
+            touch(root.resolve(String.format("s_%04d-01", i)).resolve(SegmentFile.logName(0)));
+        }
+        for (int i = 0; i < DataRoot.ENTRIES_PER_ASK; i++) {
+            touch(root.resolve("groups").resolve(String.format("g_%04d-01", i)).resolve(SegmentFile.logName(0)));
+        }
+        // every entry examined counts, those inside a container too: the root's own and the groups'
+        int examined = streams + 1 + DataRoot.ENTRIES_PER_ASK;
+
+        java.util.concurrent.atomic.AtomicInteger asks = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.Optional<DataRoot.Listing> whole = new DataRoot(root).list(() -> {
+            asks.incrementAndGet();
+            return false;
+        });
+        assertThat(asks).hasValue(examined / DataRoot.ENTRIES_PER_ASK);
+        assertThat(whole).get().isEqualTo(new DataRoot(root).list());
+        assertThat(whole.get().shards()).hasSize(streams + DataRoot.ENTRIES_PER_ASK);
+
+        asks.set(0);
+        assertThat(new DataRoot(root).list(() -> asks.incrementAndGet() == 2)).as("told at the second ask").isEmpty();
+        assertThat(asks).hasValue(2);
+    }
 }

@@ -73,8 +73,8 @@ public final class LiveKeys {
     public static final int MANIFESTS_PER_ASK = 64;
 
     /**
-     * As {@link #read(DataRoot, SegmentKeys)}, asking {@code abandon} after every
-     * {@value #MANIFESTS_PER_ASK} manifests and answering empty as soon as it says yes: a reader that
+     * As {@link #read(DataRoot, SegmentKeys)}, asking {@code abandon} while the root is listed (see
+     * {@link DataRoot#list(BooleanSupplier)}) and after every {@value #MANIFESTS_PER_ASK} manifests, and answering empty as soon as it says yes: a reader that
      * holds the root's lock for the read lets another pass waiting for it go first, instead of keeping
      * it for every manifest of a large root (seconds at tens of thousands of shards).
      */
@@ -82,15 +82,25 @@ public final class LiveKeys {
             throws IOException {
         Map<String, Set<String>> named = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
-        DataRoot.Listing listing = root.list();
+        Optional<DataRoot.Listing> listed = root.list(abandon);
+        if (listed.isEmpty()) {
+            return Optional.empty();
+        }
+        DataRoot.Listing listing = listed.get();
         Map<String, Path> dirs = new java.util.TreeMap<>();
-        java.util.Set<Path> listedReal = new java.util.HashSet<>();
         for (DataRoot.Shard s : listing.shards()) {
             dirs.put(s.name(), s.directory());
-            try {
-                listedReal.add(s.directory().toRealPath());
-            } catch (IOException e) {
-                // examined a moment ago; if it cannot be resolved now its manifest read below says so
+        }
+        // Where the shards really are is needed only to tell a second name of one from an unreadable
+        // entry; resolving every shard (30,000 paths) for a root with none is most of a re-read's time.
+        java.util.Set<Path> listedReal = new java.util.HashSet<>();
+        if (!listing.unreadable().isEmpty()) {
+            for (DataRoot.Shard s : listing.shards()) {
+                try {
+                    listedReal.add(s.directory().toRealPath());
+                } catch (IOException e) {
+                    // examined a moment ago; if it cannot be resolved now its manifest read below says so
+                }
             }
         }
         for (DataRoot.Unreadable u : listing.unreadable()) {

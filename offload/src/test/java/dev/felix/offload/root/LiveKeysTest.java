@@ -84,4 +84,36 @@ class LiveKeysTest {
 
         assertThat(lazy.shardsNaming(KEYS.segmentKey(a, 50, 5))).as("a key a's manifest may name now").containsExactly(a);
     }
+
+    @Test
+    void neitherASecondNameOfAShardNorADanglingLinkCountsAsAnUnreadableManifest() throws Exception {
+        manifest(a, entry(0, 0, KEYS.segmentKey(a, 0, 0)));
+        manifest(b, entry(0, 0, KEYS.segmentKey(b, 0, 0)));
+        Files.createSymbolicLink(root.resolve("zz-second-name-of-a"), root.resolve(a));
+        Files.createSymbolicLink(root.resolve("zz-dangling"), root.resolve("not-mounted"));
+
+        LiveKeys lazy = LiveKeys.read(new DataRoot(root), KEYS);
+        assertThat(lazy.unreadable()).as("a link names nothing of its own").isEmpty();
+        assertThat(lazy.shardsNaming(KEYS.segmentKey(a, 0, 0))).containsExactly(a);
+    }
+
+    @Test
+    void aReadLetGoWhileTheRootIsListedReadsNoManifest() throws Exception {
+        int count = dev.felix.offload.log.DataRoot.ENTRIES_PER_ASK + 3;
+        for (int i = 0; i < count; i++) {
+            manifest(new ShardKey("acme", "default", "s" + i, 0).directoryName(), entry(0, 0, "elsewhere/" + i));
+        }
+        List<String> askedFrom = new ArrayList<>();
+        java.util.Optional<LiveKeys> read = LiveKeys.read(new DataRoot(root), KEYS, () -> {
+            askedFrom.add(StackWalker.getInstance().walk(frames -> frames.skip(1).findFirst()
+                    .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName())
+                    .orElseThrow()));
+            return true;
+        });
+        assertThat(read).isEmpty();
+        assertThat(askedFrom).as("the first ask comes while the root is listed").containsExactly("DataRoot.list");
+
+        assertThat(LiveKeys.read(new DataRoot(root), KEYS, () -> false)).get()
+                .satisfies(live -> assertThat(live.shardsNaming("elsewhere/7")).hasSize(1));
+    }
 }
