@@ -87,7 +87,7 @@ public final class MinioWire implements S3Wire {
     private record Clients(OkHttpClient http, MinioClient client, FileBodyClient async, UploadListing uploadListing) {
     }
 
-    private MinioWire(RemoteStoreSettings settings, String endpoint) {
+    MinioWire(RemoteStoreSettings settings, String endpoint) {
         this.settings = settings;
         this.endpoint = endpoint;
         this.bucket = settings.bucket();
@@ -112,7 +112,7 @@ public final class MinioWire implements S3Wire {
     private Clients build() {
         long attemptMillis = settings.attemptTimeout().toMillis();
         long silenceMillis = settings.readTimeout().toMillis();
-        OkHttpClient.Builder httpBuilder = new OkHttpClient.Builder();
+        OkHttpClient.Builder httpBuilder = new OkHttpClient.Builder().socketFactory(new NoDelaySockets());
         settings.caBundle().ifPresent(bundle -> httpBuilder.sslSocketFactory(bundle.sslContext().getSocketFactory(),
                 bundle.x509TrustManager()));
         OkHttpClient http = httpBuilder
@@ -140,6 +140,11 @@ public final class MinioWire implements S3Wire {
 
     private Clients clients() {
         return clients.get();
+    }
+
+    /** Where the HTTP client's sockets come from (built on first use, nothing is sent). */
+    javax.net.SocketFactory socketFactory() {
+        return clients().http().socketFactory();
     }
 
     private MinioClient client() {
