@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * entry it could not check, but says so in one log line for the pass, not one per entry: an operator
  * watching the log during an outage sees one line per pass.
  */
+@org.junit.jupiter.api.parallel.Isolated("reads what the process's loggers say")
 class ScrubStoreFailuresTest {
 
     @TempDir

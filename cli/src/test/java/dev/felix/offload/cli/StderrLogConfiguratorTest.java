@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+@org.junit.jupiter.api.parallel.Isolated("configures the process's logging")
 class StderrLogConfiguratorTest {
     @Test
     void logbackFindsItAndSendsWarningsToStderr() {

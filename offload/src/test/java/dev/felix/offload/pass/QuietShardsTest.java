@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A quiet offload pass of the daemon: shards found with nothing to do are skipped while they look the same. */
+@org.junit.jupiter.api.parallel.Isolated("counts the manifests this process decodes")
 class QuietShardsTest {
 
     @TempDir
