@@ -23,31 +23,35 @@ final class NoDelaySockets extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        Socket socket = createSocket();
-        socket.connect(new InetSocketAddress(host, port));
-        return socket;
+        return connected(new InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-        Socket socket = createSocket();
-        socket.bind(new InetSocketAddress(localHost, localPort));
-        socket.connect(new InetSocketAddress(host, port));
-        return socket;
+        return connected(new InetSocketAddress(host, port), new InetSocketAddress(localHost, localPort));
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
-        Socket socket = createSocket();
-        socket.connect(new InetSocketAddress(host, port));
-        return socket;
+        return connected(new InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+        return connected(new InetSocketAddress(address, port), new InetSocketAddress(localAddress, localPort));
+    }
+
+    private Socket connected(InetSocketAddress remote, InetSocketAddress local) throws IOException {
         Socket socket = createSocket();
-        socket.bind(new InetSocketAddress(localAddress, localPort));
-        socket.connect(new InetSocketAddress(address, port));
+        try {
+            if (local != null) {
+                socket.bind(local);
+            }
+            socket.connect(remote);
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
         return socket;
     }
 }
