@@ -467,7 +467,8 @@ public final class RemoteStore implements ObjectStore, IncompleteUploads, Object
             throw new IllegalArgumentException("list max-keys must be in [1, 1000]: " + maxKeys);
         }
         String base = settings.listPrefix();
-        S3Wire.KeyPage r = calls.call("list", null, () -> wire.listObjects(base + p, continuation, maxKeys));
+        S3Wire.KeyPage r = calls.call(base.isEmpty() && p.isEmpty() ? "list" : "list of prefix '" + base + p + "'", null,
+                () -> wire.listObjects(base + p, continuation, maxKeys));
         List<ObjectSummary> entries = new ArrayList<>();
         for (S3Wire.Listed o : r.objects()) {
             if (!o.fullKey().startsWith(base + p)) {

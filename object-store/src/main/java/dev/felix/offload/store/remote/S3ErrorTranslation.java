@@ -41,8 +41,12 @@ public final class S3ErrorTranslation {
     public static StoreException fromAnswer(String operation, String key, int status, String code, String detail, Throwable cause) {
         String c = code == null ? "" : code;
         StoreAnswer answer = new StoreAnswer(status, c);
+        boolean silent = c.isEmpty() && (detail == null || detail.isBlank());
         String what = operation + (key == null ? "" : " of key '" + key + "'") + " failed: " + answer
-                + (detail == null || detail.isBlank() ? "" : " (" + detail + ")");
+                + (detail == null || detail.isBlank() ? "" : " (" + detail + ")")
+                // A server error with no S3 error in its body (S3Proxy's answer when a stray file breaks
+                // its listing, say) leaves the cause in the server's log, not here.
+                + (silent && status >= 500 ? "; the server gave no reason, its own log says why" : "");
         if (THROTTLING.contains(c) || status == 429 || (status == 503 && (c.isEmpty() || c.equals("ServiceUnavailable")))) {
             return new ThrottledException(what, key, answer, cause);
         }

@@ -46,6 +46,18 @@ class S3ErrorTranslationTest {
     }
 
     @org.junit.jupiter.api.Test
+    void aServerErrorWithoutAReasonSaysWhereTheReasonIs() {
+        String hint = "; the server gave no reason, its own log says why";
+        assertThat(S3ErrorTranslation.fromAnswer("list of prefix 'node-a/'", null, 500, null, null, null))
+                .isInstanceOf(TransientStoreException.class)
+                .hasMessage("list of prefix 'node-a/' failed: HTTP 500" + hint);
+        assertThat(S3ErrorTranslation.fromAnswer("get", "k", 500, "InternalError", null, null).getMessage()).doesNotContain(hint);
+        assertThat(S3ErrorTranslation.fromAnswer("get", "k", 502, null, "bad gateway", null).getMessage())
+                .isEqualTo("get of key 'k' failed: HTTP 502 (bad gateway)");
+        assertThat(S3ErrorTranslation.fromAnswer("get", "k", 404, null, null, null).getMessage()).doesNotContain(hint);
+    }
+
+    @org.junit.jupiter.api.Test
     void aBareBadRequestToARequestCarryingADigestIsAnIntegrityRejection() {
         // S3Mock answers a wrong x-amz-checksum-crc32 or Content-MD5 with a plain 400 BadRequest: told as an
         // integrity refusal by the request having carried a digest, whatever the server's message says
