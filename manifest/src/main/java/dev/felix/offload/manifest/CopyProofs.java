@@ -56,6 +56,8 @@ public final class CopyProofs {
     private static final String HEADER = "felix-offload copy proofs v2";
     private static final String HEADER_V1 = "felix-offload copy proofs v1";
     private static final String CRC_PREFIX = "crc32 ";
+    /** Eight lowercase hex digits, as {@code %08x} wrote them; a formatter per line was most of a write's time. */
+    private static final java.util.HexFormat HEX = java.util.HexFormat.of();
 
     /** One proven copy: what the entry records, how it was proven, and when that was written (epoch ms). */
     public record Proof(long segmentId, long baseOffset, long sizeBytes, int crc32, String key, String how,
@@ -108,7 +110,7 @@ public final class CopyProofs {
         String body = text.substring(0, lastLine);
         CRC32 crc = new CRC32();
         crc.update(body.getBytes(StandardCharsets.UTF_8));
-        if (!text.substring(lastLine).trim().equals(CRC_PREFIX + String.format("%08x", crc.getValue()))) {
+        if (!text.substring(lastLine).trim().equals(CRC_PREFIX + HEX.toHexDigits((int) crc.getValue()))) {
             LOG.warn("{}: damaged (checksum differs); its entries will be proven again before any local segment goes",
                     file);
             return new CopyProofs(file, proofs, clock);
@@ -220,7 +222,7 @@ public final class CopyProofs {
             body.append(Long.toUnsignedString(p.segmentId())).append(' ')
                     .append(Long.toUnsignedString(p.baseOffset())).append(' ')
                     .append(p.sizeBytes()).append(' ')
-                    .append(String.format("%08x", Integer.toUnsignedLong(p.crc32()))).append(' ')
+                    .append(HEX.toHexDigits(p.crc32())).append(' ')
                     .append(p.how().replace(' ', '-')).append(' ')
                     .append(p.sinceMillis()).append(' ')
                     .append(p.key()).append('\n');
@@ -228,7 +230,7 @@ public final class CopyProofs {
         byte[] bodyBytes = body.toString().getBytes(StandardCharsets.UTF_8);
         CRC32 crc = new CRC32();
         crc.update(bodyBytes);
-        String text = body + CRC_PREFIX + String.format("%08x", crc.getValue()) + "\n";
+        String text = body + CRC_PREFIX + HEX.toHexDigits((int) crc.getValue()) + "\n";
         DurableFiles.replace(file, text.getBytes(StandardCharsets.UTF_8), sync);
     }
 }

@@ -40,8 +40,8 @@ public final class LargestTimestamps {
 
     private final Path shardDir;
     private final Map<String, long[]> byKey; // key -> {crc32, largest}
-    /** The file's text as loaded; null when there was none (or it could not be read). */
-    private final String loaded;
+    /** The file's text as loaded or last saved; null when there was none (or it could not be read). */
+    private String loaded;
 
     private LargestTimestamps(Path shardDir, Map<String, long[]> byKey, String loaded) {
         this.shardDir = shardDir;
@@ -141,7 +141,9 @@ public final class LargestTimestamps {
             return;
         }
         // Derived data: whole or absent after a crash is enough, so no fsync.
-        DurableFiles.replace(shardDir.resolve(FILE_NAME), text.toString().getBytes(StandardCharsets.UTF_8),
+        String saved = text.toString();
+        DurableFiles.replace(shardDir.resolve(FILE_NAME), saved.getBytes(StandardCharsets.UTF_8),
                 DurableFiles.Sync.NONE);
+        loaded = saved;
     }
 }

@@ -113,6 +113,13 @@ final class ShardPipeline {
      */
     private boolean thrown;
 
+    /**
+     * The shard's largest-timestamps file, read at the pass's first recording and kept: while the pass
+     * holds the root nothing else writes it, and reading it again at every recording made each one
+     * cost the whole shard's lines (thousands of small segments: a recording every few dozen).
+     */
+    private LargestTimestamps largestTimestamps;
+
     ShardPipeline(SegmentUploader uploader, ShardRelease release, OptionalLong commitOffset,
                   BooleanSupplier stopRequested, ManifestStore manifests, List<LocalSegment> locals,
                   List<SegmentUpload> uploaded, List<Long> unlinked, InFlightUploads lanes, RecordGuard guard)
@@ -484,7 +491,10 @@ final class ShardPipeline {
     /** Writes the entries' largest timestamps beside the manifest, in one write; derived data, so a failure only logs. */
     private void recordLargestTimestamps(ManifestStore manifests, Map<ManifestEntry, Long> largest) {
         try {
-            LargestTimestamps side = LargestTimestamps.load(release.shardDir());
+            if (largestTimestamps == null) {
+                largestTimestamps = LargestTimestamps.load(release.shardDir());
+            }
+            LargestTimestamps side = largestTimestamps;
             largest.forEach(side::put);
             side.save(manifests.manifest().entries());
         } catch (IOException e) {

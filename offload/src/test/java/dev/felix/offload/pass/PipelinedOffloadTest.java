@@ -174,6 +174,23 @@ class PipelinedOffloadTest {
     }
 
     @Test
+    void everyRecordingOfAPassAddsItsEntriesToTheLargestTimestampsFile() throws Exception {
+        setUp();
+        // small segments, so that the pass records them in several batches
+        Path dir = shard(1, 1024, 200 * 8, 100).keySet().iterator().next();
+        PassReport report = pass(fs, settings(), StepHook.none());
+        assertThat(report.complete()).isTrue();
+
+        List<ManifestEntry> entries = ManifestStore.read(dir).entries();
+        assertThat(entries).hasSizeGreaterThan(2 * ShardPipeline.RECORD_BATCH);
+        dev.felix.offload.copy.LargestTimestamps side = dev.felix.offload.copy.LargestTimestamps.load(dir);
+        for (ManifestEntry e : entries) {
+            // timestamps only grow in this shard: a segment's largest is its newest
+            assertThat(side.of(e)).as("segment %s", e.segmentId()).hasValue(e.newestTimestampMicros());
+        }
+    }
+
+    @Test
     void segmentsOfOneShardUploadAtOnceAtParallelismOne() throws Exception {
         setUp();
         Map<Path, List<Record>> written = shard(0, 64 * 1024, 300, 1000);
