@@ -494,9 +494,8 @@ final class ShardPipeline {
             if (largestTimestamps == null) {
                 largestTimestamps = LargestTimestamps.load(release.shardDir());
             }
-            LargestTimestamps side = largestTimestamps;
-            largest.forEach(side::put);
-            side.save(manifests.manifest().entries());
+            largest.forEach(largestTimestamps::put);
+            largestTimestamps.save(manifests.manifest().entries());
         } catch (IOException e) {
             LOG.warn("{}: {} not written ({}); retention rebuilds it from the objects", shard,
                     LargestTimestamps.FILE_NAME, e.toString());
