@@ -97,6 +97,23 @@ class LauncherIT {
         Run quickDaemon = run(launcher, Map.of("JAVA_OPTS", flags, "FELIX_OFFLOAD_JIT", "quick"), "run", "--help");
         assertThat(quickDaemon.out()).contains("-XX:TieredStopAtLevel=1");
 
+        // The same split for the collector: the serial one for a command that ends soon, the JVM's choice
+        // for the daemon; FELIX_OFFLOAD_GC chooses either way, and a collector named in the JVM's options wins,
+        // since the JVM refuses to start with two.
+        assertThat(shared.out()).contains("-XX:+UseSerialGC");
+        assertThat(daemonHelp.out()).doesNotContain("-XX:+UseSerialGC");
+        Run jvmGc = run(launcher, Map.of("JAVA_OPTS", flags, "FELIX_OFFLOAD_GC", "jvm"), "--version");
+        assertThat(jvmGc.exit()).as(jvmGc.err()).isZero();
+        assertThat(jvmGc.out()).contains("-XX:MaxHeapSize=").doesNotContain("-XX:+UseSerialGC");
+        Run serialDaemon = run(launcher, Map.of("JAVA_OPTS", flags, "FELIX_OFFLOAD_GC", "serial"), "run", "--help");
+        assertThat(serialDaemon.out()).contains("-XX:+UseSerialGC");
+        Run parallel = run(launcher, Map.of("JAVA_OPTS", flags + " -XX:+UseParallelGC"), "--version");
+        assertThat(parallel.exit()).as(parallel.err()).isZero();
+        assertThat(parallel.out()).contains("-XX:+UseParallelGC").doesNotContain("-XX:+UseSerialGC");
+        Run toolOptions = run(launcher, Map.of("JAVA_OPTS", flags, "JAVA_TOOL_OPTIONS", "-XX:+UseParallelGC"), "--version");
+        assertThat(toolOptions.exit()).as(toolOptions.err()).isZero();
+        assertThat(toolOptions.out()).contains("-XX:+UseParallelGC").doesNotContain("-XX:+UseSerialGC");
+
         // An S3 store's client comes from the archive too (the build's second class list): here a pass
         // whose first request is refused, which builds the client, signs and sends.
         assertThat(home.resolve("lib/felix-offload-s3.classlist")).isRegularFile();
@@ -141,6 +158,9 @@ class LauncherIT {
         Run jit = run(launcher, Map.of("FELIX_OFFLOAD_JIT", "fast"), "--version");
         assertThat(jit.exit()).isEqualTo(2);
         assertThat(jit.err().strip()).isEqualTo("felix-offload: FELIX_OFFLOAD_JIT is 'fast'; expected auto, quick or full");
+        Run gc = run(launcher, Map.of("FELIX_OFFLOAD_GC", "g1"), "--version");
+        assertThat(gc.exit()).isEqualTo(2);
+        assertThat(gc.err().strip()).isEqualTo("felix-offload: FELIX_OFFLOAD_GC is 'g1'; expected auto, serial or jvm");
         Run javaHome = run(launcher, Map.of("JAVA_HOME", work.resolve("no-jdk").toString()), "--version");
         assertThat(javaHome.exit()).isEqualTo(2);
         assertThat(javaHome.err()).contains("JAVA_HOME is " + work.resolve("no-jdk") + ", which has no bin/java");
