@@ -147,33 +147,32 @@ public final class RecordCodec {
      */
     public static RecordHeader decodePrefix(ByteBuffer bytes, long position, int segmentVersion,
                                             CorruptionSite site) throws CorruptionException {
-        CorruptionSite at = site.at(position);
         int p = bytes.position();
         int available = bytes.remaining();
         if (available < HEADER_LENGTH) {
-            throw CorruptionException.truncated(at, "record header", HEADER_LENGTH, available);
+            throw CorruptionException.truncated(site.at(position), "record header", HEADER_LENGTH, available);
         }
         int storedHeaderCrc = bytes.getInt(p + HEADER_CRC_OFFSET);
         int computedHeaderCrc = Crc32s.of(bytes, p, HEADER_CRC_OFFSET);
         if (storedHeaderCrc != computedHeaderCrc) {
-            throw CorruptionException.checksum(CorruptionKind.RECORD_HEADER_CHECKSUM, at, "record header",
+            throw CorruptionException.checksum(CorruptionKind.RECORD_HEADER_CHECKSUM, site.at(position), "record header",
                     storedHeaderCrc, computedHeaderCrc);
         }
         int lenField = bytes.getInt(p + PAYLOAD_LEN_OFFSET);
-        RecordKind kind = kindOf(lenField, at);
+        RecordKind kind = kindOf(lenField, site, position);
         if (kind.minimumSegmentVersion() > segmentVersion) {
-            throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at, "a " + kind.label()
+            throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, site.at(position), "a " + kind.label()
                     + " record needs a segment of version " + kind.minimumSegmentVersion()
                     + " or later; this segment is version " + segmentVersion);
         }
         int payloadLength = lenField & LENGTH_MASK;
         if (payloadLength > MAX_PAYLOAD_BYTES) {
-            throw CorruptionException.of(CorruptionKind.RECORD_TOO_LARGE, at, "payload_len " + payloadLength
+            throw CorruptionException.of(CorruptionKind.RECORD_TOO_LARGE, site.at(position), "payload_len " + payloadLength
                     + " is over the limit of " + MAX_PAYLOAD_BYTES);
         }
         if (kind == RecordKind.GENERATION_START && payloadLength != Long.BYTES) {
             // Verified by the header CRC, so written this way: not a torn write, and not a valid record.
-            throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at,
+            throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, site.at(position),
                     "generation-start record with a payload of " + payloadLength + " bytes, expected 8");
         }
         return new RecordHeader(position, kind, bytes.getLong(p + OFFSET_OFFSET), bytes.getLong(p + TIMESTAMP_OFFSET),
@@ -192,7 +191,7 @@ public final class RecordCodec {
                 prefix.payloadLength(), prefix.storedChecksum(), tag);
     }
 
-    private static RecordKind kindOf(int lenField, CorruptionSite at) throws CorruptionException {
+    private static RecordKind kindOf(int lenField, CorruptionSite site, long position) throws CorruptionException {
         int bits = lenField & KIND_BITS_MASK;
         if (bits == 0) {
             return RecordKind.PLAIN;
@@ -202,7 +201,7 @@ public final class RecordCodec {
                 return kind;
             }
         }
-        throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, at,
+        throw CorruptionException.of(CorruptionKind.RECORD_FLAGS, site.at(position),
                 String.format("payload_len 0x%08x sets more than one kind bit", lenField));
     }
 
@@ -249,8 +248,8 @@ public final class RecordCodec {
                     + record.remaining());
         }
         CRC32 crc = new CRC32();
-        crc.update(record.duplicate().position(p).limit(p + CHECKSUM_OFFSET));
-        crc.update(record.duplicate().position(p + HEADER_LENGTH).limit(p + header.totalLength()));
+        Crc32s.update(crc, record, p, CHECKSUM_OFFSET);
+        Crc32s.update(crc, record, p + HEADER_LENGTH, header.totalLength() - HEADER_LENGTH);
         int computed = (int) crc.getValue();
         if (computed != header.storedChecksum()) {
             throw CorruptionException.checksum(CorruptionKind.RECORD_CHECKSUM, site.at(header.position()), "record "

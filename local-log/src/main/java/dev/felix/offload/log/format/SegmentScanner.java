@@ -294,21 +294,20 @@ public final class SegmentScanner implements Closeable {
             if (available == 0) {
                 return null;
             }
-            CorruptionSite at = site.at(position);
             if (available < RecordCodec.HEADER_LENGTH) {
-                throw CorruptionException.truncated(at, "record header", RecordCodec.HEADER_LENGTH, available);
+                throw CorruptionException.truncated(site.at(position), "record header", RecordCodec.HEADER_LENGTH, available);
             }
             int headerBytes = (int) Math.min(available, RecordCodec.MAX_HEADER_LENGTH);
             ByteBuffer bytes = source.read(position, headerBytes);
             RecordHeader h = RecordCodec.decodePrefix(bytes, position, header.version(), site);
             // Offset before length: a wrong offset is damage, not a torn write, wherever the file ends.
             if (h.offset() != nextOffset) {
-                throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, at, "record offset "
+                throw CorruptionException.of(CorruptionKind.OFFSET_OUT_OF_ORDER, site.at(position), "record offset "
                         + Long.toUnsignedString(h.offset()) + ", expected " + Long.toUnsignedString(nextOffset)
                         + (recordCount == 0 ? " (the segment's base offset)" : ""));
             }
             if (available < h.totalLength()) {
-                throw CorruptionException.truncated(at, "record " + Long.toUnsignedString(h.offset()), h.totalLength(),
+                throw CorruptionException.truncated(site.at(position), "record " + Long.toUnsignedString(h.offset()), h.totalLength(),
                         available);
             }
             return h.kind().hasTag() ? RecordCodec.withTag(h, bytes) : h;
