@@ -33,6 +33,12 @@ final class StoreProbe {
     private final Supplier<Optional<String>> nodeId;
     /** Whether the store's capabilities are known (the start-up probe, or a later one, went through). */
     private volatile boolean probed;
+    /**
+     * Whether a probe was begun. Only the first says the store has not answered yet: a later one, while
+     * none has gone through, leaves {@code /health} with what the last one found (a timeout, a refusal),
+     * which is still the truth while the next one waits.
+     */
+    private volatile boolean asked;
 
     StoreProbe(MeteredStore store, StoreHealth health, DataRoot root, String keyPrefix,
             Supplier<Optional<String>> nodeId) {
@@ -60,9 +66,10 @@ final class StoreProbe {
      */
     void probe() {
         MeteredStore unit = store.unit();
-        if (!probed) {
+        if (!probed && !asked) {
             health.notReady("waiting for its first answer (asked at " + Instant.now() + ")");
         }
+        asked = true;
         try (StartupWait wait = StartupWait.begin("the store to answer", shortName(store.describe())
                 + "; /health answers 503 until it does")) {
             try {
