@@ -116,7 +116,7 @@ public final class EmbeddedRun {
         CommandLine cmd = FelixOffload.commandLine(new FelixOffload(environment, () -> out, () -> {
             sink.needsProcess = true;
             throw new IllegalStateException("a change to the whole JVM: the command needs a process of its own");
-        }));
+        }), args);
         cmd.setOut(outWriter);
         cmd.setErr(errWriter);
         int[] exit = {FelixOffload.EXIT_OK};

@@ -9,8 +9,9 @@ import java.nio.file.Path;
 /** Runs the command in-process and captures what it prints. */
 record CliRun(int exitCode, String out, String err) {
 
+    /** As the process runs {@code args}: with the command tree {@link FelixOffload#run} builds for them. */
     static CliRun of(String... args) {
-        CommandLine cmd = FelixOffload.commandLine();
+        CommandLine cmd = FelixOffload.commandLine(new FelixOffload(), args);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         cmd.setOut(new PrintWriter(out));
