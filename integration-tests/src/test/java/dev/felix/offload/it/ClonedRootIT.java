@@ -3,6 +3,7 @@ package dev.felix.offload.it;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * anything (exit 2, naming both copies and {@code reidentify}); once given its own identity both go
  * on, and each reads back every record it wrote.
  */
+@Order(4) // the longest classes start first (see the pom): 91 s
 class ClonedRootIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

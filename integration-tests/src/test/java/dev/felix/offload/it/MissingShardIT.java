@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * S3Proxy: the sweep keeps every object of it, however often it runs with no grace at all, and says
  * so in retention, scrub, the daemon's health and metrics; only {@code forget-shard} deletes them.
  */
+@Order(2) // the longest classes start first (see the pom): 155 s
 class MissingShardIT {
 
     static final ObjectMapper JSON = new ObjectMapper();

@@ -2,6 +2,7 @@ package dev.felix.offload.it;
 
 import dev.felix.offload.store.harness.S3Server;
 import dev.felix.offload.store.harness.S3Servers;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * root pointed at a store that does not hold its objects. Each ends with every record of every
  * shard read back byte for byte and scrub clean.
  */
+@Order(3) // the longest classes start first (see the pom): 94 s
 class NodeClaimIT {
 
     /**

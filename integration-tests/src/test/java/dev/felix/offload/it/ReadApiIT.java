@@ -6,6 +6,7 @@ import dev.felix.offload.log.format.CorruptionSite;
 import dev.felix.offload.log.format.Record;
 import dev.felix.offload.log.format.RecordCodec;
 import dev.felix.offload.log.format.RecordHeader;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * decoded both by the Java codec and by tools/golden's independent Python reader, paging by
  * {@code Felix-Next-Offset} to caught-up, the byte bound, 416s, and JSON errors.
  */
+@Order(5) // the longest classes start first (see the pom): 74 s
 class ReadApiIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
