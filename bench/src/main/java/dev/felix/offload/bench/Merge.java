@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * Puts the numbered sections ({@code ## 1. ...}) of a run of some sections into the page of an
  * earlier full run, marking each replaced section with when it ran; everything else stays as the
- * earlier run wrote it.
+ * earlier run wrote it. Where the run had only some of a section's subsections ({@code ### 1c. ...}
+ * without 1a and 1b), only those are replaced.
  */
 final class Merge {
 
@@ -25,13 +26,33 @@ final class Merge {
         for (Map.Entry<String, String> e : oldParts.entrySet()) {
             String heading = e.getKey();
             if (heading.matches("## \\d.*") && newParts.containsKey(heading)) {
-                String body = newParts.get(heading);
-                int firstLineEnd = body.indexOf('\n') + 1;
-                out.append(body, 0, firstLineEnd).append('\n')
-                        .append("*Re-run alone on ").append(when).append(" (median of ").append(runs)
-                        .append(" runs, JMH settings as listed above); the rest of the page is from the full run.*\n")
-                        .append(body.substring(firstLineEnd));
-                replaced.add(heading.substring(3));
+                String note = "*Re-run alone on " + when + " (median of " + runs
+                        + " runs, JMH settings as listed above); the rest of the page is from the full run.*\n";
+                Map<String, String> oldSubs = split(e.getValue(), "### ");
+                Map<String, String> newSubs = split(newParts.get(heading), "### ");
+                List<String> kept = oldSubs.keySet().stream().filter(k -> !k.isEmpty() && !newSubs.containsKey(k)).toList();
+                if (kept.isEmpty()) {
+                    out.append(noted(newParts.get(heading), note));
+                    replaced.add(heading.substring(3));
+                } else {
+                    // The run had some of the section's subsections (1c without 1a and 1b, say): those it had are
+                    // replaced, each with the note; the others, and the section's opening, stay as they were.
+                    String subNote = "*Re-run alone on " + when + " (median of " + runs
+                            + " runs); the rest of this section and of the page is from earlier runs.*\n";
+                    for (Map.Entry<String, String> sub : oldSubs.entrySet()) {
+                        String rerun = newSubs.get(sub.getKey());
+                        out.append(sub.getKey().isEmpty() || rerun == null ? sub.getValue() : noted(rerun, subNote));
+                        if (!sub.getKey().isEmpty() && rerun != null) {
+                            replaced.add(sub.getKey().substring(4));
+                        }
+                    }
+                    for (Map.Entry<String, String> sub : newSubs.entrySet()) {
+                        if (!sub.getKey().isEmpty() && !oldSubs.containsKey(sub.getKey())) {
+                            out.append(noted(sub.getValue(), subNote));
+                            replaced.add(sub.getKey().substring(4));
+                        }
+                    }
+                }
             } else {
                 out.append(e.getValue());
             }
@@ -64,15 +85,26 @@ final class Merge {
         return footer < 0 ? text : text.substring(0, footer) + "\n";
     }
 
+    /** {@code part} (a heading line and its text) with {@code note} as a paragraph under the heading. */
+    private static String noted(String part, String note) {
+        int firstLineEnd = part.indexOf('\n') + 1;
+        return part.substring(0, firstLineEnd) + '\n' + note + part.substring(firstLineEnd);
+    }
+
     /** Parts by their {@code ## } heading line; the text before the first heading under the key "". */
     private static Map<String, String> split(String text) {
+        return split(text, "## ");
+    }
+
+    /** Parts by their heading lines starting {@code marker}; the text before the first under the key "". */
+    private static Map<String, String> split(String text, String marker) {
         Map<String, String> parts = new LinkedHashMap<>();
         String key = "";
         StringBuilder current = new StringBuilder();
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
             String line = lines[i];
-            if (line.startsWith("## ")) {
+            if (line.startsWith(marker)) {
                 parts.put(key, current.toString());
                 key = line.trim();
                 current = new StringBuilder();
