@@ -167,9 +167,9 @@ public final class FelixOffload {
      * The command tree to run {@code args} with: where the first argument names a command, that command
      * alone; else (no arguments, an option such as {@code --help}, {@code help}, a misspelt name) every command,
      * for the usage, the version or the suggestions picocli prints. Picocli reads every option of every
-     * command it is given by reflection: for all of them that was about 0.2 s of each start, more than an
-     * {@code offload} of a few small segments spends on its pass. The tree a run sees is otherwise the
-     * same: no command reaches another through its parent.
+     * command it is given by reflection, at every start: with all seventeen a launcher {@code fsck} of a small
+     * root took 0.61 s of CPU, with one 0.53 s. The tree a run sees is otherwise the same: no command reaches
+     * another through its parent.
      */
     static CommandLine commandLine(FelixOffload top, String... args) {
         if (args.length > 0 && !args[0].equals("help")) {
