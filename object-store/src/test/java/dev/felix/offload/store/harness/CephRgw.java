@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -263,6 +264,7 @@ public final class CephRgw {
                 "mon warn on pool no redundancy = false",
                 // the default (1 s) makes each of the gateway's pool creations wait; start-up triples
                 "paxos propose interval = 0.2",
+                debugLevels(System.getProperty("felix.rgw.debug", "0/0")),
                 "[mon]",
                 "mon data = " + d + "/mon/$cluster-$id",
                 "[osd]",
@@ -286,6 +288,30 @@ public final class CephRgw {
                 "auth client required = none",
                 "ms mon client mode = crc secure",
                 "");
+    }
+
+    /**
+     * Ceph's subsystems whose default debug level (mostly {@code 1/5}) makes a daemon format log
+     * entries on every request: the first number is what goes to the log file, the second what is
+     * kept in memory for a crash dump, and both cost CPU whether or not anything reads them.
+     */
+    private static final List<String> DEBUG_SUBSYSTEMS = List.of("rgw", "rgw_sync", "ms", "osd", "mon", "paxos",
+            "objecter", "rados", "monc", "auth", "memstore", "finisher", "throttle", "optracker", "heartbeatmap",
+            "perfcounter", "context", "timer", "buffer", "objclass", "crush", "asok", "mgrc");
+
+    /**
+     * The debug levels of every daemon: {@code 0/0} unless {@code felix.rgw.debug} names others (such
+     * as {@code 1/5}, Ceph's default, which logs a line per request). Errors are logged at level 0
+     * and still reach the logs. Measured with 5,080 puts of 64 KiB through the launcher: the
+     * cluster's CPU 22.5-23.9 s at Ceph's defaults, 18.0-18.5 s at 0/0, and the run 15% shorter;
+     * the gateway's log had been 12 MB.
+     */
+    static String debugLevels(String setting) {
+        String level = setting.trim();
+        if (!level.matches("\\d{1,2}(/\\d{1,2})?")) {
+            throw new IllegalArgumentException("felix.rgw.debug is a Ceph debug level such as 0/0 or 1/5: " + level);
+        }
+        return DEBUG_SUBSYSTEMS.stream().map(s -> "debug " + s + " = " + level).collect(Collectors.joining("\n"));
     }
 
     /** The memstore's cap: {@code felix.rgw.memstore.bytes}, 4 GiB unless set (the benchmark sets more). */
