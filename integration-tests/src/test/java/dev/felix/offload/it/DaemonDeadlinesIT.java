@@ -1,6 +1,7 @@
 package dev.felix.offload.it;
 
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.log.ShardKey;
@@ -39,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answers 504 at its deadline; a SIGTERM during a multipart upload starts no request after the
  * signal but the upload's abort, and leaves no upload open, also when the store hangs.
  */
-@Isolated("it holds the daemon to its deadlines: nothing else runs beside it")
+@ResourceLock(FelixJar.TIMED_DAEMON)
+@Order(3) // one after another from the start, beside the other classes (see the pom): 51 s
 class DaemonDeadlinesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
