@@ -323,7 +323,6 @@ public final class PassScheduler {
             lock.lock();
             try {
                 Instant next = schedule.nextAfter(clock.now(), clock.zone()).orElse(null);
-                nextRun = next;
                 while (true) {
                     if (stopping) {
                         return null;
@@ -332,6 +331,8 @@ public final class PassScheduler {
                         runRequested = false;
                         return clock.now();
                     }
+                    // only now is it waiting for that time: with a request pending it runs at once
+                    nextRun = next;
                     Duration wait;
                     if (next == null) {
                         wait = PassClock.SYSTEM_RECHECK; // the schedule has no fire time left: only requests run it
