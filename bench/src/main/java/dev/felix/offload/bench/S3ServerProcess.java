@@ -98,6 +98,10 @@ final class S3ServerProcess implements AutoCloseable {
         if (System.getProperty("felix.rgw.memstore.bytes") == null) {
             System.setProperty("felix.rgw.memstore.bytes", Long.toString(10L << 30));
         }
+        // The gateway as deployed, at Ceph's own debug levels: the tests turn them down to save CPU.
+        if (System.getProperty("felix.rgw.debug") == null) {
+            System.setProperty("felix.rgw.debug", "default");
+        }
         try {
             return new S3ServerProcess(RGW, CephRgw.server(), CephRgw::shutdown, rgwDir.resolve("log"));
         } catch (IllegalStateException e) {

@@ -14,6 +14,7 @@ class CephRgwDebugLevelsTest {
                 .allMatch(line -> line.matches("debug [a-z_]+ = 0/0"));
         assertThat(CephRgw.debugLevels(" 1/5 ").lines()).contains("debug rgw = 1/5", "debug paxos = 1/5");
         assertThat(CephRgw.debugLevels("20").lines()).contains("debug rgw = 20");
+        assertThat(CephRgw.debugLevels("default")).isEmpty();
     }
 
     @Test
