@@ -264,7 +264,7 @@ public final class CephRgw {
                 "mon warn on pool no redundancy = false",
                 // the default (1 s) makes each of the gateway's pool creations wait; start-up triples
                 "paxos propose interval = 0.2",
-                debugLevels(System.getProperty("felix.rgw.debug", "0/0")),
+                quietLogs(System.getProperty("felix.rgw.debug", "0/0")),
                 "[mon]",
                 "mon data = " + d + "/mon/$cluster-$id",
                 "[osd]",
@@ -275,6 +275,7 @@ public final class CephRgw {
                 // gateway's garbage collection (below), so 4 GiB filled up within a few runs.
                 "memstore device bytes = " + memstoreBytes(),
                 "[client.rgw.a]",
+                gatewayLogs(System.getProperty("felix.rgw.debug", "0/0")),
                 // tcp_nodelay: without it beast answered small ranged GETs (a segment header, a run of
                 // index entries) some 40 ms late, held back by Nagle's algorithm (47 ms against 6.8 ms)
                 "rgw frontends = beast endpoint=127.0.0.1:" + rgwPort + " tcp_nodelay=1",
@@ -300,22 +301,35 @@ public final class CephRgw {
             "perfcounter", "context", "timer", "buffer", "objclass", "crush", "asok", "mgrc");
 
     /**
-     * The debug levels of every daemon: {@code 0/0} unless {@code felix.rgw.debug} names others (such
-     * as {@code 1/5}, which logs a line per request), or is {@code default} for Ceph's own levels (the
-     * benchmarks measure the gateway as deployed). Errors are logged at level 0 and still reach the
-     * logs. Measured with 5,080 puts of 64 KiB through the launcher: the
-     * cluster's CPU 22.5-23.9 s at Ceph's defaults, 18.0-18.5 s at 0/0, and the run 15% shorter;
-     * the gateway's log had been 12 MB.
+     * Every daemon's and command's debug levels, {@code 0/0} (errors are logged at level 0 and still
+     * reach the logs), unless {@code felix.rgw.debug} is {@code default}: Ceph's own levels, with which
+     * the benchmarks measure the gateway as deployed. Measured with 5,080 puts of 64 KiB through the
+     * launcher: the cluster's CPU 22.5-23.9 s at Ceph's defaults, 18.0-18.5 s at 0/0, the run 15%
+     * shorter; the gateway's log had been 12 MB.
      */
-    static String debugLevels(String setting) {
-        String level = setting.trim();
-        if (level.equals("default")) {
+    static String quietLogs(String setting) {
+        if (debugSetting(setting).equals("default")) {
             return "";
         }
-        if (!level.matches("\\d{1,2}(/\\d{1,2})?")) {
+        return DEBUG_SUBSYSTEMS.stream().map(s -> "debug " + s + " = 0/0").collect(Collectors.joining("\n"));
+    }
+
+    /**
+     * The gateway's own level, where {@code felix.rgw.debug} names one: {@code 1/5} logs a line per
+     * request. Only the gateway's section takes it; at {@code [global]} the {@code ceph} commands the
+     * start runs would print their own log lines into the answers it reads.
+     */
+    static String gatewayLogs(String setting) {
+        String level = debugSetting(setting);
+        return level.equals("default") || level.equals("0/0") ? "" : "debug rgw = " + level;
+    }
+
+    private static String debugSetting(String setting) {
+        String level = setting.trim();
+        if (!level.equals("default") && !level.matches("\\d{1,2}(/\\d{1,2})?")) {
             throw new IllegalArgumentException("felix.rgw.debug is a Ceph debug level such as 0/0 or 1/5, or default: " + level);
         }
-        return DEBUG_SUBSYSTEMS.stream().map(s -> "debug " + s + " = " + level).collect(Collectors.joining("\n"));
+        return level;
     }
 
     /** The memstore's cap: {@code felix.rgw.memstore.bytes}, 4 GiB unless set (the benchmark sets more). */
