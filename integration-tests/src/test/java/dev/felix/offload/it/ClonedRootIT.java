@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * anything (exit 2, naming both copies and {@code reidentify}); once given its own identity both go
  * on, and each reads back every record it wrote.
  */
-@Order(8) // the longest classes start first (see the pom): 91 s
+@Order(4) // the longest classes start first (see the pom): 91 s
 class ClonedRootIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

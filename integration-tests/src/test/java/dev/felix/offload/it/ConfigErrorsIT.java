@@ -12,7 +12,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code run --config} refuses a configuration it cannot use at start-up: exit 2, naming the key. */
-@Order(11) // the longest classes start first (see the pom): 49 s
+@Order(7) // the longest classes start first (see the pom): 49 s
 class ConfigErrorsIT {
 
     @TempDir

@@ -1,7 +1,6 @@
 package dev.felix.offload.it;
 
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.felix.offload.log.ShardKey;
@@ -40,8 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answers 504 at its deadline; a SIGTERM during a multipart upload starts no request after the
  * signal but the upload's abort, and leaves no upload open, also when the store hangs.
  */
-@ResourceLock(FelixJar.TIMED_DAEMON)
-@Order(3) // one after another from the start, beside the other classes (see the pom): 51 s
+@Isolated("it holds the daemon to its deadlines: nothing else runs beside it")
 class DaemonDeadlinesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,15 +1,13 @@
 package dev.felix.offload.it;
 
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 import dev.felix.offload.store.harness.CephRgw;
 import dev.felix.offload.store.harness.RgwAvailable;
 import dev.felix.offload.store.harness.S3Server;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Every case of {@link DaemonDeadlinesIT} with Ceph's RADOS Gateway behind the proxy. */
-@ResourceLock(FelixJar.TIMED_DAEMON)
-@Order(4) // one after another from the start, beside the other classes (see the pom): 35 s
+@Isolated("it holds the daemon to its deadlines: nothing else runs beside it")
 @ExtendWith(RgwAvailable.class)
 class DaemonDeadlinesOnRgwIT extends DaemonDeadlinesIT {
     @Override

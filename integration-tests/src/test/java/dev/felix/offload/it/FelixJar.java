@@ -37,14 +37,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class FelixJar {
 
-    /**
-     * The resource lock of the classes that hold a daemon to its deadlines or pace its scrapes: one of them at
-     * a time, beside the other classes. Their waits end on what the daemon shows, with margins of tens of
-     * seconds, and they passed beside the reliability suite's crash campaigns (the machine's two cores
-     * fully busy) while they were isolated from this suite's classes only.
-     */
-    static final String TIMED_DAEMON = "a daemon held to its deadlines or to a scrape pace";
-
     /** One archive per test JVM: one from an earlier build of the jar would not match it. */
     private static final Path ARCHIVE = Path.of(System.getProperty("felix.it.cds.dir", "target/cds"))
             .resolve("felix-it-" + ProcessHandle.current().pid() + ".jsa").toAbsolutePath();

@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * test makes with the JDK's keytool; client certificates verified against that CA, an expired one and
  * one from another CA refused; the status listener open while the main one asks for credentials.
  */
-@Order(10) // the longest classes start first (see the pom): 66 s
+@Order(6) // the longest classes start first (see the pom): 66 s
 class HttpAuthIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The distribution as an operator installs it: dist/target/felix-offload-VERSION.tar.gz unpacked
  * with tar, its bin/felix-offload run directly and through a link, with the environment it takes.
  */
-@Order(5) // the longest classes start first (see the pom): 198 s in CI
+@Order(1) // the longest classes start first (see the pom): 198 s in CI
 class LauncherIT {
 
     @TempDir

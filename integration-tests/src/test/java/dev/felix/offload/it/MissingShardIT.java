@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * S3Proxy: the sweep keeps every object of it, however often it runs with no grace at all, and says
  * so in retention, scrub, the daemon's health and metrics; only {@code forget-shard} deletes them.
  */
-@Order(6) // the longest classes start first (see the pom): 155 s
+@Order(2) // the longest classes start first (see the pom): 155 s
 class MissingShardIT {
 
     static final ObjectMapper JSON = new ObjectMapper();

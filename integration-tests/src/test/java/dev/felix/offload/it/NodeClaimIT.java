@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * root pointed at a store that does not hold its objects. Each ends with every record of every
  * shard read back byte for byte and scrub clean.
  */
-@Order(7) // the longest classes start first (see the pom): 94 s
+@Order(3) // the longest classes start first (see the pom): 94 s
 class NodeClaimIT {
 
     /**

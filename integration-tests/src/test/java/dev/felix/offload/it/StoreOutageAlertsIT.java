@@ -1,7 +1,6 @@
 package dev.felix.offload.it;
 
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 import dev.felix.offload.log.FsyncPolicy;
 import dev.felix.offload.log.ShardKey;
 import dev.felix.offload.log.ShardLog;
@@ -55,8 +54,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * daemon's standard error is checked too: ISO-8601 timestamps on every line, no stack trace, and one
  * line per failed pass.
  */
-@ResourceLock(FelixJar.TIMED_DAEMON)
-@Order(2) // one after another from the start, beside the other classes (see the pom): 57 s
+@Isolated("its series are scraped at a pace promtool reads as time: nothing else runs beside it")
 @ExtendWith(Promtool.class)
 class StoreOutageAlertsIT {
 

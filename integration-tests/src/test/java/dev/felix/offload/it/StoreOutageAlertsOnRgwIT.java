@@ -1,7 +1,6 @@
 package dev.felix.offload.it;
 
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 import dev.felix.offload.store.harness.CephRgw;
 import dev.felix.offload.store.harness.FaultProxy;
 import dev.felix.offload.store.harness.RgwAvailable;
@@ -13,8 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * outage: the store keeps accepting connections and never answers (a hung server, a network that
  * drops what it carries), so every request ends at the daemon's read timeout instead of at once.
  */
-@ResourceLock(FelixJar.TIMED_DAEMON)
-@Order(1) // one after another from the start, beside the other classes (see the pom): 111 s in CI
+@Isolated("its series are scraped at a pace promtool reads as time: nothing else runs beside it")
 @ExtendWith(RgwAvailable.class)
 class StoreOutageAlertsOnRgwIT extends StoreOutageAlertsIT {
     @Override
