@@ -1,5 +1,7 @@
 package dev.felix.offload.cli;
 
+import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -18,7 +20,7 @@ public final class FelixOffload {
      * The subcommands, in the order help lists them. They are registered by {@link #commandLine(FelixOffload,
      * String...)} rather than by the annotation, so that a run builds the model of the one command it runs.
      */
-    private static final java.util.List<Class<?>> COMMANDS = java.util.List.of(DumpCommand.class, FsckCommand.class,
+    private static final List<Class<?>> COMMANDS = List.of(DumpCommand.class, FsckCommand.class,
             GenerateCommand.class, SampleDataCommand.class, ManifestCommand.class, OffloadCommand.class,
             ReadCommand.class, ShardDirCommand.class, RunCommand.class, RetentionCommand.class, ScrubCommand.class,
             ForgetShardCommand.class, RestoreCommand.class, DemoCommand.class, ReidentifyCommand.class,
@@ -175,15 +177,15 @@ public final class FelixOffload {
         if (args.length > 0 && !args[0].equals("help")) {
             for (Class<?> command : COMMANDS) {
                 Command annotation = command.getAnnotation(Command.class);
-                if (annotation.name().equals(args[0]) || java.util.Arrays.asList(annotation.aliases()).contains(args[0])) {
-                    return commandLine(top, java.util.List.of(command));
+                if (annotation.name().equals(args[0]) || Arrays.asList(annotation.aliases()).contains(args[0])) {
+                    return commandLine(top, List.of(command));
                 }
             }
         }
         return commandLine(top, COMMANDS);
     }
 
-    private static CommandLine commandLine(FelixOffload top, java.util.List<Class<?>> commands) {
+    private static CommandLine commandLine(FelixOffload top, List<Class<?>> commands) {
         CommandLine cmd = new CommandLine(top);
         // Added before any setting below, which picocli hands to the subcommands present when it is set.
         commands.forEach(cmd::addSubcommand);
